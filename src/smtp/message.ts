@@ -1,0 +1,146 @@
+/**
+ * Wire encoders for message content (RFC 5321 §4.5): CRLF line ends, dot-stuffing, generated
+ * bodies, and a header template whose few varying fields are patched in place per message.
+ * Everything constant is built once, before the run.
+ */
+
+const CR = 13;
+const LF = 10;
+const DOT = 46;
+
+/** The end-of-data indication that follows a dot-stuffed body ending in CRLF. */
+export const END_OF_DATA = Buffer.from(".\r\n", "latin1");
+
+/**
+ * Normalises line ends to CRLF (bare LF and bare CR alike, as files from disk carry), doubles a
+ * leading dot on every line (RFC 5321 §4.5.2) and makes sure the content ends with CRLF.
+ */
+export function dotStuff(raw: Buffer): Buffer {
+  const out = Buffer.allocUnsafe(raw.length * 2 + 2);
+  let o = 0;
+  let lineStart = true;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (c === CR || c === LF) {
+      out[o++] = CR;
+      out[o++] = LF;
+      if (c === CR && raw[i + 1] === LF) i++;
+      lineStart = true;
+      continue;
+    }
+    if (lineStart && c === DOT) out[o++] = DOT;
+    out[o++] = c;
+    lineStart = false;
+  }
+  if (!lineStart || o === 0) {
+    out[o++] = CR;
+    out[o++] = LF;
+  }
+  return Buffer.from(out.subarray(0, o));
+}
+
+const BODY_COLUMNS = 76;
+const FILLER = "The quick brown fox jumps over the lazy dog; mailvolley load test body text. ";
+
+/**
+ * A body of exactly `size` octets in lines of 76 characters plus CRLF (78 octets). No line
+ * starts with a dot, so it needs no stuffing. A remainder of one octet lengthens the last full
+ * line, since a line needs at least its CRLF.
+ */
+export function generateBody(size: number): Buffer {
+  const body = Buffer.allocUnsafe(size);
+  let o = 0;
+  let f = 0;
+  while (o < size) {
+    const left = size - o;
+    let chars = Math.min(BODY_COLUMNS, left - 2);
+    if (left - (chars + 2) === 1) chars++;
+    if (chars < 0) {
+      body[o++] = LF; // size 1: a lone line end is all that fits
+      continue;
+    }
+    for (let c = 0; c < chars; c++) {
+      body[o++] = FILLER.charCodeAt(f);
+      f = f + 1 === FILLER.length ? 0 : f + 1;
+    }
+    body[o++] = CR;
+    body[o++] = LF;
+  }
+  return body;
+}
+
+/** Writes `value` as `width` zero-padded decimal digits at `offset`. */
+export function writeDecimal(buf: Buffer, offset: number, width: number, value: number): void {
+  let v = Math.floor(value);
+  for (let i = offset + width - 1; i >= offset; i--) {
+    buf[i] = 48 + (v % 10);
+    v = Math.floor(v / 10);
+  }
+}
+
+export interface HeaderFields {
+  from: string;
+  to: string;
+  subject: string;
+  runId: string;
+  /** Extra header lines, without CRLF (for example `X-Mailvolley-Class: sec`). */
+  extra?: readonly string[];
+}
+
+const SEQ_WIDTH = 12;
+const DATE_WIDTH = 31; // "Wed, 02 Dec 2026 13:55:07 +0000"
+
+/**
+ * The header block of generated messages. `render` copies the template and patches the
+ * Message-ID sequence number, the Date and the X-Mailvolley-Sent time: all fixed width, so the
+ * header length, and with it the SIZE of every message, is known before the run.
+ */
+export class HeaderTemplate {
+  readonly length: number;
+  private readonly template: Buffer;
+  private readonly dateOffset: number;
+  private readonly seqOffset: number;
+  private readonly sentOffset: number;
+  private dateSecond = -1;
+  private readonly dateBytes = Buffer.alloc(DATE_WIDTH);
+
+  constructor(fields: HeaderFields) {
+    const date = "D".repeat(DATE_WIDTH);
+    const seq = "S".repeat(SEQ_WIDTH);
+    const lines = [
+      `From: <${fields.from}>`,
+      `To: <${fields.to}>`,
+      `Date: ${date}`,
+      `Message-ID: <${seq}.${fields.runId}@mailvolley.invalid>`,
+      `Subject: ${fields.subject}`,
+      `X-Mailvolley-Run: ${fields.runId}`,
+      "X-Mailvolley-Sent: TTTTTTTTTTTTT.UUU",
+      ...(fields.extra ?? []),
+      "",
+      "",
+    ];
+    const text = lines.join("\r\n");
+    this.template = Buffer.from(text, "utf8");
+    this.length = this.template.length;
+    this.dateOffset = this.template.indexOf(date);
+    this.seqOffset = this.template.indexOf(seq);
+    this.sentOffset = this.template.indexOf("TTTTTTTTTTTTT.UUU");
+  }
+
+  /** The header for message `seq`, sent at `epochMs` (milliseconds with a fraction). */
+  render(seq: number, epochMs: number): Buffer {
+    const out = Buffer.allocUnsafe(this.length);
+    this.template.copy(out);
+    writeDecimal(out, this.seqOffset, SEQ_WIDTH, seq);
+    const second = Math.floor(epochMs / 1000);
+    if (second !== this.dateSecond) {
+      this.dateSecond = second;
+      const utc = new Date(second * 1000).toUTCString().replace("GMT", "+0000");
+      this.dateBytes.write(utc, "latin1");
+    }
+    this.dateBytes.copy(out, this.dateOffset);
+    writeDecimal(out, this.sentOffset, 13, epochMs);
+    writeDecimal(out, this.sentOffset + 14, 3, (epochMs % 1) * 1000);
+    return out;
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * Byte-level parser for SMTP replies (RFC 5321 §4.2).
+ *
+ * A reply is one or more lines `ddd-text` ending with a line `ddd text` (or `ddd` alone, or
+ * `ddd ` with empty text, as Postfix smtp-sink sends). The parser scans each chunk with
+ * `indexOf(LF)` and index cursors; it copies bytes only when a line spans two chunks, and it
+ * builds strings only for replies whose text somebody wants: error replies (code >= 400) and
+ * replies read while `captureText` is set (the EHLO capabilities). A 250 on the hot path costs
+ * no allocation.
+ */
+
+const LF = 10;
+const CR = 13;
+const SPACE = 32;
+const HYPHEN = 45;
+const DIGIT_0 = 48;
+
+/**
+ * RFC 5321 §4.5.3.1.5 caps a reply line at 512 octets; real servers exceed it in EHLO and error
+ * text, so the parser allows more before it calls the peer broken.
+ */
+export const MAX_REPLY_LINE = 4096;
+/** A reply longer than this many lines is a protocol error (a peer streaming `250-` forever). */
+export const MAX_REPLY_LINES = 256;
+
+export interface ReplyHandler {
+  /**
+   * One complete reply. `lines` holds the text of every line (after `ddd` and the separator)
+   * when the text was captured, else null.
+   */
+  onReply(code: number, lines: string[] | null): void;
+  /** The peer sent something that is not an SMTP reply; the parser stops. */
+  onProtocolError(reason: string): void;
+}
+
+export class ReplyParser {
+  /** Capture the text of every reply, not only of error replies (set while reading EHLO). */
+  captureText = false;
+  private carry: Buffer | null = null;
+  private code = 0;
+  private lineCount = 0;
+  private lines: string[] | null = null;
+  private failed = false;
+
+  constructor(private readonly handler: ReplyHandler) {}
+
+  /** Forget any partial reply (after STARTTLS, RFC 3207 §5: discard what came before). */
+  reset(): void {
+    this.carry = null;
+    this.code = 0;
+    this.lineCount = 0;
+    this.lines = null;
+  }
+
+  /** True while a reply has begun but its last line has not arrived. */
+  get midReply(): boolean {
+    return this.carry !== null || this.lineCount > 0;
+  }
+
+  push(chunk: Buffer): void {
+    if (this.failed) return;
+    let pos = 0;
+    const length = chunk.length;
+    if (this.carry !== null) {
+      const lf = chunk.indexOf(LF);
+      if (lf === -1) {
+        this.carry = Buffer.concat([this.carry, chunk]);
+        if (this.carry.length > MAX_REPLY_LINE) this.fail("reply line too long");
+        return;
+      }
+      const line = Buffer.concat([this.carry, chunk.subarray(0, lf + 1)]);
+      this.carry = null;
+      if (!this.line(line, 0, line.length - 1)) return;
+      pos = lf + 1;
+    }
+    while (pos < length) {
+      const lf = chunk.indexOf(LF, pos);
+      if (lf === -1) {
+        if (length - pos > MAX_REPLY_LINE) {
+          this.fail("reply line too long");
+          return;
+        }
+        this.carry = Buffer.from(chunk.subarray(pos));
+        return;
+      }
+      if (!this.line(chunk, pos, lf)) return;
+      pos = lf + 1;
+    }
+  }
+
+  /** One line in `buf[start, lf)`; returns false when the parser failed. */
+  private line(buf: Buffer, start: number, lf: number): boolean {
+    let end = lf;
+    if (end > start && buf[end - 1] === CR) end--;
+    if (end - start > MAX_REPLY_LINE) return this.fail("reply line too long");
+    if (end - start < 3) return this.fail("reply line shorter than a code");
+    const d0 = buf[start] - DIGIT_0;
+    const d1 = buf[start + 1] - DIGIT_0;
+    const d2 = buf[start + 2] - DIGIT_0;
+    // RFC 5321 §4.2: first digit 2..5, second 0..5, third 0..9.
+    if (d0 < 2 || d0 > 5 || d1 < 0 || d1 > 5 || d2 < 0 || d2 > 9) {
+      return this.fail("reply line does not start with a reply code");
+    }
+    const code = d0 * 100 + d1 * 10 + d2;
+    let last = true;
+    if (end - start > 3) {
+      const sep = buf[start + 3];
+      if (sep === HYPHEN) last = false;
+      else if (sep !== SPACE) return this.fail("reply code not followed by space or hyphen");
+    }
+    if (this.lineCount === 0) {
+      this.code = code;
+      if (this.captureText || code >= 400) this.lines = [];
+    } else if (code !== this.code) {
+      return this.fail("multi-line reply changes its code");
+    }
+    this.lineCount++;
+    if (this.lineCount > MAX_REPLY_LINES) return this.fail("reply has too many lines");
+    if (this.lines !== null) {
+      this.lines.push(end - start > 4 ? buf.toString("latin1", start + 4, end) : "");
+    }
+    if (last) {
+      const lines = this.lines;
+      this.lines = null;
+      this.lineCount = 0;
+      this.handler.onReply(code, lines);
+    }
+    return !this.failed;
+  }
+
+  private fail(reason: string): false {
+    this.failed = true;
+    this.carry = null;
+    this.handler.onProtocolError(reason);
+    return false;
+  }
+}
+
+/**
+ * The enhanced status code (RFC 3463, `class.subject.detail`) at the start of a reply's text,
+ * or "" when there is none.
+ */
+export function enhancedCode(text: string): string {
+  let i = 0;
+  const c = text.charCodeAt(0);
+  if (c !== 50 && c !== 52 && c !== 53) return ""; // 2, 4, 5
+  i = 1;
+  for (let part = 0; part < 2; part++) {
+    if (text.charCodeAt(i) !== 46) return ""; // "."
+    i++;
+    const start = i;
+    while (i < text.length && i - start < 3 && isDigit(text.charCodeAt(i))) i++;
+    if (i === start) return "";
+  }
+  if (i < text.length && text.charCodeAt(i) !== SPACE) return "";
+  return text.slice(0, i);
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}

@@ -1,0 +1,180 @@
+/**
+ * Counters and histograms filled on the hot path, and the plain snapshot that crosses threads
+ * and merges. The client increments numbers here; it never builds an Error per message.
+ */
+import hdr from "hdr-histogram-js";
+import type { ErrorRow, LatencySummary, Phase } from "./result.js";
+
+type Histogram = ReturnType<typeof hdr.build>;
+
+/** One hour in microseconds: the longest latency a histogram tracks before it resizes. */
+const HIGHEST_TRACKABLE_US = 3_600_000_000;
+
+export const HISTOGRAM_NAMES = ["transaction", "connect", "banner", "ehlo"] as const;
+export type HistogramName = (typeof HISTOGRAM_NAMES)[number];
+
+export function newHistogram(): Histogram {
+  return hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: HIGHEST_TRACKABLE_US,
+    numberOfSignificantValueDigits: 3,
+  });
+}
+
+export interface Counters {
+  attempted: number;
+  accepted: number;
+  rejected: number;
+  failed: number;
+  rcptAttempted: number;
+  rcptAccepted: number;
+  rcptRejected: number;
+  connectionsOpened: number;
+  connectionsEstablished: number;
+  connectionsRefused: number;
+}
+
+export function zeroCounters(): Counters {
+  return {
+    attempted: 0,
+    accepted: 0,
+    rejected: 0,
+    failed: 0,
+    rcptAttempted: 0,
+    rcptAccepted: 0,
+    rcptRejected: 0,
+    connectionsOpened: 0,
+    connectionsEstablished: 0,
+    connectionsRefused: 0,
+  };
+}
+
+/** What a worker (or the in-process run) hands back: plain data, safe to post between threads. */
+export interface StatsSnapshot {
+  counters: Counters;
+  errors: ErrorRow[];
+  /** Encoded histograms, microseconds. */
+  histograms: Record<HistogramName, string>;
+  /** performance.timeOrigin-based epoch ms of the first connect and the last reply. */
+  firstEventMs: number;
+  lastEventMs: number;
+}
+
+/**
+ * Groups reply texts that differ only in numbers, addresses or queue ids, so that
+ * "450 4.7.1 <a1@x>: too much mail from 127.0.0.1" counts as one row whatever the address.
+ */
+export function normaliseErrorText(text: string): string {
+  return text
+    .replace(/<[^>]*>/g, "<>")
+    .replace(/\[[^\]]*\]/g, "[]")
+    .replace(/\b[0-9A-F]{6,}\b/g, "#")
+    .replace(/\d+/g, "#")
+    .trim();
+}
+
+export class RunStats {
+  readonly counters: Counters = zeroCounters();
+  readonly histograms: Record<HistogramName, Histogram>;
+  private readonly errorRows = new Map<string, ErrorRow>();
+  firstEventMs = 0;
+  lastEventMs = 0;
+
+  constructor() {
+    this.histograms = {
+      transaction: newHistogram(),
+      connect: newHistogram(),
+      banner: newHistogram(),
+      ehlo: newHistogram(),
+    };
+  }
+
+  /** Records a latency in milliseconds (fractional) as whole microseconds, at least 1. */
+  record(name: HistogramName, ms: number): void {
+    const us = Math.round(ms * 1000);
+    this.histograms[name].recordValue(us < 1 ? 1 : us);
+  }
+
+  /** Marks an event time; the run's elapsed time spans the first to the last. */
+  touch(epochMs: number): void {
+    if (this.firstEventMs === 0 || epochMs < this.firstEventMs) this.firstEventMs = epochMs;
+    if (epochMs > this.lastEventMs) this.lastEventMs = epochMs;
+  }
+
+  /** Counts one error occurrence. `text` is the reply text with its enhanced code removed. */
+  error(reply: string, enhanced: string, phase: Phase, text: string): void {
+    const key = `${reply}\u0000${enhanced}\u0000${phase}\u0000${normaliseErrorText(text)}`;
+    const row = this.errorRows.get(key);
+    if (row) row.count++;
+    else this.errorRows.set(key, { reply, enhanced, phase, text, count: 1 });
+  }
+
+  snapshot(): StatsSnapshot {
+    const histograms = {} as Record<HistogramName, string>;
+    for (const name of HISTOGRAM_NAMES) {
+      histograms[name] = hdr.encodeIntoCompressedBase64(this.histograms[name]);
+    }
+    return {
+      counters: { ...this.counters },
+      errors: [...this.errorRows.values()].map((row) => ({ ...row })),
+      histograms,
+      firstEventMs: this.firstEventMs,
+      lastEventMs: this.lastEventMs,
+    };
+  }
+}
+
+/** Merges snapshots from several workers (or sessions) into one, as if one had counted all. */
+export function mergeSnapshots(parts: readonly StatsSnapshot[]): StatsSnapshot {
+  const counters = zeroCounters();
+  const rows = new Map<string, ErrorRow>();
+  const merged = {} as Record<HistogramName, Histogram>;
+  for (const name of HISTOGRAM_NAMES) merged[name] = newHistogram();
+  let first = 0;
+  let last = 0;
+  for (const part of parts) {
+    for (const key of Object.keys(counters) as (keyof Counters)[]) {
+      counters[key] += part.counters[key];
+    }
+    for (const row of part.errors) {
+      const key = `${row.reply}\u0000${row.enhanced}\u0000${row.phase}\u0000${normaliseErrorText(row.text)}`;
+      const have = rows.get(key);
+      if (have) have.count += row.count;
+      else rows.set(key, { ...row });
+    }
+    for (const name of HISTOGRAM_NAMES) {
+      merged[name].add(hdr.decodeFromCompressedBase64(part.histograms[name]));
+    }
+    if (part.firstEventMs > 0 && (first === 0 || part.firstEventMs < first)) {
+      first = part.firstEventMs;
+    }
+    if (part.lastEventMs > last) last = part.lastEventMs;
+  }
+  const histograms = {} as Record<HistogramName, string>;
+  for (const name of HISTOGRAM_NAMES) {
+    histograms[name] = hdr.encodeIntoCompressedBase64(merged[name]);
+  }
+  return {
+    counters,
+    errors: [...rows.values()],
+    histograms,
+    firstEventMs: first,
+    lastEventMs: last,
+  };
+}
+
+/** Percentiles of an encoded histogram, in milliseconds. */
+export function summariseHistogram(encoded: string): LatencySummary {
+  const h = hdr.decodeFromCompressedBase64(encoded);
+  if (h.totalCount === 0) return { count: 0, min: 0, mean: 0, p50: 0, p90: 0, p99: 0, max: 0 };
+  const ms = (us: number) => Math.round(us) / 1000;
+  return {
+    count: h.totalCount,
+    min: ms(h.minNonZeroValue),
+    mean: ms(h.mean),
+    p50: ms(h.getValueAtPercentile(50)),
+    p90: ms(h.getValueAtPercentile(90)),
+    p99: ms(h.getValueAtPercentile(99)),
+    max: ms(h.maxValue),
+  };
+}
