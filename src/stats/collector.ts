@@ -92,7 +92,7 @@ export class RunStats {
   /** Records a latency in milliseconds (fractional) as whole microseconds, at least 1. */
   record(name: HistogramName, ms: number): void {
     const us = Math.round(ms * 1000);
-    this.histograms[name].recordValue(us < 1 ? 1 : us);
+    this.histograms[name].recordValue(Math.max(us, 1));
   }
 
   /** Marks an event time; the run's elapsed time spans the first to the last. */
