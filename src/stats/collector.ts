@@ -102,11 +102,11 @@ export class RunStats {
   }
 
   /** Counts one error occurrence. `text` is the reply text with its enhanced code removed. */
-  error(reply: string, enhanced: string, phase: Phase, text: string): void {
+  error(reply: string, enhanced: string, phase: Phase, text: string, count = 1): void {
     const key = `${reply}\u0000${enhanced}\u0000${phase}\u0000${normaliseErrorText(text)}`;
     const row = this.errorRows.get(key);
-    if (row) row.count++;
-    else this.errorRows.set(key, { reply, enhanced, phase, text, count: 1 });
+    if (row) row.count += count;
+    else this.errorRows.set(key, { reply, enhanced, phase, text, count });
   }
 
   snapshot(): StatsSnapshot {

@@ -1,0 +1,49 @@
+/**
+ * The mailvolley command line. Bad input is one line on stderr naming the option and the fix,
+ * and exit code 2; never a stack trace.
+ */
+import { readFileSync } from "node:fs";
+import yargs from "yargs";
+import { hideBin } from "yargs/helpers";
+import { ConfigError } from "../config/parse.js";
+import { runCommand } from "./run-command.js";
+import { sinkCommand } from "./sink-command.js";
+
+export const EXIT_USAGE = 2;
+
+function version(): string {
+  const pkg = new URL("../../../package.json", import.meta.url);
+  return (JSON.parse(readFileSync(pkg, "utf8")) as { version: string }).version;
+}
+
+function usageError(message: string): never {
+  process.stderr.write(`mailvolley: ${message}\n`);
+  process.exit(EXIT_USAGE);
+}
+
+export async function main(args: string[]): Promise<void> {
+  const cli = yargs(args)
+    .scriptName("mailvolley")
+    .usage("$0 <command> [options]")
+    .command(runCommand)
+    .command(sinkCommand)
+    .demandCommand(1, "name a command: run or sink (see --help)")
+    .strict()
+    .version(version())
+    .help()
+    .alias("help", "h")
+    .wrap(Math.min(110, process.stdout.columns || 100))
+    .fail((message, error) => {
+      if (error instanceof ConfigError) usageError(error.message);
+      if (error) throw error;
+      usageError(`${message.split("\n")[0]} (see mailvolley --help)`);
+    });
+  try {
+    await cli.parseAsync();
+  } catch (error) {
+    if (error instanceof ConfigError) usageError(error.message);
+    throw error;
+  }
+}
+
+await main(hideBin(process.argv));

@@ -1,0 +1,160 @@
+/**
+ * `mailvolley run [target]`: the yargs option table, argv → RunConfig, run, reports, exit code.
+ * Options smtp-source users know keep their letters.
+ */
+import { writeFileSync } from "node:fs";
+import type { ArgumentsCamelCase, Argv } from "yargs";
+import { buildRunConfig, type RawRunOptions, type Timeouts } from "../config/run-config.js";
+import { renderJson } from "../report/json.js";
+import { renderSummary } from "../report/terminal.js";
+import { executeRun } from "../run/run.js";
+
+const TIMEOUT_PHASES: (keyof Timeouts)[] = [
+  "connect",
+  "banner",
+  "ehlo",
+  "mail",
+  "rcpt",
+  "data",
+  "dot",
+  "rset",
+  "quit",
+];
+
+export function runOptions<T>(yargs: Argv<T>) {
+  let y = yargs
+    .option("sessions", {
+      alias: "s",
+      type: "string",
+      describe: "Sessions (connections) at once [10]",
+    })
+    .option("messages", { alias: "m", type: "string", describe: "Messages to send [10000]" })
+    .option("size", { alias: "l", type: "string", describe: "Body octets per message [1024]" })
+    .option("recipients", { alias: "r", type: "string", describe: "Recipients per message [1]" })
+    .option("from", {
+      alias: "f",
+      type: "string",
+      describe: "Envelope sender [mailvolley@localhost]",
+    })
+    .option("to", { alias: "t", type: "string", describe: "Recipient address [sink@localhost]" })
+    .option("subject", { alias: "S", type: "string", describe: "Subject header" })
+    .option("helo", { alias: "M", type: "string", describe: "EHLO/HELO host name" })
+    .option("unique-recipients", {
+      alias: "N",
+      type: "boolean",
+      describe: "Prefix every recipient with a unique number, like smtp-source -N",
+    })
+    .option("wait", {
+      alias: "w",
+      type: "string",
+      describe: "Pause after each message in a session (2s, 250ms)",
+    })
+    .option("random-wait", {
+      alias: "R",
+      type: "string",
+      describe: "Pause a random time between 0 and this after each message",
+    })
+    .option("mode", {
+      type: "string",
+      describe: "reuse: sessions stay open; per-message: one connection a message [reuse]",
+    })
+    .option("messages-per-session", {
+      type: "string",
+      describe: "Reuse mode: reconnect after this many messages [0 = no cap]",
+    })
+    .option("pipelining", {
+      type: "string",
+      describe: "auto: pipeline when offered; off: lock-step [auto]",
+    })
+    .option("reconnect-attempts", {
+      type: "string",
+      describe: "Reuse mode: failed connections in a row before a session slot gives up [5]",
+    })
+    .option("reconnect-delay", {
+      type: "string",
+      describe: "First backoff after a failed session [100ms]",
+    })
+    .option("json", { type: "string", describe: "Write the JSON result to FILE (- for stdout)" })
+    .option("verbose", {
+      alias: "v",
+      type: "boolean",
+      describe: "Print the first session's SMTP conversation",
+    })
+    .option("quiet", { alias: "q", type: "boolean", describe: "Print no summary" });
+  for (const phase of TIMEOUT_PHASES) {
+    y = y.option(`timeout-${phase}`, {
+      type: "string",
+      describe: `Timeout of the ${phase} phase (e.g. 10s)`,
+      group: "Timeouts:",
+    });
+  }
+  return y;
+}
+
+type RunArgv = ArgumentsCamelCase<Record<string, unknown>>;
+
+export function rawRunOptions(argv: RunArgv): RawRunOptions {
+  const timeout: Partial<Record<keyof Timeouts, unknown>> = {};
+  for (const phase of TIMEOUT_PHASES) {
+    const value = argv[`timeout${phase[0].toUpperCase()}${phase.slice(1)}`];
+    if (value !== undefined) timeout[phase] = value;
+  }
+  return {
+    target: argv.target,
+    mode: argv.mode,
+    sessions: argv.sessions,
+    messages: argv.messages,
+    size: argv.size,
+    recipients: argv.recipients,
+    from: argv.from,
+    to: argv.to,
+    subject: argv.subject,
+    helo: argv.helo,
+    uniqueRecipients: argv.uniqueRecipients,
+    wait: argv.wait,
+    randomWait: argv.randomWait,
+    messagesPerSession: argv.messagesPerSession,
+    pipelining: argv.pipelining,
+    reconnectAttempts: argv.reconnectAttempts,
+    reconnectDelay: argv.reconnectDelay,
+    verbose: argv.verbose,
+    quiet: argv.quiet,
+    json: argv.json,
+    timeout,
+  };
+}
+
+export const runCommand = {
+  command: "run [target]",
+  describe: "Send load to an SMTP server (no target: self-test against the built-in sink)",
+  builder: (yargs: Argv) =>
+    runOptions(yargs).positional("target", {
+      type: "string",
+      describe: "host:port, [ipv6]:port or unix:/path (port 25 when none)",
+    }),
+  handler: async (argv: RunArgv) => {
+    const config = buildRunConfig(rawRunOptions(argv));
+    let interrupted = false;
+    const trace = config.verbose ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
+    const outcome = await executeRun(config, {
+      trace,
+      onStart: (stop) => {
+        process.once("SIGINT", () => {
+          interrupted = true;
+          stop();
+        });
+      },
+    });
+    const toStdout = config.json === "-";
+    if (!config.quiet) {
+      const stream = toStdout ? process.stderr : process.stdout;
+      stream.write(renderSummary(outcome.result, { color: Boolean(stream.isTTY) }));
+    }
+    if (config.json !== null) {
+      const text = renderJson(outcome.result);
+      if (toStdout) process.stdout.write(text);
+      else writeFileSync(config.json, text);
+    }
+    process.exitCode = interrupted ? 130 : outcome.exitCode;
+  },
+};

@@ -1,0 +1,77 @@
+/**
+ * The commands in flight on one connection, in the order their replies must arrive
+ * (RFC 2920 §3.1: the server answers pipelined commands in order). A preallocated ring of
+ * (expectation, transaction slot) pairs with head and tail cursors: no closures, no shift().
+ */
+import type { Phase } from "../stats/result.js";
+
+export enum Expect {
+  Banner = 0,
+  Ehlo = 1,
+  Helo = 2,
+  Mail = 3,
+  Rcpt = 4,
+  Data = 5,
+  Dot = 6,
+  Rset = 7,
+  Quit = 8,
+}
+
+/** The phase each expectation is counted under, indexed by Expect. */
+export const PHASE_OF: readonly Phase[] = [
+  "banner",
+  "ehlo",
+  "helo",
+  "mail",
+  "rcpt",
+  "data",
+  "dot",
+  "rset",
+  "quit",
+];
+
+export class PendingReplies {
+  private readonly kinds: Uint8Array;
+  private readonly slots: Uint8Array;
+  private readonly mask: number;
+  private head = 0;
+  private tail = 0;
+  count = 0;
+
+  /** `capacity` is rounded up to a power of two. */
+  constructor(capacity: number) {
+    let size = 8;
+    while (size < capacity) size <<= 1;
+    this.kinds = new Uint8Array(size);
+    this.slots = new Uint8Array(size);
+    this.mask = size - 1;
+  }
+
+  push(kind: Expect, slot: number): void {
+    if (this.count > this.mask) throw new Error("pending-reply ring overflow");
+    this.kinds[this.tail] = kind;
+    this.slots[this.tail] = slot;
+    this.tail = (this.tail + 1) & this.mask;
+    this.count++;
+  }
+
+  /** The expectation the next reply answers; only valid while count > 0. */
+  get headKind(): Expect {
+    return this.kinds[this.head];
+  }
+
+  get headSlot(): number {
+    return this.slots[this.head];
+  }
+
+  shift(): void {
+    this.head = (this.head + 1) & this.mask;
+    this.count--;
+  }
+
+  clear(): void {
+    this.head = 0;
+    this.tail = 0;
+    this.count = 0;
+  }
+}

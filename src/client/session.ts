@@ -1,0 +1,531 @@
+/**
+ * One SMTP session over one connection: connect, banner, EHLO (HELO when EHLO is refused),
+ * transactions, QUIT. With PIPELINING (RFC 2920) MAIL, every RCPT and DATA go in one write, and
+ * after the 354 the body, its final dot and the next envelope go in one write, so the steady
+ * state costs one round trip per message. Without it, strict lock-step.
+ *
+ * Every message a session takes is settled exactly once: accepted, rejected or failed.
+ */
+import type net from "node:net";
+import type { RunConfig } from "../config/run-config.js";
+import { type Capabilities, NO_CAPABILITIES, parseCapabilities } from "../smtp/capabilities.js";
+import { END_OF_DATA } from "../smtp/message.js";
+import { enhancedCode, ReplyParser } from "../smtp/reply-parser.js";
+import type { RunStats } from "../stats/collector.js";
+import type { Phase } from "../stats/result.js";
+import { Expect, PendingReplies, PHASE_OF } from "./pending.js";
+import { openConnection, transportFailure } from "./transport.js";
+import { After, type MessageWire, QUIT_COMMAND } from "./wire.js";
+
+/** What a session needs from the run that owns it. */
+export interface SessionHost {
+  readonly config: RunConfig;
+  readonly wire: MessageWire;
+  readonly stats: RunStats;
+  /** The next message's sequence number, or -1 when the run has no more work. */
+  takeMessage(): number;
+  sessionEnded(session: Session): void;
+  /** Prints one line of the conversation (-v), or null. */
+  readonly trace: ((line: string) => void) | null;
+}
+
+/** Settlement states of a transaction. */
+enum Verdict {
+  Open = 0,
+  Counted = 1,
+}
+
+interface Transaction {
+  /** Index in the session's transaction ring, carried in the pending-reply ring. */
+  readonly slot: number;
+  seq: number;
+  startMs: number;
+  rcptReplies: number;
+  rcptOk: number;
+  verdict: Verdict;
+  /** The 354 came although the transaction had failed: only an empty message was sent. */
+  voided: boolean;
+}
+
+/** Transactions in flight at once: one awaiting its dot reply, one body, one envelope. */
+const TX_SLOTS = 4;
+
+const CRLF = "\r\n";
+
+export class Session {
+  /** Reached a 220 banner. */
+  established = false;
+  /** Transactions this session started. */
+  messagesStarted = 0;
+  closed = false;
+
+  private readonly socket: net.Socket;
+  private readonly parser: ReplyParser;
+  private readonly pending: PendingReplies;
+  private readonly txs: Transaction[] = [];
+  private txNext = 0;
+  private caps: Capabilities = NO_CAPABILITIES;
+  private pipelined = false;
+  private needRset = false;
+  private quitSent = false;
+  private failure = false;
+  private connecting = true;
+  /** When the head expectation (or the connect) began: the phase timer's start. */
+  private phaseSince: number;
+  private connectedAt = 0;
+  private ehloSentAt = 0;
+  private waitTimer: NodeJS.Timeout | null = null;
+
+  /**
+   * @param preclaimed per-message mode: the one message this connection carries, already
+   *   counted as taken; -1 in reuse mode, where the session takes work as it goes.
+   */
+  constructor(
+    private readonly host: SessionHost,
+    readonly id: number,
+    private readonly preclaimed: number,
+  ) {
+    const { config, stats } = host;
+    for (let i = 0; i < TX_SLOTS; i++) {
+      this.txs.push({
+        slot: i,
+        seq: -1,
+        startMs: 0,
+        rcptReplies: 0,
+        rcptOk: 0,
+        verdict: 1,
+        voided: false,
+      });
+    }
+    this.pending = new PendingReplies(2 * config.recipients + 16);
+    this.parser = new ReplyParser(this);
+    this.parser.captureText = host.trace !== null;
+    this.phaseSince = performance.now();
+    stats.counters.connectionsOpened++;
+    stats.touch(performance.timeOrigin + this.phaseSince);
+    this.socket = openConnection(config.target!);
+    this.socket.on("connect", () => this.onConnect());
+    this.socket.on("data", (chunk: Buffer) => this.parser.push(chunk));
+    this.socket.on("error", (err: NodeJS.ErrnoException) => this.onSocketError(err));
+    this.socket.on("close", () => this.onClose());
+  }
+
+  private onConnect(): void {
+    const now = performance.now();
+    this.host.stats.record("connect", now - this.phaseSince);
+    this.connecting = false;
+    this.connectedAt = now;
+    this.phaseSince = now;
+    // RFC 2920 §3.1 / PROTOCOL.md: nothing is sent before the banner.
+    this.pending.push(Expect.Banner, 0);
+  }
+
+  /** Called by the run's sweeper; a reached timeout is a counted outcome of its phase. */
+  checkTimeout(now: number): void {
+    if (this.closed) return;
+    const { timeouts } = this.host.config;
+    let phase: Phase;
+    if (this.connecting) phase = "connect";
+    else if (this.pending.count > 0) phase = PHASE_OF[this.pending.headKind];
+    else return;
+    if (now - this.phaseSince <= timeouts[phase as keyof typeof timeouts]) return;
+    this.abort("timeout", phase, `no reply within ${timeouts[phase as keyof typeof timeouts]} ms`);
+  }
+
+  /** Ends the session now; in-flight messages are settled as failed when the socket closes. */
+  stop(): void {
+    if (this.waitTimer) clearTimeout(this.waitTimer);
+    this.socket.destroy();
+  }
+
+  // ReplyHandler ----------------------------------------------------------------------------
+
+  onReply(code: number, lines: string[] | null): void {
+    if (this.failure) return; // the connection is being torn down; later bytes are moot
+    if (this.host.trace && this.id === 0) this.traceReply(code, lines);
+    if (this.pending.count === 0) {
+      this.onProtocolError(`unexpected reply ${code} with no command in flight`);
+      return;
+    }
+    const kind = this.pending.headKind;
+    const slot = this.pending.headSlot;
+    this.pending.shift();
+    this.phaseSince = performance.now();
+    if (code < 400 && !fits(kind, code)) {
+      this.abort("protocol", PHASE_OF[kind], `reply ${code} does not answer ${PHASE_OF[kind]}`);
+      return;
+    }
+    if (code === 421) {
+      // RFC 5321 §3.8: the server is closing the channel; whatever is in flight is lost.
+      this.recordReply(code, lines, PHASE_OF[kind]);
+      this.closeNow();
+      return;
+    }
+    switch (kind) {
+      case Expect.Banner:
+        this.onBanner(code, lines);
+        break;
+      case Expect.Ehlo:
+      case Expect.Helo:
+        this.onGreeting(kind, code, lines);
+        break;
+      case Expect.Mail:
+        this.onMail(this.txs[slot], code, lines);
+        break;
+      case Expect.Rcpt:
+        this.onRcpt(this.txs[slot], code, lines);
+        break;
+      case Expect.Data:
+        this.onData(this.txs[slot], code, lines);
+        break;
+      case Expect.Dot:
+        this.onDot(this.txs[slot], code, lines);
+        break;
+      case Expect.Rset:
+        if (code >= 400) this.recordReply(code, lines, "rset");
+        if (!this.pipelined) this.nextStep();
+        break;
+      case Expect.Quit:
+        this.socket.end();
+        break;
+    }
+  }
+
+  onProtocolError(reason: string): void {
+    this.abort("protocol", this.currentPhase(), reason);
+  }
+
+  // Phases ----------------------------------------------------------------------------------
+
+  private onBanner(code: number, lines: string[] | null): void {
+    const now = this.phaseSince;
+    this.host.stats.record("banner", now - this.connectedAt);
+    if (code !== 220) {
+      // 554 (or anything else) instead of 220: no service here (RFC 5321 §3.1).
+      this.recordReply(code, lines, "banner");
+      this.closeNow();
+      return;
+    }
+    this.established = true;
+    this.host.stats.counters.connectionsEstablished++;
+    this.parser.captureText = true;
+    this.ehloSentAt = now;
+    this.command(`EHLO ${this.host.config.helo}${CRLF}`, Expect.Ehlo, 0);
+  }
+
+  private onGreeting(kind: Expect, code: number, lines: string[] | null): void {
+    this.parser.captureText = this.host.trace !== null;
+    if (code === 250) {
+      this.host.stats.record("ehlo", this.phaseSince - this.ehloSentAt);
+      this.caps = kind === Expect.Ehlo && lines ? parseCapabilities(lines) : NO_CAPABILITIES;
+      this.pipelined = this.caps.pipelining && this.host.config.pipelining === "auto";
+      this.nextStep();
+      return;
+    }
+    if (kind === Expect.Ehlo && code >= 500) {
+      // RFC 5321 §4.1.4: a server that does not know EHLO still knows HELO.
+      this.parser.captureText = true;
+      this.command(`HELO ${this.host.config.helo}${CRLF}`, Expect.Helo, 0);
+      return;
+    }
+    this.recordReply(code, lines, PHASE_OF[kind]);
+    this.quit();
+  }
+
+  private onMail(tx: Transaction, code: number, lines: string[] | null): void {
+    if (code < 300) {
+      if (!this.pipelined) this.command(this.rcptLine(tx, 0), Expect.Rcpt, tx.slot);
+      return;
+    }
+    this.reject(tx, code, lines, "mail");
+    this.needRset = true;
+    if (!this.pipelined) this.afterMessage();
+  }
+
+  private onRcpt(tx: Transaction, code: number, lines: string[] | null): void {
+    const counters = this.host.stats.counters;
+    tx.rcptReplies++;
+    if (code < 300) {
+      tx.rcptOk++;
+      counters.rcptAccepted++;
+    } else {
+      counters.rcptRejected++;
+      if (tx.verdict === Verdict.Open) this.recordReply(code, lines, "rcpt");
+    }
+    const last = tx.rcptReplies === this.host.config.recipients;
+    if (last && tx.rcptOk === 0 && tx.verdict === Verdict.Open) {
+      this.settle(tx, "rejected");
+      this.needRset = true;
+    }
+    if (this.pipelined) return;
+    if (!last) this.command(this.rcptLine(tx, tx.rcptReplies), Expect.Rcpt, tx.slot);
+    else if (tx.verdict === Verdict.Open) this.command(`DATA${CRLF}`, Expect.Data, tx.slot);
+    else this.afterMessage();
+  }
+
+  private onData(tx: Transaction, code: number, lines: string[] | null): void {
+    if (code === 354) {
+      if (tx.verdict === Verdict.Open) {
+        this.sendMessage(tx);
+      } else {
+        // RFC 2920 §3.1: DATA accepted with no valid recipient; end it with an empty message.
+        tx.voided = true;
+        this.write(END_OF_DATA);
+        this.pending.push(Expect.Dot, tx.slot);
+      }
+      return;
+    }
+    this.reject(tx, code, lines, "data");
+    this.needRset = true;
+    if (this.pending.count === 0) this.afterMessage();
+  }
+
+  private onDot(tx: Transaction, code: number, lines: string[] | null): void {
+    if (!tx.voided) {
+      if (code < 300) {
+        this.host.stats.record("transaction", this.phaseSince - tx.startMs);
+        this.settle(tx, "accepted");
+      } else {
+        this.reject(tx, code, lines, "dot");
+      }
+    }
+    if (this.pending.count === 0) this.afterMessage();
+  }
+
+  /** The last transaction is done and nothing is in flight: pause (-w/-R) or go on. */
+  private afterMessage(): void {
+    const { waitMs, randomWait } = this.host.config;
+    if (waitMs > 0 && !this.quitSent) {
+      const delay = randomWait ? Math.random() * waitMs : waitMs;
+      this.waitTimer = setTimeout(() => {
+        this.waitTimer = null;
+        this.nextStep();
+      }, delay);
+      return;
+    }
+    this.nextStep();
+  }
+
+  /** Starts the next transaction, an RSET first when one is owed, or QUIT when done. */
+  private nextStep(): void {
+    if (this.quitSent || this.closed || this.pending.count > 0) return;
+    if (this.needRset && !this.pipelined) {
+      this.needRset = false;
+      this.command(`RSET${CRLF}`, Expect.Rset, 0);
+      return;
+    }
+    const seq = this.claim();
+    if (seq < 0) {
+      this.quit();
+      return;
+    }
+    this.beginTransaction(seq);
+  }
+
+  /** The next message for this session, or -1 when its share (or the run's work) is done. */
+  private claim(): number {
+    const { mode, messagesPerSession } = this.host.config;
+    if (mode === "per-message") return this.messagesStarted === 0 ? this.preclaimed : -1;
+    if (messagesPerSession > 0 && this.messagesStarted >= messagesPerSession) return -1;
+    return this.host.takeMessage();
+  }
+
+  private beginTransaction(seq: number): void {
+    const tx = this.newTransaction(seq);
+    const slot = tx.slot;
+    const { wire, config } = this.host;
+    if (!this.pipelined) {
+      this.command(wire.envelopeLines(this.caps, seq)[0], Expect.Mail, slot);
+      return;
+    }
+    const rset = this.needRset;
+    this.needRset = false;
+    this.write(wire.envelope(this.caps, seq, rset));
+    this.pushEnvelope(slot, rset, config.recipients);
+  }
+
+  private pushEnvelope(slot: number, rset: boolean, recipients: number): void {
+    if (rset) this.pending.push(Expect.Rset, 0);
+    this.pending.push(Expect.Mail, slot);
+    for (let i = 0; i < recipients; i++) this.pending.push(Expect.Rcpt, slot);
+    this.pending.push(Expect.Data, slot);
+  }
+
+  /**
+   * Writes the message content and its final dot; with PIPELINING the next envelope (or QUIT)
+   * travels in the same write (RFC 2920 §3.1: the content may start a group).
+   */
+  private sendMessage(tx: Transaction): void {
+    const { wire, config } = this.host;
+    let after = After.Nothing;
+    let next = -1;
+    if (this.pipelined && config.waitMs === 0 && !this.needRset) {
+      next = this.claim();
+      after = next >= 0 ? After.Envelope : After.Quit;
+    }
+    const header = wire.header(tx.seq, performance.timeOrigin + performance.now());
+    this.socket.cork();
+    this.write(header);
+    if (after === After.Envelope && config.uniqueRecipients) {
+      this.write(wire.bodyThen(After.Nothing, this.caps));
+    } else {
+      this.write(wire.bodyThen(after, this.caps));
+    }
+    this.pending.push(Expect.Dot, tx.slot);
+    if (after === After.Envelope) {
+      const nextTx = this.newTransaction(next);
+      if (config.uniqueRecipients) this.write(wire.envelope(this.caps, next, false));
+      this.pushEnvelope(nextTx.slot, false, config.recipients);
+    } else if (after === After.Quit) {
+      this.quitSent = true;
+      this.pending.push(Expect.Quit, 0);
+    }
+    this.socket.uncork();
+  }
+
+  private quit(): void {
+    if (this.quitSent) return;
+    this.quitSent = true;
+    this.write(QUIT_COMMAND);
+    this.pending.push(Expect.Quit, 0);
+  }
+
+  // Transactions ----------------------------------------------------------------------------
+
+  private newTransaction(seq: number): Transaction {
+    const tx = this.txs[this.txNext];
+    this.txNext = (this.txNext + 1) % TX_SLOTS;
+    tx.seq = seq;
+    tx.startMs = performance.now();
+    tx.rcptReplies = 0;
+    tx.rcptOk = 0;
+    tx.verdict = Verdict.Open;
+    tx.voided = false;
+    this.messagesStarted++;
+    const counters = this.host.stats.counters;
+    counters.attempted++;
+    counters.rcptAttempted += this.host.config.recipients;
+    return tx;
+  }
+
+  private rcptLine(tx: Transaction, index: number): string {
+    return `RCPT TO:<${this.host.wire.recipients(tx.seq)[index]}>${CRLF}`;
+  }
+
+  private reject(tx: Transaction, code: number, lines: string[] | null, phase: Phase): void {
+    if (tx.verdict !== Verdict.Open) return;
+    this.recordReply(code, lines, phase);
+    this.settle(tx, "rejected");
+  }
+
+  private settle(tx: Transaction, outcome: "accepted" | "rejected" | "failed"): void {
+    tx.verdict = Verdict.Counted;
+    this.host.stats.counters[outcome]++;
+    this.host.stats.touch(performance.timeOrigin + performance.now());
+  }
+
+  private recordReply(code: number, lines: string[] | null, phase: Phase): void {
+    const first = lines?.[0] ?? "";
+    const enhanced = enhancedCode(first);
+    const text = [enhanced ? first.slice(enhanced.length).trim() : first, ...(lines ?? []).slice(1)]
+      .join(" ")
+      .trim();
+    this.host.stats.error(String(code), enhanced, phase, text);
+  }
+
+  // Transport -------------------------------------------------------------------------------
+
+  private command(line: string, kind: Expect, slot: number): void {
+    this.write(Buffer.from(line, "latin1"));
+    this.pending.push(kind, slot);
+  }
+
+  private write(buf: Buffer): void {
+    if (this.host.trace && this.id === 0) this.traceWrite(buf);
+    this.socket.write(buf);
+  }
+
+  private currentPhase(): Phase {
+    if (this.connecting) return "connect";
+    if (this.pending.count > 0) return PHASE_OF[this.pending.headKind];
+    return this.established ? "mail" : "banner";
+  }
+
+  /** Counts a failure without a reply (timeout, protocol error) and closes the connection. */
+  private abort(reply: string, phase: Phase, text: string): void {
+    if (this.failure || this.closed) return;
+    this.failure = true;
+    this.host.stats.error(reply, "", phase, text);
+    this.socket.destroy();
+  }
+
+  private closeNow(): void {
+    this.failure = true; // the reply that ended the session is already counted
+    this.socket.destroy();
+  }
+
+  private onSocketError(err: NodeJS.ErrnoException): void {
+    if (this.failure) return;
+    this.failure = true;
+    this.host.stats.error(transportFailure(err.code), "", this.currentPhase(), err.message);
+  }
+
+  private onClose(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.waitTimer) clearTimeout(this.waitTimer);
+    const orderly = this.quitSent && this.pending.count <= 1 && this.openTransactions() === 0;
+    if (!orderly && !this.failure) {
+      this.host.stats.error("closed", "", this.currentPhase(), "connection closed by the server");
+    }
+    for (const tx of this.txs) if (tx.verdict === Verdict.Open) this.settle(tx, "failed");
+    if (this.preclaimed >= 0 && this.messagesStarted === 0) {
+      // Per-message mode: the connection failed before its message could start.
+      this.host.stats.counters.attempted++;
+      this.host.stats.counters.failed++;
+    }
+    if (!this.established) this.host.stats.counters.connectionsRefused++;
+    this.pending.clear();
+    this.host.stats.touch(performance.timeOrigin + performance.now());
+    this.host.sessionEnded(this);
+  }
+
+  private openTransactions(): number {
+    let open = 0;
+    for (const tx of this.txs) if (tx.verdict === Verdict.Open) open++;
+    return open;
+  }
+
+  private traceWrite(buf: Buffer): void {
+    const text = buf.toString("latin1");
+    if (buf.length > 600) {
+      this.host.trace!(`> [message content and what follows: ${buf.length} octets]`);
+      return;
+    }
+    for (const line of text.split(CRLF)) if (line) this.host.trace!(`> ${line}`);
+  }
+
+  private traceReply(code: number, lines: string[] | null): void {
+    const all = lines ?? [""];
+    all.forEach((line, i) => {
+      this.host.trace!(`< ${code}${i < all.length - 1 ? "-" : " "}${line}`);
+    });
+  }
+}
+
+/**
+ * Whether a positive reply is one the command can get (RFC 5321 §4.3.2): 220 for the banner,
+ * 221 for QUIT, 354 for DATA, 2xx otherwise. A mismatch means the replies are out of step.
+ */
+function fits(kind: Expect, code: number): boolean {
+  switch (kind) {
+    case Expect.Banner:
+      return code === 220;
+    case Expect.Quit:
+      return code === 221 || (code >= 250 && code < 300);
+    case Expect.Data:
+      return code === 354;
+    default:
+      return code >= 250 && code < 300;
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * Turning raw option text into checked values. Every failure is a ConfigError that names the
+ * option and the fix; the CLI prints its message as one line and exits 2.
+ */
+import { isIP } from "node:net";
+
+export class ConfigError extends Error {
+  constructor(
+    readonly option: string,
+    message: string,
+  ) {
+    super(`${option}: ${message}`);
+    this.name = "ConfigError";
+  }
+}
+
+export type Target =
+  | { readonly kind: "tcp"; readonly host: string; readonly port: number }
+  | { readonly kind: "unix"; readonly path: string };
+
+export const DEFAULT_SMTP_PORT = 25;
+
+/**
+ * `host:port`, `host` (port 25), `[v6addr]:port`, `[v6addr]`, a bare IPv6 address (port 25), or
+ * `unix:/path`.
+ */
+export function parseTarget(option: string, text: string): Target {
+  const fix = "give host:port, [ipv6]:port or unix:/path, e.g. 127.0.0.1:2525";
+  if (text.startsWith("unix:")) {
+    const path = text.slice(5);
+    if (!path) throw new ConfigError(option, `"${text}" has no socket path; ${fix}`);
+    return { kind: "unix", path };
+  }
+  let host: string;
+  let portText: string | undefined;
+  if (text.startsWith("[")) {
+    const close = text.indexOf("]");
+    if (close === -1) throw new ConfigError(option, `"${text}" lacks the closing "]"; ${fix}`);
+    host = text.slice(1, close);
+    const rest = text.slice(close + 1);
+    if (rest !== "" && !rest.startsWith(":")) {
+      throw new ConfigError(option, `"${text}" has text after "]"; ${fix}`);
+    }
+    portText = rest === "" ? undefined : rest.slice(1);
+    if (isIP(host) !== 6) throw new ConfigError(option, `"${host}" is not an IPv6 address; ${fix}`);
+  } else if (isIP(text) === 6) {
+    host = text;
+  } else {
+    const colon = text.lastIndexOf(":");
+    host = colon === -1 ? text : text.slice(0, colon);
+    portText = colon === -1 ? undefined : text.slice(colon + 1);
+  }
+  if (!host || /[\s/]/.test(host)) throw new ConfigError(option, `"${text}" has no host; ${fix}`);
+  const port = portText === undefined ? DEFAULT_SMTP_PORT : parsePort(option, portText, fix);
+  return { kind: "tcp", host, port };
+}
+
+function parsePort(option: string, text: string, fix: string): number {
+  if (!/^\d+$/.test(text)) throw new ConfigError(option, `port "${text}" is not a number; ${fix}`);
+  const port = Number(text);
+  if (port < 1 || port > 65535) {
+    throw new ConfigError(option, `port ${port} is out of range; use 1 to 65535`);
+  }
+  return port;
+}
+
+export function formatTarget(target: Target): string {
+  if (target.kind === "unix") return `unix:${target.path}`;
+  return target.host.includes(":")
+    ? `[${target.host}]:${target.port}`
+    : `${target.host}:${target.port}`;
+}
+
+/** A whole number within [min, max]; yargs hands numbers or strings, both are checked here. */
+export function parseCount(option: string, raw: unknown, min: number, max = 1e12): number {
+  const text = String(raw).trim();
+  const value = typeof raw === "number" ? raw : Number(text);
+  if (!/^-?\d+(\.\d+)?(e\d+)?$/i.test(text) || !Number.isInteger(value)) {
+    throw new ConfigError(option, `"${text}" is not a whole number; give e.g. ${option} ${min}`);
+  }
+  if (value < min || value > max) {
+    const range = max >= 1e12 ? `at least ${min}` : `from ${min} to ${max}`;
+    throw new ConfigError(option, `${value} is out of range; give a whole number ${range}`);
+  }
+  return value;
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/**
+ * A duration in milliseconds: `250ms`, `1.5s`, `2m`, `1h`; a bare number is seconds, as in
+ * Postfix smtp-source's -w.
+ */
+export function parseDuration(option: string, raw: unknown): number {
+  const text = String(raw).trim();
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text);
+  if (!match) {
+    throw new ConfigError(option, `"${text}" is not a duration; give e.g. 500ms, 10s or 2m`);
+  }
+  return Math.round(Number(match[1]) * DURATION_UNITS[match[2] ?? "s"]);
+}
+
+export function parseChoice<T extends string>(
+  option: string,
+  raw: unknown,
+  choices: readonly T[],
+): T {
+  const text = String(raw);
+  if ((choices as readonly string[]).includes(text)) return text as T;
+  throw new ConfigError(option, `"${text}" is not one of ${choices.join(", ")}`);
+}
+
+/** An address for MAIL FROM / RCPT TO: no angle brackets, spaces or line breaks. */
+export function parseAddress(option: string, raw: unknown, allowEmpty = false): string {
+  const text = String(raw);
+  if (text === "" && allowEmpty) return text;
+  if (!/^[^\s<>]+$/.test(text)) {
+    throw new ConfigError(option, `"${text}" is not a mail address; give e.g. user@example.com`);
+  }
+  return text;
+}
+
+/** Text that goes on one header or command line: no CR or LF. */
+export function parseLine(option: string, raw: unknown): string {
+  const text = String(raw);
+  if (/[\r\n]/.test(text)) throw new ConfigError(option, "must be one line (no line breaks)");
+  return text;
+}

@@ -1,0 +1,160 @@
+/**
+ * The checked, frozen configuration of `mailvolley run`. Core modules see only this, never argv.
+ */
+import { randomBytes } from "node:crypto";
+import type { Mode } from "../stats/result.js";
+import {
+  ConfigError,
+  parseAddress,
+  parseChoice,
+  parseCount,
+  parseDuration,
+  parseLine,
+  parseTarget,
+  type Target,
+} from "./parse.js";
+
+/** Per-phase timeouts in milliseconds; reaching one is a counted outcome of that phase. */
+export interface Timeouts {
+  readonly connect: number;
+  readonly banner: number;
+  readonly ehlo: number;
+  readonly mail: number;
+  readonly rcpt: number;
+  readonly data: number;
+  readonly dot: number;
+  readonly rset: number;
+  readonly quit: number;
+}
+
+export const DEFAULT_TIMEOUTS: Timeouts = Object.freeze({
+  connect: 10_000,
+  banner: 30_000,
+  ehlo: 30_000,
+  mail: 30_000,
+  rcpt: 30_000,
+  data: 30_000,
+  dot: 60_000,
+  rset: 30_000,
+  quit: 10_000,
+});
+
+export interface RunConfig {
+  /** null: start the built-in sink in-process and run a self-test against it. */
+  readonly target: Target | null;
+  readonly mode: Mode;
+  readonly sessions: number;
+  readonly messages: number;
+  /** Body octets after the header block. */
+  readonly size: number;
+  readonly recipients: number;
+  readonly from: string;
+  readonly to: string;
+  readonly subject: string;
+  readonly helo: string;
+  readonly uniqueRecipients: boolean;
+  /** Pause after each message in a session, ms (0: none). */
+  readonly waitMs: number;
+  /** When set, the pause is uniform random in [0, waitMs]. */
+  readonly randomWait: boolean;
+  /** Reuse mode: QUIT and reconnect after this many messages; 0 means no cap. */
+  readonly messagesPerSession: number;
+  readonly pipelining: "auto" | "off";
+  readonly timeouts: Timeouts;
+  /**
+   * Reuse mode: a session slot whose connection fails this many times in a row gives up; the
+   * work it would have done goes to the other slots.
+   */
+  readonly reconnectAttempts: number;
+  /** First backoff after a failed session, doubled per consecutive failure up to 16×. */
+  readonly reconnectDelayMs: number;
+  readonly verbose: boolean;
+  readonly quiet: boolean;
+  /** Path for the JSON result, "-" for stdout, null for none. */
+  readonly json: string | null;
+  readonly runId: string;
+}
+
+/** Options as the CLI (or a plan file, later) hands them over: unchecked. */
+export interface RawRunOptions {
+  target?: unknown;
+  mode?: unknown;
+  sessions?: unknown;
+  messages?: unknown;
+  size?: unknown;
+  recipients?: unknown;
+  from?: unknown;
+  to?: unknown;
+  subject?: unknown;
+  helo?: unknown;
+  uniqueRecipients?: unknown;
+  wait?: unknown;
+  randomWait?: unknown;
+  messagesPerSession?: unknown;
+  pipelining?: unknown;
+  timeout?: Partial<Record<keyof Timeouts, unknown>>;
+  reconnectAttempts?: unknown;
+  reconnectDelay?: unknown;
+  verbose?: unknown;
+  quiet?: unknown;
+  json?: unknown;
+}
+
+/** A body larger than this is a typo, not a test: 1 GiB. */
+const MAX_SIZE = 1 << 30;
+/** RFC 5321 §4.5.3.1.8 requires servers to take at least 100 recipients; allow up to 1000. */
+const MAX_RECIPIENTS = 1000;
+
+export function buildRunConfig(raw: RawRunOptions): RunConfig {
+  const target =
+    raw.target === undefined || raw.target === null || raw.target === ""
+      ? null
+      : parseTarget("target", String(raw.target));
+  const waitText = raw.wait ?? raw.randomWait;
+  const timeouts = { ...DEFAULT_TIMEOUTS };
+  for (const [phase, value] of Object.entries(raw.timeout ?? {})) {
+    if (value === undefined) continue;
+    if (!(phase in timeouts)) throw new ConfigError(`--timeout-${phase}`, "is not a phase");
+    const ms = parseDuration(`--timeout-${phase}`, value);
+    if (ms <= 0) throw new ConfigError(`--timeout-${phase}`, "must be longer than 0");
+    timeouts[phase as keyof Timeouts] = ms;
+  }
+  if (raw.wait !== undefined && raw.randomWait !== undefined) {
+    throw new ConfigError("--random-wait", "give either --wait or --random-wait, not both");
+  }
+  return Object.freeze({
+    target,
+    mode: parseChoice("--mode", raw.mode ?? "reuse", ["reuse", "per-message"] as const),
+    sessions: parseCount("--sessions", raw.sessions ?? 10, 1, 100_000),
+    messages: parseCount("--messages", raw.messages ?? 10_000, 1),
+    size: parseCount("--size", raw.size ?? 1024, 0, MAX_SIZE),
+    recipients: parseCount("--recipients", raw.recipients ?? 1, 1, MAX_RECIPIENTS),
+    from: parseAddress("--from", raw.from ?? "mailvolley@localhost", true),
+    to: parseAddress("--to", raw.to ?? "sink@localhost"),
+    subject: parseLine("--subject", raw.subject ?? "mailvolley test message"),
+    helo: parseHelo(raw.helo ?? "mailvolley.localhost"),
+    uniqueRecipients: Boolean(raw.uniqueRecipients),
+    waitMs:
+      waitText === undefined
+        ? 0
+        : parseDuration(raw.wait !== undefined ? "--wait" : "--random-wait", waitText),
+    randomWait: raw.randomWait !== undefined,
+    messagesPerSession: parseCount("--messages-per-session", raw.messagesPerSession ?? 0, 0),
+    pipelining: parseChoice("--pipelining", raw.pipelining ?? "auto", ["auto", "off"] as const),
+    timeouts: Object.freeze(timeouts),
+    reconnectAttempts: parseCount("--reconnect-attempts", raw.reconnectAttempts ?? 5, 1, 1000),
+    reconnectDelayMs: parseDuration("--reconnect-delay", raw.reconnectDelay ?? "100ms"),
+    verbose: Boolean(raw.verbose),
+    quiet: Boolean(raw.quiet),
+    json: raw.json === undefined || raw.json === null ? null : String(raw.json),
+    runId: randomBytes(6).toString("hex"),
+  });
+}
+
+function parseHelo(raw: unknown): string {
+  const text = String(raw);
+  if (!/^[^\s]+$/.test(text)) {
+    throw new ConfigError("--helo", `"${text}" is not a host name; give e.g. client.example.com`);
+  }
+  return text;
+}

@@ -1,0 +1,6 @@
+/** The JSON result: the versioned Result object as it is, pretty-printed. */
+import type { Result } from "../stats/result.js";
+
+export function renderJson(result: Result | { schema: string; runs: Result[] }): string {
+  return `${JSON.stringify(result, null, 2)}\n`;
+}

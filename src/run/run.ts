@@ -1,0 +1,71 @@
+/**
+ * One `mailvolley run`: against a target, or (no target) against the built-in sink started
+ * in-process, with the sink's own count beside the client's.
+ */
+import type { Target } from "../config/parse.js";
+import { formatTarget } from "../config/parse.js";
+import type { RunConfig } from "../config/run-config.js";
+import { startSink } from "../sink/index.js";
+import type { Result } from "../stats/result.js";
+import { buildResult } from "../stats/summarise.js";
+import { runLoad } from "./load.js";
+
+export interface RunIo {
+  /** Conversation lines of the first session (-v). */
+  trace?: (line: string) => void;
+  /** Called once the load is running, with its stop function (SIGINT). */
+  onStart?: (stop: () => void) => void;
+}
+
+export interface RunOutcome {
+  result: Result;
+  /** 0: every message accepted (and, in a self-test, the sink agrees); 1 otherwise. */
+  exitCode: number;
+}
+
+export async function executeRun(config: RunConfig, io: RunIo = {}): Promise<RunOutcome> {
+  if (config.target !== null) {
+    const result = await loadAgainst(config, config.target, formatTarget(config.target), io);
+    return { result, exitCode: verdict(result) };
+  }
+  const sink = await startSink({ listen: ["127.0.0.1:0"] });
+  try {
+    const { host, port } = sink.addresses[0];
+    const target: Target = { kind: "tcp", host, port };
+    const result = await loadAgainst({ ...config, target }, target, "embedded-sink", io);
+    const counted = sink.stats();
+    result.sink = { messagesAccepted: counted.messagesAccepted, sessions: counted.sessions };
+    return { result, exitCode: verdict(result) };
+  } finally {
+    await sink.close();
+  }
+}
+
+async function loadAgainst(
+  config: RunConfig,
+  target: Target,
+  label: string,
+  io: RunIo,
+): Promise<Result> {
+  const frozen: RunConfig = Object.freeze({ ...config, target });
+  const load = runLoad(
+    frozen,
+    { sessions: config.sessions, messages: config.messages, seqBase: 0 },
+    { trace: io.trace },
+  );
+  io.onStart?.(load.stop);
+  const snapshot = await load.result;
+  return buildResult(snapshot, {
+    mode: config.mode,
+    target: label,
+    runId: config.runId,
+    sessions: config.sessions,
+  });
+}
+
+function verdict(result: Result): number {
+  const m = result.messages;
+  if (m.accepted !== m.attempted) return 1;
+  if (result.sink && result.sink.messagesAccepted !== m.accepted) return 1;
+  return 0;
+}
