@@ -363,24 +363,29 @@ export class Session {
       next = this.claim();
       after = next >= 0 ? After.Envelope : After.Quit;
     }
-    const header = wire.header(tx.seq, performance.timeOrigin + performance.now());
-    this.socket.cork();
-    this.write(header);
-    if (after === After.Envelope && config.uniqueRecipients) {
-      this.write(wire.bodyThen(After.Nothing, this.caps));
-    } else {
-      this.write(wire.bodyThen(after, this.caps));
-    }
+    // Unique recipients vary the envelope, so it cannot live in the cached tail.
+    const tailAfter = after === After.Envelope && config.uniqueRecipients ? After.Nothing : after;
+    const epochMs = performance.timeOrigin + performance.now();
+    const message = wire.message(tx.seq, epochMs, tailAfter, this.caps);
     this.pending.push(Expect.Dot, tx.slot);
     if (after === After.Envelope) {
       const nextTx = this.newTransaction(next);
-      if (config.uniqueRecipients) this.write(wire.envelope(this.caps, next, false));
+      if (tailAfter !== after) {
+        this.socket.cork();
+        this.write(message);
+        this.write(wire.envelope(this.caps, next, false));
+        this.socket.uncork();
+      } else {
+        this.write(message);
+      }
       this.pushEnvelope(nextTx.slot, false, config.recipients);
-    } else if (after === After.Quit) {
+      return;
+    }
+    this.write(message);
+    if (after === After.Quit) {
       this.quitSent = true;
       this.pending.push(Expect.Quit, 0);
     }
-    this.socket.uncork();
   }
 
   private quit(): void {
@@ -496,13 +501,17 @@ export class Session {
     return open;
   }
 
+  /** Prints commands and headers; a message's body is shown as its size. */
   private traceWrite(buf: Buffer): void {
     const text = buf.toString("latin1");
-    if (buf.length > 600) {
-      this.host.trace!(`> [message content and what follows: ${buf.length} octets]`);
-      return;
+    const headerEnd = text.indexOf("\r\n\r\n");
+    const dataEnd = text.lastIndexOf("\r\n.\r\n");
+    let shown = text;
+    if (headerEnd !== -1 && dataEnd !== -1) {
+      const bodyOctets = dataEnd + 2 - (headerEnd + 4);
+      shown = `${text.slice(0, headerEnd + 2)}\r\n[body: ${bodyOctets} octets]\r\n${text.slice(dataEnd + 2)}`;
     }
-    for (const line of text.split(CRLF)) if (line) this.host.trace!(`> ${line}`);
+    for (const line of shown.split(CRLF)) if (line) this.host.trace!(`> ${line}`);
   }
 
   private traceReply(code: number, lines: string[] | null): void {

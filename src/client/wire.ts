@@ -39,6 +39,18 @@ export class MessageWire {
     return this.headerTemplate.render(seq, epochMs);
   }
 
+  /**
+   * Message `seq` whole: its rendered header, then the shared body, final dot and what follows,
+   * in one Buffer so the session makes one write (one syscall) per message.
+   */
+  message(seq: number, epochMs: number, after: After, caps: Capabilities): Buffer {
+    const tail = this.bodyThen(after, caps);
+    const out = Buffer.allocUnsafe(this.headerTemplate.length + tail.length);
+    this.headerTemplate.renderInto(out, seq, epochMs);
+    tail.copy(out, this.headerTemplate.length);
+    return out;
+  }
+
   /** The recipient addresses of message `seq`, in RCPT order. */
   recipients(seq: number): string[] {
     const { recipients, to, uniqueRecipients } = this.config;

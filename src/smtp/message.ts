@@ -129,7 +129,11 @@ export class HeaderTemplate {
 
   /** The header for message `seq`, sent at `epochMs` (milliseconds with a fraction). */
   render(seq: number, epochMs: number): Buffer {
-    const out = Buffer.allocUnsafe(this.length);
+    return this.renderInto(Buffer.allocUnsafe(this.length), seq, epochMs);
+  }
+
+  /** Renders the header into the first `length` octets of `out` and returns `out`. */
+  renderInto(out: Buffer, seq: number, epochMs: number): Buffer {
     this.template.copy(out);
     writeDecimal(out, this.seqOffset, SEQ_WIDTH, seq);
     const second = Math.floor(epochMs / 1000);
