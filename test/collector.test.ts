@@ -1,0 +1,217 @@
+/**
+ * Counters, error rows and histograms: what workers count separately and the controller merges
+ * must equal what one collector counting everything would hold.
+ */
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import {
+  HISTOGRAM_NAMES,
+  type HistogramName,
+  mergeSnapshots,
+  normaliseErrorText,
+  RunStats,
+  type StatsSnapshot,
+  summariseHistogram,
+} from "../src/stats/collector.js";
+import type { Phase } from "../src/stats/result.js";
+
+type Event =
+  | { kind: "count"; key: keyof RunStats["counters"] }
+  | { kind: "latency"; name: HistogramName; ms: number }
+  | { kind: "error"; reply: string; enhanced: string; phase: Phase; text: string }
+  | { kind: "touch"; at: number };
+
+function prng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function randomEvents(count: number, seed: number): Event[] {
+  const next = prng(seed);
+  const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)];
+  const keys = Object.keys(new RunStats().counters) as (keyof RunStats["counters"])[];
+  const errors = [
+    { reply: "421", enhanced: "4.7.0", phase: "banner" as Phase, host: "too many connections" },
+    { reply: "450", enhanced: "4.7.1", phase: "mail" as Phase, host: "too much mail" },
+    { reply: "550", enhanced: "5.1.1", phase: "rcpt" as Phase, host: "unknown user" },
+    { reply: "timeout", enhanced: "", phase: "dot" as Phase, host: "no reply" },
+  ];
+  const events: Event[] = [];
+  for (let i = 0; i < count; i++) {
+    const r = next();
+    if (r < 0.4) events.push({ kind: "count", key: pick(keys) });
+    else if (r < 0.8) {
+      events.push({ kind: "latency", name: pick(HISTOGRAM_NAMES), ms: next() * next() * 500 });
+    } else if (r < 0.95) {
+      const e = pick(errors);
+      const n = Math.floor(next() * 1000);
+      const text = `${e.host} <user${n}@example.test> from [127.0.0.${n % 255}] id ${n}`;
+      events.push({ kind: "error", reply: e.reply, enhanced: e.enhanced, phase: e.phase, text });
+    } else events.push({ kind: "touch", at: 1_764_683_707_000 + next() * 60_000 });
+  }
+  return events;
+}
+
+function apply(stats: RunStats, event: Event): void {
+  switch (event.kind) {
+    case "count":
+      stats.counters[event.key]++;
+      break;
+    case "latency":
+      stats.record(event.name, event.ms);
+      break;
+    case "error":
+      stats.error(event.reply, event.enhanced, event.phase, event.text);
+      break;
+    case "touch":
+      stats.touch(event.at);
+      break;
+  }
+}
+
+/** Error rows in a canonical order (merge order is not part of the contract). */
+function sortedErrors(snapshot: StatsSnapshot) {
+  return [...snapshot.errors]
+    .map((row) => ({ ...row, text: normaliseErrorText(row.text) }))
+    .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+}
+
+function assertSameCollection(merged: StatsSnapshot, single: StatsSnapshot): void {
+  assert.deepEqual(merged.counters, single.counters);
+  assert.deepEqual(sortedErrors(merged), sortedErrors(single));
+  assert.equal(merged.firstEventMs, single.firstEventMs);
+  assert.equal(merged.lastEventMs, single.lastEventMs);
+  for (const name of HISTOGRAM_NAMES) {
+    assert.deepEqual(
+      summariseHistogram(merged.histograms[name]),
+      summariseHistogram(single.histograms[name]),
+      name,
+    );
+  }
+}
+
+describe("mergeSnapshots", () => {
+  for (const parts of [1, 2, 3, 8]) {
+    test(`${parts} part(s) merge to what one collector counts`, () => {
+      const events = randomEvents(5000, parts * 7919);
+      const single = new RunStats();
+      const workers = Array.from({ length: parts }, () => new RunStats());
+      events.forEach((event, i) => {
+        apply(single, event);
+        apply(workers[i % parts], event);
+      });
+      assertSameCollection(mergeSnapshots(workers.map((w) => w.snapshot())), single.snapshot());
+    });
+  }
+
+  test("merging merged snapshots again changes nothing", () => {
+    const events = randomEvents(3000, 42);
+    const workers = [new RunStats(), new RunStats(), new RunStats(), new RunStats()];
+    events.forEach((event, i) => {
+      apply(workers[i % 4], event);
+    });
+    const snaps = workers.map((w) => w.snapshot());
+    const flat = mergeSnapshots(snaps);
+    const nested = mergeSnapshots([
+      mergeSnapshots(snaps.slice(0, 2)),
+      mergeSnapshots(snaps.slice(2)),
+    ]);
+    assertSameCollection(nested, flat);
+  });
+
+  test("an empty worker changes nothing; no parts is all zero", () => {
+    const stats = new RunStats();
+    stats.counters.accepted = 3;
+    stats.record("transaction", 1.5);
+    stats.touch(1000);
+    stats.touch(2000);
+    assertSameCollection(
+      mergeSnapshots([new RunStats().snapshot(), stats.snapshot()]),
+      stats.snapshot(),
+    );
+    const none = mergeSnapshots([]);
+    assert.equal(none.counters.attempted, 0);
+    assert.equal(none.firstEventMs, 0);
+    assert.equal(summariseHistogram(none.histograms.transaction).count, 0);
+  });
+
+  test("snapshots are plain data: structured-cloneable, independent of the collector", () => {
+    const stats = new RunStats();
+    stats.error("550", "5.1.1", "rcpt", "unknown user <a@b>");
+    const snap = stats.snapshot();
+    assert.deepEqual(structuredClone(snap), snap);
+    stats.error("550", "5.1.1", "rcpt", "unknown user <c@d>");
+    stats.counters.accepted++;
+    assert.equal(snap.errors[0].count, 1);
+    assert.equal(snap.counters.accepted, 0);
+  });
+});
+
+describe("RunStats", () => {
+  test("error rows group by reply, enhanced code, phase and normalised text", () => {
+    const stats = new RunStats();
+    stats.error("450", "4.7.1", "mail", "<a1@x.test>: too much mail from 127.0.0.1");
+    stats.error("450", "4.7.1", "mail", "<b22@x.test>: too much mail from 10.0.0.2");
+    stats.error("450", "4.7.1", "rcpt", "<a1@x.test>: too much mail from 127.0.0.1");
+    stats.error("451", "4.7.1", "mail", "<a1@x.test>: too much mail from 127.0.0.1");
+    const rows = stats.snapshot().errors;
+    assert.equal(rows.length, 3);
+    assert.deepEqual(rows[0], {
+      reply: "450",
+      enhanced: "4.7.1",
+      phase: "mail",
+      text: "<a1@x.test>: too much mail from 127.0.0.1",
+      count: 2,
+    });
+  });
+
+  test("record() stores microseconds, at least 1", () => {
+    const stats = new RunStats();
+    stats.record("connect", 0);
+    stats.record("connect", 0.0004);
+    stats.record("connect", 12.3456);
+    const summary = summariseHistogram(stats.snapshot().histograms.connect);
+    assert.equal(summary.count, 3);
+    assert.equal(summary.min, 0.001);
+    assert.ok(Math.abs(summary.max - 12.346) < 0.01, String(summary.max));
+  });
+
+  test("touch() keeps the first and the last event in any order", () => {
+    const stats = new RunStats();
+    for (const at of [5000, 3000, 9000, 4000]) stats.touch(at);
+    assert.equal(stats.firstEventMs, 3000);
+    assert.equal(stats.lastEventMs, 9000);
+  });
+});
+
+describe("normaliseErrorText", () => {
+  const SAME: [string, string][] = [
+    [
+      "<a1@example.test>: Recipient address rejected",
+      "<zz9@other.test>: Recipient address rejected",
+    ],
+    ["too many connections from 127.0.0.1", "too many connections from 10.20.30.40"],
+    ["Client host [192.0.2.1] blocked", "Client host [2001:db8::1] blocked"],
+    ["queued as 3F2A1B4C5D", "queued as 9ABCDEF012"],
+    ["Message size exceeds fixed limit 10240000", "Message size exceeds fixed limit 52428800"],
+  ];
+  for (const [a, b] of SAME) {
+    test(`groups ${JSON.stringify(a)}`, () => {
+      assert.equal(normaliseErrorText(a), normaliseErrorText(b));
+    });
+  }
+
+  test("keeps different reasons apart and trims", () => {
+    assert.notEqual(normaliseErrorText("User unknown"), normaliseErrorText("Mailbox full"));
+    assert.equal(normaliseErrorText("  Service unavailable  "), "Service unavailable");
+    assert.equal(
+      normaliseErrorText("4.7.0 Try again in 300 seconds"),
+      "#.#.# Try again in # seconds",
+    );
+  });
+});
