@@ -1,0 +1,143 @@
+/**
+ * The command line as a user meets it: a child process, its exit code, stdout and stderr.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import type { Result } from "../src/stats/result.js";
+
+const BIN = fileURLToPath(new URL("../../bin/mailvolley.js", import.meta.url));
+
+interface Outcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function mailvolley(args: string[], timeoutMs = 60_000): Promise<Outcome> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (s: string) => {
+      stdout += s;
+    });
+    child.stderr.setEncoding("utf8").on("data", (s: string) => {
+      stderr += s;
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe("bad input: one line naming the option, exit code 2", () => {
+  const cases: [string[], RegExp][] = [
+    [["run", "-s", "0"], /--sessions/],
+    [["run", "--sessions=-3"], /--sessions/],
+    [["run", "-s", "abc"], /--sessions.*whole number/],
+    [["run", "-m", "1.5"], /--messages/],
+    [["run", "-m", "0"], /--messages/],
+    [["run", "-l", "-1"], /--size/],
+    [["run", "-r", "0"], /--recipients/],
+    [["run", "--mode", "fast"], /--mode.*reuse, per-message/],
+    [["run", "--pipelining", "sometimes"], /--pipelining/],
+    [["run", "127.0.0.1:99999"], /port 99999 is out of range/],
+    [["run", "127.0.0.1:abc"], /port "abc" is not a number/],
+    [["run", "[::1"], /closing "\]"/],
+    [["run", "unix:"], /socket path/],
+    [["run", "--timeout-banner", "soon"], /--timeout-banner.*duration/],
+    [["run", "-w", "1s", "-R", "2s"], /--random-wait/],
+    [["run", "-f", "a b@c"], /--from/],
+    [["run", "--frobnicate"], /frobnicate/],
+    [["fly"], /fly/],
+    [[], /command/],
+  ];
+  for (const [args, pattern] of cases) {
+    test(`mailvolley ${args.join(" ")}`, async () => {
+      const out = await mailvolley(args);
+      assert.equal(out.code, 2, `exit code for ${args.join(" ")}: ${out.stderr}`);
+      assert.match(out.stderr, pattern);
+      assert.equal(out.stderr.trimEnd().split("\n").length, 1, `more than one line: ${out.stderr}`);
+      assert.doesNotMatch(out.stderr, /\n\s+at /);
+      assert.equal(out.stdout, "");
+    });
+  }
+});
+
+describe("runs", () => {
+  test("self-test against the embedded sink: counts agree, JSON on stdout, exit 0", async () => {
+    const out = await mailvolley(["run", "-s", "4", "-m", "500", "--json", "-"]);
+    assert.equal(out.code, 0, out.stderr);
+    const result = JSON.parse(out.stdout) as Result;
+    assert.equal(result.schema, "mailvolley/result@1");
+    assert.equal(result.mode, "reuse");
+    assert.equal(result.messages.attempted, 500);
+    assert.equal(result.messages.accepted, 500);
+    assert.equal(result.sink?.messagesAccepted, 500);
+    assert.equal(result.connections.opened, 4);
+    assert.ok(result.latency.transactionMs.p99 >= result.latency.transactionMs.p50);
+    assert.match(out.stderr, /Sink count\s+accepted 500/);
+  });
+
+  test("per-message self-test writes the JSON file and prints the summary", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mailvolley-cli-"));
+    const file = join(dir, "result.json");
+    const out = await mailvolley(["run", "--mode", "per-message", "-s", "3", "-m", "60", "--json", file]);
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(out.stdout, /accepted 60/);
+    const result = JSON.parse(readFileSync(file, "utf8")) as Result;
+    assert.equal(result.mode, "per-message");
+    assert.equal(result.connections.opened, 60);
+    assert.equal(result.sink?.messagesAccepted, 60);
+  });
+
+  test("a target that refuses connections is a clean run with failures and exit 1", async () => {
+    const port = await closedPort();
+    const out = await mailvolley([
+      "run",
+      `127.0.0.1:${port}`,
+      "-s",
+      "1",
+      "-m",
+      "3",
+      "--reconnect-attempts",
+      "2",
+      "--reconnect-delay",
+      "10ms",
+      "--json",
+      "-",
+    ]);
+    assert.equal(out.code, 1, out.stderr);
+    const result = JSON.parse(out.stdout) as Result;
+    assert.equal(result.messages.failed, 3);
+    assert.ok(result.errors.some((e) => e.reply === "refused" && e.phase === "connect"));
+    assert.doesNotMatch(out.stderr, /\n\s+at /);
+  });
+
+  test("-v prints the first session's conversation", async () => {
+    const out = await mailvolley(["run", "-s", "1", "-m", "1", "-v", "-q"]);
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(out.stderr, /^> EHLO /m);
+    assert.match(out.stderr, /^< 354/m);
+    assert.match(out.stderr, /^> \[body: 1024 octets\]/m);
+    assert.equal(out.stdout, "");
+  });
+});
