@@ -1,0 +1,25 @@
+/** What every session of one sink shares: checked options, prebuilt replies, counters, limits. */
+import type { SecureContext } from "node:tls";
+import type { ClassCounter, SinkCounters } from "./counters.js";
+import type { FaultInjector } from "./faults.js";
+import type { GatewayLimits } from "./limits.js";
+import type { FilledSinkOptions } from "./options.js";
+import type { Replies } from "./replies.js";
+
+export interface SinkContext {
+  readonly options: FilledSinkOptions;
+  readonly replies: Replies;
+  readonly counters: SinkCounters;
+  readonly faults: FaultInjector;
+  readonly limits: GatewayLimits;
+  /** Null when per-class counting is off. */
+  readonly classes: ClassCounter | null;
+  /** For STARTTLS; null when STARTTLS is off and no TLS listener exists. */
+  readonly secureContext: SecureContext | null;
+  /** Octets of each message start to keep for inspection: 0, a header window, or all. */
+  readonly keepBytes: number;
+  /** An accepted message's content (dot-stuffed as received when `stuffed`), for --dump. */
+  dump(content: Buffer[], stuffed: boolean): void;
+  /** Called after every accepted message and every ended session (exit-after-N checks). */
+  progress(): void;
+}

@@ -1,0 +1,130 @@
+/**
+ * End-of-data detection for DATA content (RFC 5321 §4.1.1.4): the content ends at a line holding
+ * a single dot, i.e. at CRLF "." CRLF, where the first CRLF may be the one that ended the DATA
+ * command itself. The marker may be split across reads at any byte, so the scanner keeps the
+ * length of the marker prefix that ended the previous chunk (0..4) and starts a message at 2.
+ */
+
+const CR = 13;
+const LF = 10;
+const DOT = 46;
+
+/** CR LF "." CR LF. */
+export const END_OF_DATA = Buffer.from("\r\n.\r\n", "latin1");
+/** Marker state at the start of the content: the DATA line's CRLF counts as the first CRLF. */
+export const START_STATE = 2;
+
+/** Finds the end of DATA content chunk by chunk; one scanner per session, reset per message. */
+export class EndOfDataScanner {
+  private state = START_STATE;
+
+  reset(): void {
+    this.state = START_STATE;
+  }
+
+  /**
+   * The index just after the end-of-data marker in `chunk[pos…]`, or -1 when the chunk does not
+   * complete one (a partial marker at its end is remembered for the next chunk).
+   */
+  find(chunk: Buffer, pos: number): number {
+    let state = this.state;
+    if (state > 0) {
+      let i = pos;
+      while (state < 5 && i < chunk.length && chunk[i] === END_OF_DATA[state]) {
+        state++;
+        i++;
+      }
+      if (state === 5) {
+        this.state = START_STATE;
+        return i;
+      }
+      if (i === chunk.length) {
+        this.state = state;
+        return -1;
+      }
+      // Mismatch: the partial marker was content; a marker can only start at or after pos.
+    }
+    const at = chunk.indexOf(END_OF_DATA, pos);
+    if (at !== -1) {
+      this.state = START_STATE;
+      return at + 5;
+    }
+    this.state = tailState(chunk, pos, chunk.length);
+    return -1;
+  }
+}
+
+/** How much of the marker the bytes `chunk[pos, end)` end with (0..4). */
+export function tailState(chunk: Buffer, pos: number, end: number): number {
+  const n = end - pos;
+  if (n >= 1 && chunk[end - 1] === CR) {
+    return n >= 4 && chunk[end - 2] === DOT && chunk[end - 3] === LF && chunk[end - 4] === CR
+      ? 4
+      : 1;
+  }
+  if (n >= 2 && chunk[end - 1] === LF && chunk[end - 2] === CR) return 2;
+  if (n >= 3 && chunk[end - 1] === DOT && chunk[end - 2] === LF && chunk[end - 3] === CR) return 3;
+  return 0;
+}
+
+/**
+ * Per-line checks on message text, used only when a text line limit or bare-LF rejection is
+ * configured: the fast path finds only the end-of-data marker and never looks at lines.
+ */
+export class LineChecker {
+  /** Octets of the current line so far (across chunks). */
+  private lineLength = 0;
+  private lastWasCr = false;
+  bareLf = false;
+  tooLong = false;
+
+  constructor(private readonly maxLine: number) {}
+
+  reset(): void {
+    this.lineLength = 0;
+    this.lastWasCr = false;
+    this.bareLf = false;
+    this.tooLong = false;
+  }
+
+  scan(chunk: Buffer, start: number, end: number): void {
+    let pos = start;
+    const max = this.maxLine;
+    while (pos < end) {
+      const lf = chunk.indexOf(LF, pos);
+      if (lf === -1 || lf >= end) {
+        this.lineLength += end - pos;
+        this.lastWasCr = chunk[end - 1] === CR;
+        if (max > 0 && this.lineLength > max) this.tooLong = true;
+        return;
+      }
+      const beforeLf = lf > start ? chunk[lf - 1] === CR : this.lastWasCr;
+      if (!beforeLf) this.bareLf = true;
+      this.lineLength += lf + 1 - pos;
+      if (max > 0 && this.lineLength > max) this.tooLong = true;
+      this.lineLength = 0;
+      this.lastWasCr = false;
+      pos = lf + 1;
+    }
+  }
+}
+
+/**
+ * Undoes dot-stuffing (RFC 5321 §4.5.2) of complete content that starts at a line start and
+ * ends with CRLF: a line starting with "." loses that first dot.
+ */
+export function dotUnstuff(content: Buffer): Buffer {
+  const out = Buffer.allocUnsafe(content.length);
+  let o = 0;
+  let lineStart = true;
+  for (let i = 0; i < content.length; i++) {
+    const c = content[i];
+    if (lineStart && c === DOT) {
+      lineStart = false;
+      continue;
+    }
+    out[o++] = c;
+    lineStart = c === LF;
+  }
+  return out.subarray(0, o);
+}

@@ -1,0 +1,194 @@
+/**
+ * Fault injection: per command, answer 4xx/5xx, 421-and-close, close without a reply, delay the
+ * reply, or abort during DATA; always, every Nth time or with a probability. Rules are parsed
+ * and their replies built once; the hot path asks `pick` only for commands that have rules.
+ */
+import { formatReply } from "./replies.js";
+
+export const FAULT_COMMANDS = [
+  "connect",
+  "ehlo",
+  "mail",
+  "rcpt",
+  "data",
+  "dot",
+  "bdat",
+  "rset",
+  "quit",
+  "noop",
+  "auth",
+  "starttls",
+] as const;
+export type FaultCommand = (typeof FAULT_COMMANDS)[number];
+
+export const F_CONNECT = 0;
+export const F_EHLO = 1;
+export const F_MAIL = 2;
+export const F_RCPT = 3;
+export const F_DATA = 4;
+export const F_DOT = 5;
+export const F_BDAT = 6;
+export const F_RSET = 7;
+export const F_QUIT = 8;
+export const F_NOOP = 9;
+export const F_AUTH = 10;
+export const F_STARTTLS = 11;
+
+export interface FaultRule {
+  command: FaultCommand;
+  /** reply: answer `code`; close: close without a reply; ok: the normal reply (with a delay);
+   * abort: close the connection during DATA after `afterBytes` octets of content. */
+  action: "reply" | "close" | "ok" | "abort";
+  code?: number;
+  /** Reply text after the code; the enhanced code, if wanted, is part of it. */
+  text?: string;
+  /** Fire on every Nth occurrence of the command (1 = always). */
+  every?: number;
+  /** Fire with this probability (0..1), drawn from the seeded PRNG. */
+  probability?: number;
+  /** Delay before the reply: fixed, or uniform in [delayMs, delayMaxMs]. */
+  delayMs?: number;
+  delayMaxMs?: number;
+  afterBytes?: number;
+}
+
+/** A rule ready for the hot path. */
+export interface CompiledFault {
+  readonly rule: FaultRule;
+  /** The reply to send instead of the normal one, or null (close, ok, abort). */
+  readonly reply: Buffer | null;
+  /** Close the connection after the reply (421) or instead of it (close). */
+  readonly close: boolean;
+  seen: number;
+}
+
+/**
+ * Parses `COMMAND:ACTION[:key=value…]`, e.g. `rcpt:450`, `rcpt:550:every=3`, `dot:451:p=0.1`,
+ * `mail:ok:delay=200ms`, `data:abort:after=1000`, `ehlo:421`, `connect:close`,
+ * `dot:554:text=5.7.1 Spam detected` (text= takes the rest of the spec, colons included).
+ */
+export function parseFaultRule(spec: string): FaultRule {
+  const textAt = spec.indexOf(":text=");
+  const head = textAt === -1 ? spec : spec.slice(0, textAt);
+  const parts = head.split(":");
+  const command = parts[0].toLowerCase() as FaultCommand;
+  if (!FAULT_COMMANDS.includes(command)) {
+    throw new Error(`unknown command ${JSON.stringify(parts[0])}: use ${FAULT_COMMANDS.join(",")}`);
+  }
+  const rule: FaultRule = { command, action: "ok" };
+  const action = (parts[1] ?? "").toLowerCase();
+  if (/^[245]\d\d$/.test(action)) {
+    rule.action = "reply";
+    rule.code = Number(action);
+  } else if (action === "close" || action === "ok" || action === "abort") {
+    rule.action = action;
+  } else {
+    throw new Error(
+      `unknown action ${JSON.stringify(parts[1] ?? "")}: use a code, close, ok, abort`,
+    );
+  }
+  if (rule.action === "abort" && command !== "data") throw new Error("abort applies to data only");
+  for (const kv of parts.slice(2)) applyParameter(rule, kv);
+  if (textAt !== -1) rule.text = spec.slice(textAt + 6);
+  return rule;
+}
+
+function applyParameter(rule: FaultRule, kv: string): void {
+  const eq = kv.indexOf("=");
+  const key = kv.slice(0, eq).toLowerCase();
+  const value = kv.slice(eq + 1);
+  const num = (text: string) => {
+    const n = Number(text.replace(/ms$/, ""));
+    if (!Number.isFinite(n) || n < 0) throw new Error(`${key}=${value}: not a number`);
+    return n;
+  };
+  if (eq === -1) throw new Error(`${kv}: expected key=value`);
+  if (key === "every") rule.every = Math.max(1, Math.floor(num(value)));
+  else if (key === "p") {
+    rule.probability = num(value);
+    if (rule.probability > 1) throw new Error(`p=${value}: a probability is 0..1`);
+  } else if (key === "delay") {
+    const [low, high] = value.split("-");
+    rule.delayMs = num(low);
+    if (high !== undefined) rule.delayMaxMs = num(high);
+  } else if (key === "after") rule.afterBytes = Math.floor(num(value));
+  else throw new Error(`unknown parameter ${key}: use every, p, delay, after, text`);
+}
+
+/** mulberry32: small, fast and seedable; faults need repeatability, not cryptography. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export class FaultInjector {
+  /** Rules per FAULT_COMMANDS index; null where a command has none (the common case). */
+  readonly byCommand: (CompiledFault[] | null)[];
+  private readonly random: () => number;
+
+  constructor(rules: readonly FaultRule[], seed: number, enhanced: boolean) {
+    this.random = seededRandom(seed);
+    this.byCommand = FAULT_COMMANDS.map(() => null);
+    for (const rule of rules) {
+      const index = FAULT_COMMANDS.indexOf(rule.command);
+      const list = this.byCommand[index] ?? [];
+      list.push(compile(rule, enhanced));
+      this.byCommand[index] = list;
+    }
+  }
+
+  /** The first rule for command `index` that fires this time, or null. */
+  pick(index: number): CompiledFault | null {
+    const list = this.byCommand[index];
+    if (list === null) return null;
+    for (const fault of list) {
+      fault.seen++;
+      const rule = fault.rule;
+      if (rule.every !== undefined && fault.seen % rule.every !== 0) continue;
+      if (rule.probability !== undefined && this.random() >= rule.probability) continue;
+      return fault;
+    }
+    return null;
+  }
+
+  /** Milliseconds to wait before the reply of `fault`. */
+  delay(fault: CompiledFault): number {
+    const { delayMs = 0, delayMaxMs } = fault.rule;
+    if (delayMaxMs === undefined || delayMaxMs <= delayMs) return delayMs;
+    return delayMs + this.random() * (delayMaxMs - delayMs);
+  }
+}
+
+function compile(rule: FaultRule, enhanced: boolean): CompiledFault {
+  let reply: Buffer | null = null;
+  if (rule.action === "reply") {
+    const code = rule.code ?? 451;
+    reply =
+      rule.text !== undefined
+        ? Buffer.from(`${code} ${rule.text}\r\n`, "utf8")
+        : formatReply(code, defaultEnhanced(code), defaultText(code), enhanced);
+  }
+  return {
+    rule,
+    reply,
+    close: rule.action === "close" || rule.code === 421,
+    seen: 0,
+  };
+}
+
+function defaultEnhanced(code: number): string {
+  if (code < 300) return "2.0.0";
+  return code < 500 ? "4.3.0" : "5.3.0";
+}
+
+function defaultText(code: number): string {
+  if (code === 421) return "Error: injected fault, closing connection";
+  if (code < 300) return "Ok: injected reply";
+  return code < 500 ? "Error: injected temporary failure" : "Error: injected permanent failure";
+}

@@ -1,0 +1,35 @@
+/**
+ * The built-in sink: an SMTP/LMTP server that counts what it receives, fast enough never to be
+ * the bottleneck of a self-test, and able to play a gateway under limits or faults.
+ */
+import { fillSinkOptions, type SinkOptions } from "./options.js";
+import { type SinkAddress, SinkServer, type SinkStopReason } from "./server.js";
+import { loadTlsMaterial } from "./tls.js";
+
+export type { SinkClassStats, SinkStats } from "./counters.js";
+export type { FaultRule } from "./faults.js";
+export { parseFaultRule } from "./faults.js";
+export type { BareLfPolicy, FilledSinkOptions, ListenSpec, Rate, SinkOptions } from "./options.js";
+export { fillSinkOptions, parseListen, SinkOptionError } from "./options.js";
+export type { SinkAddress, SinkStopReason } from "./server.js";
+
+export interface Sink {
+  /** The bound addresses, port 0 resolved; unix listeners carry `path`. */
+  readonly addresses: SinkAddress[];
+  /** Resolves when an exit condition (--exit-after-*, --idle-exit) is met; never otherwise. */
+  readonly finished: Promise<SinkStopReason>;
+  /** A copy of the counts. */
+  stats(): import("./counters.js").SinkStats;
+  /** Stops listening, ends open sessions with 421, resolves when every socket has closed. */
+  close(): Promise<void>;
+}
+
+/** Checks the options, makes TLS material if needed, binds every listener. */
+export async function startSink(options: SinkOptions): Promise<Sink> {
+  const filled = fillSinkOptions(options);
+  const needTls = filled.starttls || filled.listen.some((spec) => spec.kind === "tls");
+  const material = needTls ? await loadTlsMaterial(filled) : null;
+  const server = new SinkServer(filled, material);
+  await server.listen();
+  return server;
+}

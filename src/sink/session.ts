@@ -1,0 +1,355 @@
+/**
+ * One sink session: the read loop over command, DATA and BDAT modes, and the reply batch.
+ *
+ * Replies are collected while a read chunk is processed and written with one socket.write at the
+ * chunk's end, so a pipelined group (RFC 2920) gets its replies in one segment and the sink never
+ * waits for input with replies unsent. Command lines are parsed as bytes (commands.ts); DATA
+ * content is scanned with indexOf for the end-of-data marker only.
+ */
+import type { Socket } from "node:net";
+import { TLSSocket } from "node:tls";
+import { command } from "./commands.js";
+import type { SinkContext } from "./context.js";
+import { EndOfDataScanner, LineChecker } from "./data-scanner.js";
+import { F_BDAT, F_CONNECT } from "./faults.js";
+import { applyFault, finishMessage } from "./transaction.js";
+
+const LF = 10;
+const CR = 13;
+
+export const M_COMMAND = 0;
+export const M_DATA = 1;
+export const M_BDAT = 2;
+/** STARTTLS answered: the rest of the plaintext is discarded (RFC 3207 §5, CVE-2011-0411). */
+export const M_UPGRADE = 3;
+export const M_CLOSED = 4;
+
+/** AUTH (RFC 4954) continuation steps; 0 = not in an AUTH exchange. */
+export const AUTH_NONE = 0;
+export const AUTH_PLAIN = 1;
+export const AUTH_LOGIN_USER = 2;
+export const AUTH_LOGIN_PASS = 3;
+
+/** RFC 4954 §4: an AUTH line may be up to 12288 octets; never buffer more than this. */
+const MAX_CARRY = 12288;
+
+const EMPTY = Buffer.alloc(0);
+
+export class SinkSession {
+  socket: Socket;
+  mode = M_COMMAND;
+  tls: boolean;
+  greeted = false;
+  authenticated = false;
+  authStep = AUTH_NONE;
+  authUser = "";
+  /** Transaction state (RFC 5321 §4.1.4). */
+  inMail = false;
+  rcpts = 0;
+  usedBdat = false;
+  messages = 0;
+  /** A fault delay set by the current command: replies wait, reading pauses. */
+  delayMs = 0;
+  /** Abort the connection once this much DATA content has arrived (fault), -1 = never. */
+  abortAfter = -1;
+  /** BDAT: octets left in the current chunk, LAST seen, and the error answered per chunk. */
+  bdatLeft = 0;
+  bdatLast = false;
+  bdatError: Buffer | null = null;
+  /** Octets of the current message's content so far (including the final ".\r\n" for DATA). */
+  messageBytes = 0;
+  /** The kept start of the message (headers, or all of it for --dump). */
+  pieces: Buffer[] | null = null;
+  keptBytes = 0;
+  readonly lines: LineChecker | null;
+  private readonly scanner = new EndOfDataScanner();
+  private readonly out: Buffer[] = [];
+  private carry: Buffer | null = null;
+  private skipLine = false;
+  private suspended = false;
+  private closing = false;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    readonly ctx: SinkContext,
+    socket: Socket,
+    readonly client: string,
+  ) {
+    this.socket = socket;
+    this.tls = socket instanceof TLSSocket;
+    const o = ctx.options;
+    this.lines = o.maxTextLine > 0 || o.bareLf === "reject" ? new LineChecker(o.maxTextLine) : null;
+  }
+
+  /** Greets the client (or applies a connect fault) and starts reading. */
+  start(): void {
+    const socket = this.socket;
+    socket.on("data", this.onData);
+    socket.on("error", noop); // a reset peer is normal under load; 'close' follows
+    if (this.ctx.options.idleTimeoutMs > 0) {
+      socket.setTimeout(this.ctx.options.idleTimeoutMs, this.onIdle);
+    }
+    if (!applyFault(this, F_CONNECT)) this.reply(this.ctx.replies.banner);
+    this.afterInput(EMPTY, 0);
+  }
+
+  /** Queues a reply for the end of this read chunk. */
+  reply(buf: Buffer): void {
+    this.out.push(buf);
+  }
+
+  /** Sends what is queued, then closes (421 and similar). Reading stops now. */
+  closeAfterReplies(): void {
+    this.mode = M_CLOSED;
+    this.closing = true;
+  }
+
+  /** Shutdown of the whole sink: 421 4.3.2 and close, unless the session is already closing. */
+  shutdown(): void {
+    if (this.closing) {
+      this.socket.destroy();
+      return;
+    }
+    this.reply(this.ctx.replies.shuttingDown);
+    this.closeAfterReplies();
+    this.suspended = false;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.flush();
+  }
+
+  /** Flushes replies held before a delayed one, and holds everything after it. */
+  hold(ms: number): void {
+    this.flush();
+    this.suspended = true;
+    this.delayMs = Math.max(1, ms);
+  }
+
+  private readonly onData = (chunk: Buffer): void => {
+    this.process(chunk, 0);
+    this.afterInput(chunk, chunk.length);
+  };
+
+  private afterInput(chunk: Buffer, pos: number): void {
+    if (this.delayMs > 0) {
+      this.suspend(chunk, pos);
+      return;
+    }
+    this.flush();
+    if (this.mode === M_UPGRADE) this.upgrade();
+  }
+
+  private readonly onIdle = (): void => {
+    if (this.closing) {
+      this.socket.destroy();
+      return;
+    }
+    this.reply(this.ctx.replies.timeout);
+    this.closeAfterReplies();
+    this.flush();
+  };
+
+  private process(chunk: Buffer, pos: number): number {
+    const length = chunk.length;
+    while (pos < length) {
+      const mode = this.mode;
+      if (mode === M_COMMAND) pos = this.commandLine(chunk, pos);
+      else if (mode === M_DATA) pos = this.data(chunk, pos);
+      else if (mode === M_BDAT) pos = this.bdat(chunk, pos);
+      else return length; // closed or upgrading: the rest is never acted on
+      if (this.delayMs > 0) return pos;
+    }
+    return pos;
+  }
+
+  /** Pauses reading until a fault delay has passed, then goes on with the rest of the chunk. */
+  private suspend(chunk: Buffer, pos: number): void {
+    const ms = this.delayMs;
+    this.delayMs = 0;
+    this.socket.pause();
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.suspended = false;
+      if (this.socket.destroyed) return;
+      pos = this.process(chunk, pos);
+      this.afterInput(chunk, pos);
+      if (!this.suspended && this.mode < M_UPGRADE) this.socket.resume();
+    }, ms);
+  }
+
+  private flush(): void {
+    if (this.suspended) return;
+    const out = this.out;
+    const socket = this.socket;
+    if (out.length > 0 && !socket.destroyed) {
+      socket.write(out.length === 1 ? out[0] : Buffer.concat(out));
+    }
+    out.length = 0;
+    if (this.closing && !socket.destroyed && !socket.writableEnded) {
+      socket.end();
+      // A client that never closes its side must not keep the sink's socket forever.
+      setTimeout(() => socket.destroy(), 2000).unref();
+    }
+  }
+
+  /** One command line from `chunk[pos…]`, or the start of one kept for the next chunk. */
+  private commandLine(chunk: Buffer, pos: number): number {
+    const lf = chunk.indexOf(LF, pos);
+    if (this.carry !== null || this.skipLine) {
+      return this.carriedLine(chunk, pos, lf);
+    }
+    if (lf === -1) {
+      this.keep(chunk.subarray(pos));
+      return chunk.length;
+    }
+    this.line(chunk, pos, lf);
+    return lf + 1;
+  }
+
+  private carriedLine(chunk: Buffer, pos: number, lf: number): number {
+    if (lf === -1) {
+      if (!this.skipLine) this.keep(Buffer.concat([this.carry!, chunk.subarray(pos)]));
+      return chunk.length;
+    }
+    if (this.skipLine) {
+      this.skipLine = false;
+      this.reply(this.ctx.replies.lineTooLong);
+      return lf + 1;
+    }
+    const line = Buffer.concat([this.carry!, chunk.subarray(pos, lf + 1)]);
+    this.carry = null;
+    this.line(line, 0, line.length - 1);
+    return lf + 1;
+  }
+
+  /** Keeps a partial line; past any sane length the line is skipped and answered 500. */
+  private keep(partial: Buffer): void {
+    if (partial.length > MAX_CARRY) {
+      this.carry = null;
+      this.skipLine = true;
+    } else {
+      this.carry = Buffer.from(partial);
+    }
+  }
+
+  private line(buf: Buffer, start: number, lf: number): void {
+    const end = lf > start && buf[lf - 1] === CR ? lf - 1 : lf;
+    command(this, buf, start, end, lf + 1 - start);
+  }
+
+  /** Switches to DATA content (after the 354). */
+  beginData(): void {
+    this.mode = M_DATA;
+    this.scanner.reset();
+    this.beginContent();
+  }
+
+  /** Switches to BDAT content for `size` octets. */
+  beginBdat(size: number, last: boolean): void {
+    if (!this.usedBdat) {
+      this.usedBdat = true;
+      this.beginContent();
+    }
+    this.bdatLeft = size;
+    this.bdatLast = last;
+    this.mode = M_BDAT;
+    if (size === 0) this.endChunk();
+  }
+
+  private beginContent(): void {
+    this.messageBytes = 0;
+    this.keptBytes = 0;
+    this.pieces = this.ctx.keepBytes > 0 ? [] : null;
+    this.lines?.reset();
+  }
+
+  private data(chunk: Buffer, pos: number): number {
+    const end = this.scanner.find(chunk, pos);
+    const stop = end === -1 ? chunk.length : end;
+    this.content(chunk, pos, stop);
+    if (end !== -1 && this.mode === M_DATA) {
+      this.mode = M_COMMAND;
+      finishMessage(this, this.messageBytes - 3, true);
+    }
+    return stop;
+  }
+
+  private bdat(chunk: Buffer, pos: number): number {
+    const stop = Math.min(chunk.length, pos + this.bdatLeft);
+    this.bdatLeft -= stop - pos;
+    this.content(chunk, pos, stop);
+    if (this.bdatLeft === 0 && this.mode === M_BDAT) this.endChunk();
+    return stop;
+  }
+
+  /** A BDAT chunk is complete: one reply per BDAT (RFC 3030 §2), the verdict after LAST. */
+  private endChunk(): void {
+    this.mode = M_COMMAND;
+    if (this.bdatLast) {
+      this.usedBdat = false;
+      const error = this.bdatError;
+      this.bdatError = null;
+      if (error === null) finishMessage(this, this.messageBytes, false);
+      else this.reply(error);
+      return;
+    }
+    if (this.bdatError !== null) this.reply(this.bdatError);
+    else if (!applyFault(this, F_BDAT)) this.reply(this.ctx.replies.bdatOk);
+  }
+
+  private content(chunk: Buffer, start: number, end: number): void {
+    this.messageBytes += end - start;
+    if (this.lines !== null) this.lines.scan(chunk, start, end);
+    if (this.pieces !== null && this.keptBytes < this.ctx.keepBytes) {
+      this.pieces.push(chunk.subarray(start, end));
+      this.keptBytes += end - start;
+    }
+    if (this.abortAfter >= 0 && this.messageBytes >= this.abortAfter) {
+      this.abortAfter = -1;
+      this.mode = M_CLOSED;
+      this.socket.destroy();
+    }
+  }
+
+  /** STARTTLS (RFC 3207): the 220 is flushed; TLS starts on the same socket, state is reset. */
+  private upgrade(): void {
+    const plain = this.socket;
+    plain.removeListener("data", this.onData);
+    this.carry = null;
+    const secure = new TLSSocket(plain, {
+      isServer: true,
+      secureContext: this.ctx.secureContext!,
+      requestCert: false,
+      rejectUnauthorized: false,
+    });
+    secure.on("error", () => secure.destroy());
+    secure.once("secure", () => {
+      this.socket = secure;
+      this.tls = true;
+      // RFC 3207 §4.2: forget everything learnt before the handshake, EHLO comes again.
+      this.greeted = false;
+      this.authenticated = false;
+      this.inMail = false;
+      this.rcpts = 0;
+      this.mode = M_COMMAND;
+      secure.on("data", this.onData);
+    });
+  }
+
+  /** Clears the transaction (RSET, EHLO, end of a message: RFC 5321 §4.1.1.5). */
+  resetTransaction(): void {
+    this.inMail = false;
+    this.rcpts = 0;
+    this.usedBdat = false;
+    this.bdatError = null;
+    this.pieces = null;
+  }
+
+  /** Stops timers; called when the socket has closed. */
+  dispose(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    this.mode = M_CLOSED;
+  }
+}
+
+function noop(): void {}

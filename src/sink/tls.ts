@@ -1,0 +1,56 @@
+/**
+ * TLS material for STARTTLS (RFC 3207) and implicit-TLS listeners: the user's PEM files, or a
+ * self-signed certificate made at start. The self-signed pair is made once per process: key
+ * generation costs tens of milliseconds and tests start many sinks.
+ */
+import { readFile } from "node:fs/promises";
+import { createSecureContext, type SecureContext } from "node:tls";
+import { generate } from "selfsigned";
+import type { FilledSinkOptions } from "./options.js";
+import { SinkOptionError } from "./options.js";
+
+export interface TlsMaterial {
+  cert: string;
+  key: string;
+}
+
+let selfSigned: Promise<TlsMaterial> | null = null;
+
+/** A self-signed certificate for `localhost`, 127.0.0.1 and ::1 (clients must not verify it). */
+export function selfSignedMaterial(): Promise<TlsMaterial> {
+  selfSigned ??= generate([{ name: "commonName", value: "mailvolley-sink" }], {
+    keySize: 2048,
+    notAfterDate: new Date(Date.now() + 30 * 86_400_000),
+    algorithm: "sha256",
+    extensions: [
+      {
+        name: "subjectAltName",
+        altNames: [
+          { type: 2, value: "localhost" },
+          { type: 7, ip: "127.0.0.1" },
+          { type: 7, ip: "::1" },
+        ],
+      },
+    ],
+  }).then((pems) => ({ cert: pems.cert, key: pems.private }));
+  return selfSigned;
+}
+
+export async function loadTlsMaterial(o: FilledSinkOptions): Promise<TlsMaterial> {
+  if (o.tlsCert === undefined && o.tlsKey === undefined) return selfSignedMaterial();
+  if (o.tlsCert === undefined || o.tlsKey === undefined) {
+    throw new SinkOptionError("tls-cert", "--tls-cert and --tls-key go together: give both");
+  }
+  const read = async (path: string, option: string) => {
+    try {
+      return await readFile(path, "utf8");
+    } catch (error) {
+      throw new SinkOptionError(option, `--${option} ${path}: ${(error as Error).message}`);
+    }
+  };
+  return { cert: await read(o.tlsCert, "tls-cert"), key: await read(o.tlsKey, "tls-key") };
+}
+
+export function secureContextOf(material: TlsMaterial): SecureContext {
+  return createSecureContext({ cert: material.cert, key: material.key });
+}
