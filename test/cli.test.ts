@@ -67,6 +67,8 @@ describe("bad input: one line naming the option, exit code 2", () => {
     [["run", "-w", "1s", "-R", "2s"], /--random-wait/],
     [["run", "-f", "a b@c"], /--from/],
     [["run", "--frobnicate"], /frobnicate/],
+    [["run", "--json", "/nonexistent-dir/result.json"], /--json.*cannot write/],
+    [["run", "--workers", "0"], /--workers/],
     [["fly"], /fly/],
     [[], /command/],
   ];
@@ -100,7 +102,17 @@ describe("runs", () => {
   test("per-message self-test writes the JSON file and prints the summary", async () => {
     const dir = mkdtempSync(join(tmpdir(), "mailvolley-cli-"));
     const file = join(dir, "result.json");
-    const out = await mailvolley(["run", "--mode", "per-message", "-s", "3", "-m", "60", "--json", file]);
+    const out = await mailvolley([
+      "run",
+      "--mode",
+      "per-message",
+      "-s",
+      "3",
+      "-m",
+      "60",
+      "--json",
+      file,
+    ]);
     assert.equal(out.code, 0, out.stderr);
     assert.match(out.stdout, /accepted 60/);
     const result = JSON.parse(readFileSync(file, "utf8")) as Result;

@@ -21,8 +21,26 @@ function usageError(message: string): never {
   process.exit(EXIT_USAGE);
 }
 
+/**
+ * yargs reads a lone "-" as a positional argument; `--json -` means stdout, as in most tools, so
+ * the pair is joined before parsing.
+ */
+function joinDashValues(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg.startsWith("--") && !arg.includes("=") && args[i + 1] === "-") {
+      out.push(`${arg}=-`);
+      i++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
+}
+
 export async function main(args: string[]): Promise<void> {
-  const cli = yargs(args)
+  const cli = yargs(joinDashValues(args))
     .scriptName("mailvolley")
     .usage("$0 <command> [options]")
     .command(runCommand)

@@ -2,8 +2,9 @@
  * `mailvolley run [target]`: the yargs option table, argv → RunConfig, run, reports, exit code.
  * Options smtp-source users know keep their letters.
  */
-import { writeFileSync } from "node:fs";
+import { closeSync, openSync, writeFileSync } from "node:fs";
 import type { ArgumentsCamelCase, Argv } from "yargs";
+import { ConfigError } from "../config/parse.js";
 import { buildRunConfig, type RawRunOptions, type Timeouts } from "../config/run-config.js";
 import { renderJson } from "../report/json.js";
 import { renderSummary } from "../report/terminal.js";
@@ -74,6 +75,10 @@ export function runOptions<T>(yargs: Argv<T>) {
       type: "string",
       describe: "First backoff after a failed session [100ms]",
     })
+    .option("workers", {
+      type: "string",
+      describe: "Worker threads the sessions are spread over (1: main thread) [cores]",
+    })
     .option("json", { type: "string", describe: "Write the JSON result to FILE (- for stdout)" })
     .option("verbose", {
       alias: "v",
@@ -117,6 +122,7 @@ export function rawRunOptions(argv: RunArgv): RawRunOptions {
     pipelining: argv.pipelining,
     reconnectAttempts: argv.reconnectAttempts,
     reconnectDelay: argv.reconnectDelay,
+    workers: argv.workers,
     verbose: argv.verbose,
     quiet: argv.quiet,
     json: argv.json,
@@ -134,6 +140,7 @@ export const runCommand = {
     }),
   handler: async (argv: RunArgv) => {
     const config = buildRunConfig(rawRunOptions(argv));
+    if (config.json !== null && config.json !== "-") checkWritable("--json", config.json);
     let interrupted = false;
     const trace = config.verbose ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
     const outcome = await executeRun(config, {
@@ -158,3 +165,13 @@ export const runCommand = {
     process.exitCode = interrupted ? 130 : outcome.exitCode;
   },
 };
+
+/** Fails before the run, not after it, when the result file cannot be written. */
+export function checkWritable(option: string, path: string): void {
+  try {
+    closeSync(openSync(path, "a"));
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new ConfigError(option, `cannot write "${path}" (${reason}); give a writable file path`);
+  }
+}

@@ -186,7 +186,9 @@ export class Session {
         if (!this.pipelined) this.nextStep();
         break;
       case Expect.Quit:
-        this.socket.end();
+        // RFC 5321 §4.1.1.10: after 221 the session is over; closing now rather than waiting
+        // for the server's FIN frees the slot for its next connection one event sooner.
+        this.socket.destroy();
         break;
     }
   }

@@ -2,6 +2,7 @@
  * The checked, frozen configuration of `mailvolley run`. Core modules see only this, never argv.
  */
 import { randomBytes } from "node:crypto";
+import { availableParallelism } from "node:os";
 import type { Mode } from "../stats/result.js";
 import {
   ConfigError,
@@ -68,6 +69,8 @@ export interface RunConfig {
   readonly reconnectAttempts: number;
   /** First backoff after a failed session, doubled per consecutive failure up to 16×. */
   readonly reconnectDelayMs: number;
+  /** Worker threads the sessions are spread over; 1 runs them on the main thread. */
+  readonly workers: number;
   readonly verbose: boolean;
   readonly quiet: boolean;
   /** Path for the JSON result, "-" for stdout, null for none. */
@@ -95,6 +98,7 @@ export interface RawRunOptions {
   timeout?: Partial<Record<keyof Timeouts, unknown>>;
   reconnectAttempts?: unknown;
   reconnectDelay?: unknown;
+  workers?: unknown;
   verbose?: unknown;
   quiet?: unknown;
   json?: unknown;
@@ -144,6 +148,7 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
     timeouts: Object.freeze(timeouts),
     reconnectAttempts: parseCount("--reconnect-attempts", raw.reconnectAttempts ?? 5, 1, 1000),
     reconnectDelayMs: parseDuration("--reconnect-delay", raw.reconnectDelay ?? "100ms"),
+    workers: parseCount("--workers", raw.workers ?? availableParallelism(), 1, 256),
     verbose: Boolean(raw.verbose),
     quiet: Boolean(raw.quiet),
     json: raw.json === undefined || raw.json === null ? null : String(raw.json),

@@ -8,7 +8,7 @@ import type { RunConfig } from "../config/run-config.js";
 import { startSink } from "../sink/index.js";
 import type { Result } from "../stats/result.js";
 import { buildResult } from "../stats/summarise.js";
-import { runLoad } from "./load.js";
+import { runSharded } from "./shard.js";
 
 export interface RunIo {
   /** Conversation lines of the first session (-v). */
@@ -48,11 +48,7 @@ async function loadAgainst(
   io: RunIo,
 ): Promise<Result> {
   const frozen: RunConfig = Object.freeze({ ...config, target });
-  const load = runLoad(
-    frozen,
-    { sessions: config.sessions, messages: config.messages, seqBase: 0 },
-    { trace: io.trace },
-  );
+  const load = runSharded(frozen, config.workers, io.trace);
   io.onStart?.(load.stop);
   const snapshot = await load.result;
   return buildResult(snapshot, {

@@ -1,0 +1,37 @@
+/**
+ * The piscina task: one worker thread drives its share of the sessions on its own event loop.
+ * It is stopped by a message on its port, never by abort (abort kills the thread and its
+ * partial counts), and it resolves only after every socket it opened has closed.
+ */
+import type { MessagePort } from "node:worker_threads";
+import type { RunConfig } from "../config/run-config.js";
+import type { StatsSnapshot } from "../stats/collector.js";
+import { type LoadShare, runLoad } from "./load.js";
+
+export interface WorkerTask {
+  config: RunConfig;
+  share: LoadShare;
+  /** Carries `stop` from the main thread and the conversation lines (-v) back to it. */
+  port: MessagePort;
+  trace: boolean;
+}
+
+/** Messages on a worker's port. */
+export type ToWorker = { type: "stop" };
+export type FromWorker = { type: "trace"; line: string };
+
+export default async function runShare(task: WorkerTask): Promise<StatsSnapshot> {
+  const { port } = task;
+  const trace = task.trace
+    ? (line: string) => port.postMessage({ type: "trace", line } satisfies FromWorker)
+    : undefined;
+  const load = runLoad(task.config, task.share, { trace });
+  port.on("message", (message: ToWorker) => {
+    if (message.type === "stop") load.stop();
+  });
+  try {
+    return await load.result;
+  } finally {
+    port.close();
+  }
+}
