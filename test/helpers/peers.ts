@@ -6,8 +6,19 @@
  * client's figures against the peer's.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { accessSync, constants } from "node:fs";
+import {
+  accessSync,
+  closeSync,
+  constants,
+  fstatSync,
+  mkdtempSync,
+  openSync,
+  readSync,
+  rmSync,
+} from "node:fs";
 import net from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { TestContext } from "node:test";
 import { SMTPServer, type SMTPServerOptions } from "smtp-server";
 
@@ -164,7 +175,16 @@ interface SinkCounter {
   mesg: number;
 }
 
-const SINK_COUNTER = /sess=(\d+) quit=(\d+) mesg=(\d+)/g;
+// Only complete lines count: a read may catch a line half written.
+const SINK_COUNTER = /sess=(\d+) quit=(\d+) mesg=(\d+)\r/g;
+
+/** The last complete counter line in the tail of smtp-sink's output file. */
+function readSinkCounter(fd: number): SinkCounter {
+  const size = fstatSync(fd).size;
+  const tail = Buffer.alloc(Math.min(size, 256));
+  readSync(fd, tail, 0, tail.length, size - tail.length);
+  return lastSinkCounter(tail.toString("latin1"));
+}
 
 function lastSinkCounter(output: string): SinkCounter {
   let last: SinkCounter = { sess: 0, quit: 0, mesg: 0 };
@@ -176,7 +196,9 @@ function lastSinkCounter(output: string): SinkCounter {
 
 /**
  * Postfix smtp-sink on a free loopback port, with `-c`: it prints `sess=N quit=N mesg=N` then a
- * CR whenever a session ends, a QUIT is executed or a final dot is received. `stop()` first runs
+ * CR whenever a session ends, a QUIT is executed or a final dot is received. Its output goes to
+ * a file, not a pipe: a pipe that the test process is too busy to drain would stall smtp-sink
+ * (and with it the run under test) once 64 KiB of counter lines are queued. `stop()` first runs
  * a QUIT probe and waits for the line its session end produces, so every message acknowledged
  * before the stop is in the count, then terminates smtp-sink.
  */
@@ -202,14 +224,17 @@ async function spawnSmtpSink(port: number, opts: SmtpSinkOptions): Promise<Peer 
     `${HOST}:${port}`,
     String(opts.backlog ?? 1024),
   ];
-  const child = spawn(SMTP_SINK, args, { stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
+  const dir = mkdtempSync(join(tmpdir(), "mailvolley-smtp-sink-"));
+  const out = openSync(join(dir, "counter"), "w+");
+  const cleanup = () => {
+    closeSync(out);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const counter = () => readSinkCounter(out);
+  const child = spawn(SMTP_SINK, args, { stdio: ["ignore", out, "pipe"] });
   let stderr = "";
   let exited = false;
-  child.stdout.setEncoding("latin1").on("data", (s: string) => {
-    stdout += s;
-  });
-  child.stderr.setEncoding("latin1").on("data", (s: string) => {
+  child.stderr?.setEncoding("latin1").on("data", (s: string) => {
     stderr += s;
   });
   child.on("exit", () => {
@@ -222,7 +247,10 @@ async function spawnSmtpSink(port: number, opts: SmtpSinkOptions): Promise<Peer 
   let probes = 0;
   const deadline = Date.now() + 10_000;
   for (;;) {
-    if (exited) return stderr.trim() || "exited";
+    if (exited) {
+      cleanup();
+      return stderr.trim() || "exited";
+    }
     const ok = await quitProbe(port);
     if (ok) {
       probes++;
@@ -231,27 +259,29 @@ async function spawnSmtpSink(port: number, opts: SmtpSinkOptions): Promise<Peer 
     if (Date.now() > deadline) {
       child.kill("SIGKILL");
       await waitExit(child);
+      cleanup();
       return `not accepting connections on port ${port}: ${stderr.trim()}`;
     }
     await sleep(20);
   }
   // The readiness probe's session end shows up as a counter line; wait for it so that it
   // cannot land after the baseline.
-  await waitFor(() => lastSinkCounter(stdout).sess >= probes, 2000);
+  await waitFor(() => counter().sess >= probes, 2000);
 
   let stopped: Promise<PeerCounts> | null = null;
   const stop = async (): Promise<PeerCounts> => {
     if (!exited) {
-      const before = lastSinkCounter(stdout).sess;
+      const before = counter().sess;
       if (await quitProbe(port)) {
         probes++;
-        await waitFor(() => lastSinkCounter(stdout).sess > before, 2000);
+        await waitFor(() => counter().sess > before, 2000);
       }
       child.kill("SIGTERM");
       await waitExit(child);
     }
-    const counter = lastSinkCounter(stdout);
-    return { messages: counter.mesg, sessions: Math.max(0, counter.sess - probes) };
+    const last = counter();
+    cleanup();
+    return { messages: last.mesg, sessions: Math.max(0, last.sess - probes) };
   };
   return {
     host: HOST,
