@@ -394,6 +394,53 @@ describe("sessions", () => {
     });
   });
 
+  test("-w pauses after each message, so the next envelope is not pipelined behind the body", async () => {
+    for (const option of [{ wait: "20ms" }, { randomWait: "20ms" }]) {
+      await withServer({}, async (server) => {
+        const result = await runClient(target(server), { sessions: 1, messages: 3, ...option });
+        assert.equal(result.messages.accepted, 3);
+        const chunks = server.connections[0].chunks.map((c) => c.toString("latin1"));
+        assert.ok(
+          chunks.every((c) => !c.includes("\r\n.\r\nMAIL")),
+          "envelope after a body",
+        );
+        assert.equal(chunks.filter((c) => c.startsWith("MAIL")).length, 3);
+      });
+    }
+  });
+
+  test("-M names the client in EHLO", async () => {
+    await withServer({}, async (server) => {
+      await runClient(target(server), { sessions: 1, messages: 1, helo: "client.test" });
+      assert.equal(server.connections[0].commands[0], "EHLO client.test");
+    });
+  });
+
+  test("an IPv6 loopback target", async (t) => {
+    const server = net.createServer((socket) => {
+      socket.end("421 4.3.2 not today\r\n");
+    });
+    const listening = await new Promise<boolean>((resolve) => {
+      server.once("error", () => resolve(false));
+      server.listen(0, "::1", () => resolve(true));
+    });
+    if (!listening) {
+      t.skip("no IPv6 loopback on this machine");
+      return;
+    }
+    try {
+      const { port } = server.address() as net.AddressInfo;
+      const result = await runClient(`[::1]:${port}`, {
+        sessions: 1,
+        messages: 1,
+        mode: "per-message",
+      });
+      assert.equal(errorCount(result, "421", "banner"), 1);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   test("unique recipients and message headers", async () => {
     await withServer({}, async (server) => {
       await runClient(target(server), {

@@ -59,7 +59,8 @@ async function loadAgainst(
   });
 }
 
-function verdict(result: Result): number {
+/** The exit code a finished run earns (see RunOutcome). */
+export function verdict(result: Result): number {
   const m = result.messages;
   if (m.accepted !== m.attempted) return 1;
   if (result.sink && result.sink.messagesAccepted !== m.accepted) return 1;

@@ -1,0 +1,37 @@
+/** Exit codes, and the embedded self-test with its cross-check. */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { buildRunConfig } from "../src/config/run-config.js";
+import { executeRun, verdict } from "../src/run/run.js";
+import type { Result } from "../src/stats/result.js";
+
+test("self-test: the embedded sink counts what the client counts, in both modes", async () => {
+  for (const mode of ["reuse", "per-message"]) {
+    const config = buildRunConfig({ mode, sessions: 3, messages: 150, workers: 1 });
+    const { result, exitCode } = await executeRun(config);
+    assert.equal(exitCode, 0);
+    assert.equal(result.target, "embedded-sink");
+    assert.equal(result.messages.accepted, 150);
+    assert.equal(result.sink?.messagesAccepted, 150);
+  }
+});
+
+test("two workers count what one would: totals equal the sink's", async () => {
+  const config = buildRunConfig({ sessions: 4, messages: 1001, workers: 2 });
+  const { result } = await executeRun(config);
+  assert.equal(result.messages.attempted, 1001);
+  assert.equal(result.messages.accepted, 1001);
+  assert.equal(result.sink?.messagesAccepted, 1001);
+  assert.equal(result.connections.opened, 4);
+  assert.equal(result.latency.transactionMs.count, 1001);
+});
+
+test("exit code: 1 when a message was not accepted or the sink disagrees", () => {
+  const base = {
+    messages: { attempted: 10, accepted: 10, rejected: 0, failed: 0 },
+  } as Result;
+  assert.equal(verdict(base), 0);
+  assert.equal(verdict({ ...base, messages: { ...base.messages, accepted: 9, failed: 1 } }), 1);
+  assert.equal(verdict({ ...base, sink: { messagesAccepted: 9, sessions: 1 } }), 1);
+  assert.equal(verdict({ ...base, sink: { messagesAccepted: 10, sessions: 1 } }), 0);
+});
