@@ -40,6 +40,8 @@ interface Transaction {
   readonly slot: number;
   seq: number;
   startMs: number;
+  /** When the message content was written: the data phase's start. */
+  dataSentAt: number;
   rcptReplies: number;
   rcptOk: number;
   verdict: Verdict;
@@ -74,6 +76,8 @@ export class Session {
   private phaseSince: number;
   private connectedAt = 0;
   private ehloSentAt = 0;
+  private quitSentAt = 0;
+  private readonly openedAt: number;
   private waitTimer: NodeJS.Timeout | null = null;
 
   /**
@@ -91,6 +95,7 @@ export class Session {
         slot: i,
         seq: -1,
         startMs: 0,
+        dataSentAt: 0,
         rcptReplies: 0,
         rcptOk: 0,
         verdict: 1,
@@ -101,6 +106,7 @@ export class Session {
     this.parser = new ReplyParser(this);
     this.parser.captureText = host.trace !== null;
     this.phaseSince = performance.now();
+    this.openedAt = this.phaseSince;
     stats.counters.connectionsOpened++;
     stats.touch(performance.timeOrigin + this.phaseSince);
     this.socket = openConnection(config.target!);
@@ -186,6 +192,7 @@ export class Session {
         if (!this.pipelined) this.nextStep();
         break;
       case Expect.Quit:
+        this.host.stats.record("quit", this.phaseSince - this.quitSentAt);
         // RFC 5321 §4.1.1.10: after 221 the session is over; closing now rather than waiting
         // for the server's FIN frees the slot for its next connection one event sooner.
         this.socket.destroy();
@@ -267,6 +274,7 @@ export class Session {
 
   private onData(tx: Transaction, code: number, lines: string[] | null): void {
     if (code === 354) {
+      this.host.stats.record("envelope", this.phaseSince - tx.startMs);
       if (tx.verdict === Verdict.Open) {
         this.sendMessage(tx);
       } else {
@@ -286,6 +294,7 @@ export class Session {
     if (!tx.voided) {
       if (code < 300) {
         this.host.stats.record("transaction", this.phaseSince - tx.startMs);
+        this.host.stats.record("data", this.phaseSince - tx.dataSentAt);
         this.settle(tx, "accepted");
       } else {
         this.reject(tx, code, lines, "dot");
@@ -367,7 +376,9 @@ export class Session {
     }
     // Unique recipients vary the envelope, so it cannot live in the cached tail.
     const tailAfter = after === After.Envelope && config.uniqueRecipients ? After.Nothing : after;
-    const epochMs = performance.timeOrigin + performance.now();
+    const now = performance.now();
+    tx.dataSentAt = now;
+    const epochMs = performance.timeOrigin + now;
     const message = wire.message(tx.seq, epochMs, tailAfter, this.caps);
     this.pending.push(Expect.Dot, tx.slot);
     if (after === After.Envelope) {
@@ -385,6 +396,7 @@ export class Session {
     }
     this.write(message);
     if (after === After.Quit) {
+      this.quitSentAt = now;
       this.quitSent = true;
       this.pending.push(Expect.Quit, 0);
     }
@@ -393,6 +405,7 @@ export class Session {
   private quit(): void {
     if (this.quitSent) return;
     this.quitSent = true;
+    this.quitSentAt = performance.now();
     this.write(QUIT_COMMAND);
     this.pending.push(Expect.Quit, 0);
   }
@@ -491,9 +504,11 @@ export class Session {
       this.host.stats.counters.attempted++;
       this.host.stats.counters.failed++;
     }
+    const now = performance.now();
     if (!this.established) this.host.stats.counters.connectionsRefused++;
+    else this.host.stats.record("session", now - this.openedAt);
     this.pending.clear();
-    this.host.stats.touch(performance.timeOrigin + performance.now());
+    this.host.stats.touch(performance.timeOrigin + now);
     this.host.sessionEnded(this);
   }
 

@@ -13,6 +13,10 @@ const LATENCY_ROWS: [string, keyof Result["latency"]][] = [
   ["connect", "connectMs"],
   ["banner", "bannerMs"],
   ["ehlo", "ehloMs"],
+  ["envelope", "envelopeMs"],
+  ["data", "dataMs"],
+  ["quit", "quitMs"],
+  ["session", "sessionMs"],
 ];
 
 export function renderSummary(result: Result, options: TerminalOptions): string {
@@ -55,8 +59,10 @@ export function renderSummary(result: Result, options: TerminalOptions): string 
       `rejected ${fmt(r.rejected)}`,
     ]),
   );
-  out.push("");
-  out.push(latencyTable(result));
+  if (result.latency.connectMs.count > 0) {
+    out.push("");
+    out.push(latencyTable(result));
+  }
   if (result.errors.length > 0) {
     out.push("");
     out.push(errorTable(result));

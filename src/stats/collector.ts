@@ -10,7 +10,16 @@ type Histogram = ReturnType<typeof hdr.build>;
 /** One hour in microseconds: the longest latency a histogram tracks before it resizes. */
 const HIGHEST_TRACKABLE_US = 3_600_000_000;
 
-export const HISTOGRAM_NAMES = ["transaction", "connect", "banner", "ehlo"] as const;
+export const HISTOGRAM_NAMES = [
+  "transaction",
+  "connect",
+  "banner",
+  "ehlo",
+  "envelope",
+  "data",
+  "quit",
+  "session",
+] as const;
 export type HistogramName = (typeof HISTOGRAM_NAMES)[number];
 
 export function newHistogram(): Histogram {
@@ -81,12 +90,8 @@ export class RunStats {
   lastEventMs = 0;
 
   constructor() {
-    this.histograms = {
-      transaction: newHistogram(),
-      connect: newHistogram(),
-      banner: newHistogram(),
-      ehlo: newHistogram(),
-    };
+    this.histograms = {} as Record<HistogramName, Histogram>;
+    for (const name of HISTOGRAM_NAMES) this.histograms[name] = newHistogram();
   }
 
   /** Records a latency in milliseconds (fractional) as whole microseconds, at least 1. */

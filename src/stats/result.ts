@@ -111,6 +111,14 @@ export interface Result {
     bannerMs: LatencySummary;
     /** From writing EHLO (or HELO) to its reply. */
     ehloMs: LatencySummary;
+    /** From writing MAIL to the 354 reply to DATA (MAIL, every RCPT and DATA). */
+    envelopeMs: LatencySummary;
+    /** From writing the message content to the final reply to it, accepted messages only. */
+    dataMs: LatencySummary;
+    /** From writing QUIT to its reply. */
+    quitMs: LatencySummary;
+    /** From the connect call to the connection's close, sessions that reached a banner. */
+    sessionMs: LatencySummary;
   };
   /** Errors grouped by reply, enhanced code, phase and normalised text, most frequent first. */
   errors: ErrorRow[];
