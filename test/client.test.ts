@@ -409,6 +409,19 @@ describe("sessions", () => {
     }
   });
 
+  test("message content arrives whole: header block, then exactly --size body octets", async () => {
+    for (const size of [0, 2, 159, 1024, 5000]) {
+      await withServer({}, async (server) => {
+        await runClient(target(server), { sessions: 1, messages: 2, size });
+        for (const content of server.connections[0].messages) {
+          const bodyStart = content.indexOf("\r\n\r\n") + 4;
+          assert.equal(content.length - bodyStart, size, `size ${size}`);
+          assert.ok(!content.includes("\r\n."), `size ${size}: a line starts with a dot`);
+        }
+      });
+    }
+  });
+
   test("-M names the client in EHLO", async () => {
     await withServer({}, async (server) => {
       await runClient(target(server), { sessions: 1, messages: 1, helo: "client.test" });

@@ -59,6 +59,10 @@ describe("RunConfig", () => {
     assert.ok(Object.isFrozen(config));
     assert.match(config.runId, /^[0-9a-f]{12}$/);
   });
+  test("--size 1 is refused: a one-octet body cannot end with CRLF", () => {
+    assert.throws(() => buildRunConfig({ size: 1 }), /--size.*0 or at least 2/);
+    assert.equal(buildRunConfig({ size: 0 }).size, 0);
+  });
   test("per-phase timeouts and random wait", () => {
     const config = buildRunConfig({ timeout: { banner: "5s" }, randomWait: "100ms" });
     assert.equal(config.timeouts.banner, 5000);

@@ -76,8 +76,6 @@ describe("generateBody", () => {
     const body = text(generateBody(size));
     assert.equal(body.length, size, `size ${size}`);
     if (size === 0) return;
-    // Size 1 cannot hold a CRLF; see the note in the report about the bare LF it yields.
-    if (size === 1) return;
     assert.ok(body.endsWith("\r\n"), `size ${size} ends with CRLF`);
     assert.ok(!/\r(?!\n)|(?<!\r)\n/.test(body), `size ${size}: CRLF line ends only`);
     const lines = body.split("\r\n").slice(0, -1);
@@ -89,8 +87,19 @@ describe("generateBody", () => {
   }
 
   test("exact sizes 0..300, 1024, 64 KiB and 1 MiB", () => {
-    for (let size = 0; size <= 300; size++) checkShape(size);
+    for (let size = 0; size <= 300; size++) if (size !== 1) checkShape(size);
     for (const size of [1024, 65_536, 1_048_576]) checkShape(size);
+  });
+
+  test("a body of 1 octet cannot end in CRLF and is refused", () => {
+    assert.throws(() => generateBody(1), RangeError);
+  });
+
+  test("no line starts with a dot, so the shared body needs no stuffing (sizes to 20000)", () => {
+    for (let size = 2; size <= 20_000; size += 7) {
+      const body = text(generateBody(size));
+      assert.ok(!body.startsWith(".") && !body.includes("\r\n."), `size ${size}`);
+    }
   });
 
   test("sizes around line boundaries", () => {

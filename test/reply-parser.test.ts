@@ -141,6 +141,37 @@ describe("state", () => {
     assert.equal(parser.midReply, false);
   });
 
+  test("a line of exactly MAX_REPLY_LINE octets is accepted whatever the chunking", () => {
+    const line = bytes(`250 ${"x".repeat(MAX_REPLY_LINE - 4)}\r\n`);
+    const crAt = line.length - 1;
+    for (const chunks of [[line], [line.subarray(0, crAt), line.subarray(crAt)]]) {
+      const codes: number[] = [];
+      let errors = 0;
+      const parser = new ReplyParser({
+        onReply: (code) => codes.push(code),
+        onProtocolError: () => errors++,
+      });
+      for (const chunk of chunks) parser.push(chunk);
+      assert.deepEqual(codes, [250]);
+      assert.equal(errors, 0);
+    }
+  });
+
+  test("reset() inside onReply drops the rest of the chunk (RFC 3207 §5 injection)", () => {
+    const codes: number[] = [];
+    const parser: ReplyParser = new ReplyParser({
+      onReply: (code) => {
+        codes.push(code);
+        if (code === 220) parser.reset();
+      },
+      onProtocolError: () => assert.fail("no protocol error expected"),
+    });
+    parser.push(bytes("220 2.0.0 Ready to start TLS\r\n250 injected\r\n"));
+    assert.deepEqual(codes, [220]);
+    parser.push(bytes("250 after the handshake\r\n"));
+    assert.deepEqual(codes, [220, 250]);
+  });
+
   test("reset() forgets a partial reply", () => {
     const replies: number[] = [];
     const parser = new ReplyParser({

@@ -131,7 +131,7 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
     mode: parseChoice("--mode", raw.mode ?? "reuse", ["reuse", "per-message"] as const),
     sessions: parseCount("--sessions", raw.sessions ?? 10, 1, 100_000),
     messages: parseCount("--messages", raw.messages ?? 10_000, 1),
-    size: parseCount("--size", raw.size ?? 1024, 0, MAX_SIZE),
+    size: parseSize(raw.size ?? 1024),
     recipients: parseCount("--recipients", raw.recipients ?? 1, 1, MAX_RECIPIENTS),
     from: parseAddress("--from", raw.from ?? "mailvolley@localhost", true),
     to: parseAddress("--to", raw.to ?? "sink@localhost"),
@@ -162,4 +162,13 @@ function parseHelo(raw: unknown): string {
     throw new ConfigError("--helo", `"${text}" is not a host name; give e.g. client.example.com`);
   }
   return text;
+}
+
+/** Body octets: 0 (header only), or at least 2, since every line ends with CRLF. */
+function parseSize(raw: unknown): number {
+  const size = parseCount("--size", raw, 0, MAX_SIZE);
+  if (size === 1) {
+    throw new ConfigError("--size", "a body of 1 octet cannot end with CRLF; give 0 or at least 2");
+  }
+  return size;
 }

@@ -40,14 +40,17 @@ export function dotStuff(raw: Buffer): Buffer {
 }
 
 const BODY_COLUMNS = 76;
-const FILLER = "The quick brown fox jumps over the lazy dog; mailvolley load test body text. ";
+// No "." anywhere: the filler drifts across line starts, and a line starting with a dot would
+// need stuffing (RFC 5321 §4.5.2) that the shared body is built without.
+const FILLER = "The quick brown fox jumps over the lazy dog - mailvolley load test body text - ";
 
 /**
  * A body of exactly `size` octets in lines of 76 characters plus CRLF (78 octets). No line
  * starts with a dot, so it needs no stuffing. A remainder of one octet lengthens the last full
- * line, since a line needs at least its CRLF.
+ * line, since a line needs at least its CRLF; a body of one octet cannot end in CRLF at all.
  */
 export function generateBody(size: number): Buffer {
+  if (size === 1) throw new RangeError("a body of 1 octet cannot end with CRLF");
   const body = Buffer.allocUnsafe(size);
   let o = 0;
   let f = 0;
@@ -55,10 +58,6 @@ export function generateBody(size: number): Buffer {
     const left = size - o;
     let chars = Math.min(BODY_COLUMNS, left - 2);
     if (left - (chars + 2) === 1) chars++;
-    if (chars < 0) {
-      body[o++] = LF; // size 1: a lone line end is all that fits
-      continue;
-    }
     for (let c = 0; c < chars; c++) {
       body[o++] = FILLER.charCodeAt(f);
       f = f + 1 === FILLER.length ? 0 : f + 1;

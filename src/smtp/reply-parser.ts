@@ -41,11 +41,17 @@ export class ReplyParser {
   private lineCount = 0;
   private lines: string[] | null = null;
   private failed = false;
+  /** Set by reset() so that push() drops the rest of the chunk it is reading. */
+  private resetInPush = false;
 
   constructor(private readonly handler: ReplyHandler) {}
 
-  /** Forget any partial reply (after STARTTLS, RFC 3207 §5: discard what came before). */
+  /**
+   * Forget any partial reply and whatever else the current chunk holds (after the 220 to
+   * STARTTLS, RFC 3207 §5: bytes that came before the handshake must not be acted on).
+   */
   reset(): void {
+    this.resetInPush = true;
     this.carry = null;
     this.code = 0;
     this.lineCount = 0;
@@ -59,31 +65,33 @@ export class ReplyParser {
 
   push(chunk: Buffer): void {
     if (this.failed) return;
+    this.resetInPush = false;
     let pos = 0;
     const length = chunk.length;
     if (this.carry !== null) {
       const lf = chunk.indexOf(LF);
       if (lf === -1) {
         this.carry = Buffer.concat([this.carry, chunk]);
-        if (this.carry.length > MAX_REPLY_LINE) this.fail("reply line too long");
+        // +1: the CR of a maximal line may arrive before its LF.
+        if (this.carry.length > MAX_REPLY_LINE + 1) this.fail("reply line too long");
         return;
       }
       const line = Buffer.concat([this.carry, chunk.subarray(0, lf + 1)]);
       this.carry = null;
-      if (!this.line(line, 0, line.length - 1)) return;
+      if (!this.line(line, 0, line.length - 1) || this.resetInPush) return;
       pos = lf + 1;
     }
     while (pos < length) {
       const lf = chunk.indexOf(LF, pos);
       if (lf === -1) {
-        if (length - pos > MAX_REPLY_LINE) {
+        if (length - pos > MAX_REPLY_LINE + 1) {
           this.fail("reply line too long");
           return;
         }
         this.carry = Buffer.from(chunk.subarray(pos));
         return;
       }
-      if (!this.line(chunk, pos, lf)) return;
+      if (!this.line(chunk, pos, lf) || this.resetInPush) return;
       pos = lf + 1;
     }
   }
