@@ -3,7 +3,9 @@
  * and merges. The client increments numbers here; it never builds an Error per message.
  */
 import hdr from "hdr-histogram-js";
+import { ERROR_CLASSES, errorClassIndex } from "./errors.js";
 import type { ErrorRow, LatencySummary, Phase } from "./result.js";
+import { DEFAULT_INTERVAL_MS, mergeSeries, SeriesRecorder, type SeriesSnapshot } from "./series.js";
 
 type Histogram = ReturnType<typeof hdr.build>;
 
@@ -58,6 +60,19 @@ export function zeroCounters(): Counters {
   };
 }
 
+/** The outcome of one message, per message class. */
+export type MessageOutcome = "accepted" | "rejected" | "failed";
+
+/** One message class as counted: outcomes and the transaction latency of accepted messages. */
+export interface ClassSnapshot {
+  name: string;
+  accepted: number;
+  rejected: number;
+  failed: number;
+  /** Encoded HDR histogram of transaction latency, accepted messages only, µs. */
+  histogram: string;
+}
+
 /** What a worker (or the in-process run) hands back: plain data, safe to post between threads. */
 export interface StatsSnapshot {
   counters: Counters;
@@ -67,6 +82,9 @@ export interface StatsSnapshot {
   /** performance.timeOrigin-based epoch ms of the first connect and the last reply. */
   firstEventMs: number;
   lastEventMs: number;
+  /** Per message class, in the order of RunStats.classNames. */
+  classes: ClassSnapshot[];
+  series: SeriesSnapshot;
 }
 
 /**
@@ -86,18 +104,55 @@ export class RunStats {
   readonly counters: Counters = zeroCounters();
   readonly histograms: Record<HistogramName, Histogram>;
   private readonly errorRows = new Map<string, ErrorRow>();
+  /** Error occurrences so far, indexed like ERROR_CLASSES; the series takes differences. */
+  private readonly errorClassCounts: number[] = ERROR_CLASSES.map(() => 0);
+  private readonly classOutcomes: { accepted: number; rejected: number; failed: number }[];
+  private readonly classHistograms: Histogram[];
+  private readonly series: SeriesRecorder;
   firstEventMs = 0;
   lastEventMs = 0;
 
-  constructor() {
+  /**
+   * `classNames`: the run's message classes; recordClass takes an index into it.
+   * `intervalMs`: the time series' resolution.
+   */
+  constructor(
+    readonly classNames: readonly string[] = ["default"],
+    intervalMs = DEFAULT_INTERVAL_MS,
+  ) {
     this.histograms = {} as Record<HistogramName, Histogram>;
     for (const name of HISTOGRAM_NAMES) this.histograms[name] = newHistogram();
+    this.classOutcomes = classNames.map(() => ({ accepted: 0, rejected: 0, failed: 0 }));
+    this.classHistograms = classNames.map(() => newHistogram());
+    this.series = new SeriesRecorder(intervalMs, newHistogram());
   }
 
   /** Records a latency in milliseconds (fractional) as whole microseconds, at least 1. */
   record(name: HistogramName, ms: number): void {
-    const us = Math.round(ms * 1000);
-    this.histograms[name].recordValue(Math.max(us, 1));
+    const us = Math.max(Math.round(ms * 1000), 1);
+    this.histograms[name].recordValue(us);
+    if (name === "transaction") this.series.histogram.recordValue(us);
+  }
+
+  /**
+   * Counts one message of class `classIndex` (an index into classNames) with its outcome; the
+   * transaction latency goes into the class histogram for accepted messages only, as in
+   * latency.transactionMs.
+   */
+  recordClass(classIndex: number, outcome: MessageOutcome, transactionMs: number): void {
+    this.classOutcomes[classIndex][outcome]++;
+    if (outcome === "accepted") {
+      this.classHistograms[classIndex].recordValue(Math.max(Math.round(transactionMs * 1000), 1));
+    }
+  }
+
+  /**
+   * Called by the run loop often (every sweep) and once at the end with `final`: closes the
+   * time series' interval in progress once `epochMs` has passed its end.
+   */
+  sample(epochMs: number, openSessions: number, final = false): void {
+    const c = this.counters;
+    this.series.sample(epochMs, openSessions, c, this.errorClassCounts, final);
   }
 
   /** Marks an event time; the run's elapsed time spans the first to the last. */
@@ -112,6 +167,7 @@ export class RunStats {
     const row = this.errorRows.get(key);
     if (row) row.count += count;
     else this.errorRows.set(key, { reply, enhanced, phase, text, count });
+    this.errorClassCounts[errorClassIndex(reply, enhanced, phase)] += count;
   }
 
   snapshot(): StatsSnapshot {
@@ -125,6 +181,12 @@ export class RunStats {
       histograms,
       firstEventMs: this.firstEventMs,
       lastEventMs: this.lastEventMs,
+      classes: this.classNames.map((name, i) => ({
+        name,
+        ...this.classOutcomes[i],
+        histogram: hdr.encodeIntoCompressedBase64(this.classHistograms[i]),
+      })),
+      series: this.series.snapshot(),
     };
   }
 }
@@ -165,13 +227,42 @@ export function mergeSnapshots(parts: readonly StatsSnapshot[]): StatsSnapshot {
     histograms,
     firstEventMs: first,
     lastEventMs: last,
+    classes: mergeClasses(parts),
+    series: mergeSeries(parts.map((p) => p.series ?? { intervalMs: 0, points: [] })),
   };
+}
+
+/** Classes merge by name, in order of first appearance. */
+function mergeClasses(parts: readonly StatsSnapshot[]): ClassSnapshot[] {
+  const byName = new Map<string, { snap: ClassSnapshot; histogram: Histogram }>();
+  for (const part of parts) {
+    for (const c of part.classes ?? []) {
+      let entry = byName.get(c.name);
+      if (!entry) {
+        entry = {
+          snap: { name: c.name, accepted: 0, rejected: 0, failed: 0, histogram: "" },
+          histogram: newHistogram(),
+        };
+        byName.set(c.name, entry);
+      }
+      entry.snap.accepted += c.accepted;
+      entry.snap.rejected += c.rejected;
+      entry.snap.failed += c.failed;
+      entry.histogram.add(hdr.decodeFromCompressedBase64(c.histogram));
+    }
+  }
+  return [...byName.values()].map(({ snap, histogram }) => ({
+    ...snap,
+    histogram: hdr.encodeIntoCompressedBase64(histogram),
+  }));
 }
 
 /** Percentiles of an encoded histogram, in milliseconds. */
 export function summariseHistogram(encoded: string): LatencySummary {
   const h = hdr.decodeFromCompressedBase64(encoded);
-  if (h.totalCount === 0) return { count: 0, min: 0, mean: 0, p50: 0, p90: 0, p99: 0, max: 0 };
+  if (h.totalCount === 0) {
+    return { count: 0, min: 0, mean: 0, p50: 0, p90: 0, p95: 0, p99: 0, max: 0 };
+  }
   const ms = (us: number) => Math.round(us) / 1000;
   return {
     count: h.totalCount,
@@ -179,7 +270,28 @@ export function summariseHistogram(encoded: string): LatencySummary {
     mean: ms(h.mean),
     p50: ms(h.getValueAtPercentile(50)),
     p90: ms(h.getValueAtPercentile(90)),
+    p95: ms(h.getValueAtPercentile(95)),
     p99: ms(h.getValueAtPercentile(99)),
     max: ms(h.maxValue),
   };
+}
+
+/**
+ * The fraction of an encoded histogram's samples at or below `ms`, to 1e-6: the largest
+ * percentile whose value does not exceed it (HDR resolution, 3 significant digits).
+ */
+export function fractionAtOrBelow(encoded: string, ms: number): number {
+  const h = hdr.decodeFromCompressedBase64(encoded);
+  if (h.totalCount === 0) return 0;
+  const us = ms * 1000;
+  if (h.maxValue <= us) return 1;
+  if (h.getValueAtPercentile(0) > us) return 0;
+  let lo = 0;
+  let hi = 100;
+  while (hi - lo > 1e-4) {
+    const mid = (lo + hi) / 2;
+    if (h.getValueAtPercentile(mid) <= us) lo = mid;
+    else hi = mid;
+  }
+  return lo / 100;
 }

@@ -4,6 +4,11 @@
  * these definitions word for word in spirit.
  */
 
+import type { ErrorClass } from "./errors.js";
+
+export type { ErrorClass } from "./errors.js";
+
+/** Fields are only ever added under one schema; it changes when a field changes meaning. */
 export const RESULT_SCHEMA = "mailvolley/result@1";
 
 /** The SMTP phases a reply or a failure is attributed to. */
@@ -29,6 +34,7 @@ export interface LatencySummary {
   mean: number;
   p50: number;
   p90: number;
+  p95: number;
   p99: number;
   max: number;
 }
@@ -49,6 +55,67 @@ export interface ErrorRow {
   text: string;
   /** How many times this (reply, enhanced, phase, normalised text) occurred. */
   count: number;
+}
+
+/** An error row of the Result: the snapshot's row and the class it is counted in. */
+export interface ResultErrorRow extends ErrorRow {
+  /** See classifyError in errors.ts; the README's "Error classes" repeats the rules. */
+  class: ErrorClass;
+}
+
+/** One row of the statistics table: a message class, or all of them. */
+export interface ClassResult {
+  /** The class name; "all" for the row over every message of the run. */
+  name: string;
+  /** accepted + rejected + failed. */
+  attempted: number;
+  accepted: number;
+  rejected: number;
+  failed: number;
+  /** (rejected + failed) / attempted × 100; 0 when nothing was attempted. */
+  errorPercent: number;
+  /** Transaction latency (MAIL to the final reply), accepted messages only. */
+  transactionMs: LatencySummary;
+  /** accepted / elapsedSeconds (the whole run's elapsed time). */
+  messagesPerSecond: number;
+  /**
+   * Apdex over attempted messages: (satisfied + tolerating / 2) / attempted, where satisfied is
+   * an accepted message with transaction latency ≤ apdex.satisfiedMs, tolerating one ≤
+   * apdex.toleratingMs, and every rejected or failed message counts as frustrated. null when
+   * nothing was attempted. Three decimals.
+   */
+  apdex: number | null;
+}
+
+/** One interval of the time series. */
+export interface SeriesPointResult {
+  /** Start of the interval, epoch ms (a multiple of series.intervalMs). */
+  t: number;
+  /** Messages started in the interval (MAIL written; also messages given up as unsent). */
+  sent: number;
+  /** Messages whose final verdict came in the interval, by verdict. */
+  accepted: number;
+  rejected: number;
+  failed: number;
+  /** Connections attempted in the interval. */
+  connectionsOpened: number;
+  /** Sessions open at the end of the interval. */
+  openSessions: number;
+  /** Error occurrences in the interval by class. */
+  errors: Record<ErrorClass, number>;
+  /** Median and 99th percentile of the transaction latency of messages accepted in it. */
+  p50Ms: number;
+  p99Ms: number;
+  /** The interval's transaction histogram, HDR compressed base64, µs (for re-grouping). */
+  histogram: string;
+}
+
+export interface ThresholdOutcome {
+  /** The threshold as given, e.g. "p99{phase:envelope}<5ms". */
+  expression: string;
+  /** The measured value in the threshold's unit (ms, %, /s, or a plain number). */
+  actual: number | null;
+  passed: boolean;
 }
 
 export interface Result {
@@ -99,8 +166,21 @@ export interface Result {
     perMessage: number;
   };
   throughput: {
-    /** messages.accepted / elapsedSeconds. */
+    /** messages.accepted / elapsedSeconds: the whole-run mean. */
     messagesPerSecond: number;
+    /**
+     * The steady-state rate, without ramp-up and ramp-down. Over the time series: drop the first
+     * and the last interval (partial), then from each end drop intervals whose accepted count is
+     * below 90% of the median interval; plateau = accepted in what remains / its seconds.
+     * null when fewer than 3 intervals remain (a run too short to have a plateau).
+     */
+    plateau: {
+      messagesPerSecond: number;
+      /** Intervals the plateau spans, and its start and end (epoch ms). */
+      intervals: number;
+      fromMs: number;
+      toMs: number;
+    } | null;
   };
   latency: {
     /** From writing MAIL to the final reply to the data, for accepted messages. */
@@ -121,12 +201,27 @@ export interface Result {
     sessionMs: LatencySummary;
   };
   /** Errors grouped by reply, enhanced code, phase and normalised text, most frequent first. */
-  errors: ErrorRow[];
+  errors: ResultErrorRow[];
+  /** Error occurrences summed by class. */
+  errorClasses: Record<ErrorClass, number>;
+  /** The Apdex thresholds (satisfied ≤ T, tolerating ≤ 4T by the Apdex standard). */
+  apdex: { satisfiedMs: number; toleratingMs: number };
+  /** The statistics table: every message of the run in one row. */
+  allClasses: ClassResult;
+  /** One row per message class (a run without classes has the one class "default"). */
+  classes: ClassResult[];
+  /** Per-interval figures; see SeriesPointResult. */
+  series: { intervalMs: number; points: SeriesPointResult[] };
+  /** Thresholds (--threshold) and whether each held; absent when none were given. */
+  thresholds?: ThresholdOutcome[];
   /** The built-in sink's own count, in a self-test against the embedded sink. */
   sink?: {
     messagesAccepted: number;
     sessions: number;
   };
-  /** The histograms behind `latency`, hdr-histogram compressed base64, microseconds. */
+  /**
+   * The histograms behind `latency` (keyed transaction, connect, …) and behind each class
+   * (keyed "class:NAME"), HDR compressed base64, microseconds.
+   */
   histograms: Record<string, string>;
 }

@@ -1,8 +1,18 @@
 /** Turns counted snapshots into the Result every report reads. */
 
-import { type StatsSnapshot, summariseHistogram } from "./collector.js";
-import type { Mode, Result } from "./result.js";
+import {
+  type ClassSnapshot,
+  fractionAtOrBelow,
+  type StatsSnapshot,
+  summariseHistogram,
+} from "./collector.js";
+import { classifyError, ERROR_CLASSES, type ErrorClass, zeroErrorClasses } from "./errors.js";
+import type { ClassResult, Mode, Result, ResultErrorRow, SeriesPointResult } from "./result.js";
 import { RESULT_SCHEMA } from "./result.js";
+import type { SeriesPoint, SeriesSnapshot } from "./series.js";
+
+/** Apdex T when none is given: JMeter's dashboard default (satisfied ≤ 500 ms). */
+export const DEFAULT_APDEX_MS = 500;
 
 export interface RunMeta {
   mode: Mode;
@@ -10,15 +20,32 @@ export interface RunMeta {
   runId: string;
   sessions: number;
   sink?: Result["sink"];
+  /** Apdex T in ms (satisfied ≤ T, tolerating ≤ 4T); default DEFAULT_APDEX_MS. */
+  apdexMs?: number;
 }
 
 export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
   const { counters: c } = snapshot;
   const elapsedMs = Math.max(0, snapshot.lastEventMs - snapshot.firstEventMs);
   const elapsedSeconds = elapsedMs / 1000;
-  const errors = [...snapshot.errors].sort(
-    (a, b) => b.count - a.count || a.reply.localeCompare(b.reply),
-  );
+  const errors: ResultErrorRow[] = [...snapshot.errors]
+    .sort((a, b) => b.count - a.count || a.reply.localeCompare(b.reply))
+    .map((row) => ({ ...row, class: classifyError(row.reply, row.enhanced, row.phase) }));
+  const errorClasses = zeroErrorClasses();
+  for (const row of errors) errorClasses[row.class] += row.count;
+  const satisfiedMs = meta.apdexMs ?? DEFAULT_APDEX_MS;
+  const apdex = { satisfiedMs, toleratingMs: 4 * satisfiedMs };
+  const all: ClassSnapshot = {
+    name: "all",
+    accepted: c.accepted,
+    rejected: c.rejected,
+    failed: c.failed,
+    histogram: snapshot.histograms.transaction,
+  };
+  const classRow = (cls: ClassSnapshot) => summariseClass(cls, elapsedSeconds, apdex);
+  const series = seriesResult(snapshot.series);
+  const histograms: Record<string, string> = { ...snapshot.histograms };
+  for (const cls of snapshot.classes) histograms[`class:${cls.name}`] = cls.histogram;
   const result: Result = {
     schema: RESULT_SCHEMA,
     mode: meta.mode,
@@ -42,6 +69,7 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
     },
     throughput: {
       messagesPerSecond: elapsedSeconds > 0 ? round(c.accepted / elapsedSeconds, 1) : 0,
+      plateau: plateau(series),
     },
     latency: {
       transactionMs: summariseHistogram(snapshot.histograms.transaction),
@@ -54,10 +82,113 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
       sessionMs: summariseHistogram(snapshot.histograms.session),
     },
     errors,
-    histograms: { ...snapshot.histograms },
+    errorClasses,
+    apdex,
+    allClasses: classRow(all),
+    classes: snapshot.classes.map(classRow),
+    series,
+    histograms,
   };
   if (meta.sink) result.sink = meta.sink;
   return result;
+}
+
+function summariseClass(
+  cls: ClassSnapshot,
+  elapsedSeconds: number,
+  apdex: Result["apdex"],
+): ClassResult {
+  const attempted = cls.accepted + cls.rejected + cls.failed;
+  let score: number | null = null;
+  if (attempted > 0) {
+    const satisfied = fractionAtOrBelow(cls.histogram, apdex.satisfiedMs) * cls.accepted;
+    const tolerable = fractionAtOrBelow(cls.histogram, apdex.toleratingMs) * cls.accepted;
+    score = round((satisfied + (tolerable - satisfied) / 2) / attempted, 3);
+  }
+  return {
+    name: cls.name,
+    attempted,
+    accepted: cls.accepted,
+    rejected: cls.rejected,
+    failed: cls.failed,
+    errorPercent: attempted > 0 ? round(((cls.rejected + cls.failed) / attempted) * 100, 3) : 0,
+    transactionMs: summariseHistogram(cls.histogram),
+    messagesPerSecond: elapsedSeconds > 0 ? round(cls.accepted / elapsedSeconds, 1) : 0,
+    apdex: score,
+  };
+}
+
+/** The snapshot's series as the Result shows it: error classes by name, p50/p99 per point. */
+export function seriesResult(series: SeriesSnapshot): Result["series"] {
+  return {
+    intervalMs: series.intervalMs,
+    points: series.points.map((p) => {
+      const latency = summariseHistogram(p.histogram);
+      const errors = zeroErrorClasses();
+      ERROR_CLASSES.forEach((name, i) => {
+        errors[name] = p.errors[i] ?? 0;
+      });
+      return {
+        t: p.t,
+        sent: p.sent,
+        accepted: p.accepted,
+        rejected: p.rejected,
+        failed: p.failed,
+        connectionsOpened: p.connectionsOpened,
+        openSessions: p.openSessions,
+        errors,
+        p50Ms: latency.p50,
+        p99Ms: latency.p99,
+        histogram: p.histogram,
+      };
+    }),
+  };
+}
+
+/** The inverse of seriesResult, for re-grouping a saved result's series. */
+export function seriesSnapshot(series: Result["series"]): SeriesSnapshot {
+  return {
+    intervalMs: series.intervalMs,
+    points: series.points.map(
+      (p: SeriesPointResult): SeriesPoint => ({
+        t: p.t,
+        sent: p.sent,
+        accepted: p.accepted,
+        rejected: p.rejected,
+        failed: p.failed,
+        connectionsOpened: p.connectionsOpened,
+        openSessions: p.openSessions,
+        errors: ERROR_CLASSES.map((name: ErrorClass) => p.errors[name] ?? 0),
+        histogram: p.histogram,
+      }),
+    ),
+  };
+}
+
+/** Share of the median a ramp interval stays below. */
+const PLATEAU_FRACTION = 0.9;
+
+/** See Result.throughput.plateau for the definition. */
+export function plateau(series: Result["series"]): Result["throughput"]["plateau"] {
+  let points = series.points.slice(1, -1);
+  if (points.length < 3) return null;
+  const sorted = points.map((p) => p.accepted).sort((a, b) => a - b);
+  const median = sorted[Math.floor((sorted.length - 1) / 2)];
+  const floor = median * PLATEAU_FRACTION;
+  let first = 0;
+  let last = points.length - 1;
+  while (first < last && points[first].accepted < floor) first++;
+  while (last > first && points[last].accepted < floor) last--;
+  points = points.slice(first, last + 1);
+  if (points.length < 3) return null;
+  const accepted = points.reduce((sum, p) => sum + p.accepted, 0);
+  const seconds = (points.length * series.intervalMs) / 1000;
+  return {
+    messagesPerSecond: round(accepted / seconds, 1),
+    intervals: points.length,
+    fromMs: points[0].t,
+    toMs: points[points.length - 1].t + series.intervalMs,
+  };
 }
 
 function round(value: number, digits: number): number {

@@ -1,0 +1,182 @@
+/**
+ * The time series: per interval (1 s by default) what was sent, accepted, refused…, how many
+ * sessions were open and the latency of that interval's transactions. Intervals are aligned on
+ * epoch time (an interval starts at a multiple of its length), so series from several workers
+ * merge by adding the points that share a start time.
+ */
+import hdr from "hdr-histogram-js";
+import { ERROR_CLASSES } from "./errors.js";
+
+export const DEFAULT_INTERVAL_MS = 1000;
+
+type Histogram = ReturnType<typeof hdr.build>;
+
+export interface SeriesPoint {
+  /** Start of the interval, epoch ms, a multiple of the interval length. */
+  t: number;
+  /** Messages started (MAIL written, or given up as unsent) in the interval. */
+  sent: number;
+  accepted: number;
+  rejected: number;
+  failed: number;
+  connectionsOpened: number;
+  /** Sessions open when the interval was closed (summed over workers). */
+  openSessions: number;
+  /** Error occurrences in the interval, indexed like ERROR_CLASSES. */
+  errors: number[];
+  /** Transaction latency of the messages accepted in the interval: encoded HDR, µs. */
+  histogram: string;
+}
+
+export interface SeriesSnapshot {
+  intervalMs: number;
+  points: SeriesPoint[];
+}
+
+/** The cumulative counts a point is the difference of. */
+export interface SeriesTotals {
+  attempted: number;
+  accepted: number;
+  rejected: number;
+  failed: number;
+  connectionsOpened: number;
+}
+
+export class SeriesRecorder {
+  readonly points: SeriesPoint[] = [];
+  private openStart = -1;
+  private base: SeriesTotals = {
+    attempted: 0,
+    accepted: 0,
+    rejected: 0,
+    failed: 0,
+    connectionsOpened: 0,
+  };
+  private baseErrors: number[] = ERROR_CLASSES.map(() => 0);
+
+  constructor(
+    readonly intervalMs: number,
+    /** Transactions of the interval in progress; RunStats records into it. */
+    readonly histogram: Histogram,
+  ) {}
+
+  /**
+   * Closes the interval in progress when `epochMs` lies beyond it (or always, with `force`), and
+   * opens the one `epochMs` lies in. The first call only opens an interval. Events counted
+   * between the interval's end and this call (at most one sweep, 100 ms) land in it.
+   */
+  sample(
+    epochMs: number,
+    openSessions: number,
+    totals: SeriesTotals,
+    errors: readonly number[],
+    force: boolean,
+  ): void {
+    const start = Math.floor(epochMs / this.intervalMs) * this.intervalMs;
+    if (this.openStart < 0) {
+      this.openStart = start;
+      this.rebase(totals, errors);
+      return;
+    }
+    if (!force && start === this.openStart) return;
+    const b = this.base;
+    this.points.push({
+      t: this.openStart,
+      sent: totals.attempted - b.attempted,
+      accepted: totals.accepted - b.accepted,
+      rejected: totals.rejected - b.rejected,
+      failed: totals.failed - b.failed,
+      connectionsOpened: totals.connectionsOpened - b.connectionsOpened,
+      openSessions,
+      errors: errors.map((n, i) => n - this.baseErrors[i]),
+      histogram: hdr.encodeIntoCompressedBase64(this.histogram),
+    });
+    this.histogram.reset();
+    this.openStart = start;
+    this.rebase(totals, errors);
+  }
+
+  private rebase(totals: SeriesTotals, errors: readonly number[]): void {
+    this.base = { ...totals };
+    this.baseErrors = [...errors];
+  }
+
+  snapshot(): SeriesSnapshot {
+    return { intervalMs: this.intervalMs, points: this.points.map(copyPoint) };
+  }
+}
+
+function copyPoint(p: SeriesPoint): SeriesPoint {
+  return { ...p, errors: [...p.errors] };
+}
+
+/**
+ * Adds points with the same start time. `openSessions` is summed across workers
+ * (`across: "workers"`), or the last interval's value is kept when intervals of one series
+ * are grouped into longer ones (`across: "time"`).
+ */
+function combine(points: SeriesPoint[], across: "workers" | "time"): SeriesPoint {
+  const sum = newHistogram();
+  const out = copyPoint(points[0]);
+  sum.add(hdr.decodeFromCompressedBase64(points[0].histogram));
+  for (const p of points.slice(1)) {
+    out.sent += p.sent;
+    out.accepted += p.accepted;
+    out.rejected += p.rejected;
+    out.failed += p.failed;
+    out.connectionsOpened += p.connectionsOpened;
+    out.openSessions = across === "workers" ? out.openSessions + p.openSessions : p.openSessions;
+    out.errors = out.errors.map((n, i) => n + (p.errors[i] ?? 0));
+    sum.add(hdr.decodeFromCompressedBase64(p.histogram));
+  }
+  out.histogram = hdr.encodeIntoCompressedBase64(sum);
+  return out;
+}
+
+function newHistogram(): Histogram {
+  return hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 3_600_000_000,
+    numberOfSignificantValueDigits: 3,
+  });
+}
+
+function groupBy(
+  points: SeriesPoint[],
+  key: (p: SeriesPoint) => number,
+  across: "workers" | "time",
+): SeriesPoint[] {
+  const groups = new Map<number, SeriesPoint[]>();
+  for (const p of points) {
+    const k = key(p);
+    const list = groups.get(k);
+    if (list) list.push(p);
+    else groups.set(k, [p]);
+  }
+  return [...groups.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([t, list]) => ({
+      ...combine(
+        list.sort((a, b) => a.t - b.t),
+        across,
+      ),
+      t,
+    }));
+}
+
+/** Series of several workers as one: points aligned on their start time and added. */
+export function mergeSeries(parts: readonly SeriesSnapshot[]): SeriesSnapshot {
+  const intervalMs = parts.find((p) => p.points.length > 0)?.intervalMs ?? DEFAULT_INTERVAL_MS;
+  const all = parts.flatMap((p) => p.points);
+  return { intervalMs, points: groupBy(all, (p) => p.t, "workers") };
+}
+
+/**
+ * The same series in longer intervals (a re-render's --granularity): `intervalMs` must be a
+ * whole multiple of the recorded interval.
+ */
+export function regroupSeries(series: SeriesSnapshot, intervalMs: number): SeriesSnapshot {
+  if (intervalMs === series.intervalMs) return series;
+  const points = groupBy(series.points, (p) => Math.floor(p.t / intervalMs) * intervalMs, "time");
+  return { intervalMs, points };
+}
