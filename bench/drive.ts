@@ -1,0 +1,96 @@
+/**
+ * One mailvolley run in a process of its own, measured from inside: the same path as
+ * `mailvolley run` (options → buildRunConfig → executeRun) without the CLI's reporters, with
+ * the process's CPU time (every thread) over the run, its RSS, and the CPU of a watched peer
+ * (the sink) over the same window. Prints one JSON line (a DriveOutcome) on stdout.
+ *
+ *   node dist/bench/drive.js '{"options":{"target":"127.0.0.1:2525","sessions":20},"watchPid":123}'
+ */
+
+import { MessageWire } from "../src/client/wire.js";
+import { buildRunConfig, type RawRunOptions } from "../src/config/run-config.js";
+import { executeRun } from "../src/run/run.js";
+import { procCpuSeconds } from "./lib/proc.js";
+
+export interface DriveSpec {
+  options: RawRunOptions;
+  /** A process whose CPU time over the run is reported (the sink). */
+  watchPid?: number;
+  /**
+   * Message counts at which to record RSS (messages handed to the wire). Works with one worker
+   * only: the counter lives on this thread.
+   */
+  checkpoints?: number[];
+}
+
+export interface DriveOutcome {
+  accepted: number;
+  attempted: number;
+  failed: number;
+  rejected: number;
+  connectionsOpened: number;
+  elapsedSeconds: number;
+  messagesPerSecond: number;
+  transactionP50Ms: number;
+  /** This process, from just before executeRun to just after: µs of user and system CPU. */
+  cpuUserUs: number;
+  cpuSystemUs: number;
+  wallMs: number;
+  /** CPU seconds the watched process used over the same window. */
+  watchedCpuSeconds: number | null;
+  rssEndBytes: number;
+  maxRssBytes: number;
+  checkpoints: { messages: number; rssBytes: number; heapUsedBytes: number }[];
+}
+
+const spec = JSON.parse(process.argv[2]) as DriveSpec;
+const config = buildRunConfig({ ...spec.options, quiet: true });
+const checkpoints: DriveOutcome["checkpoints"] = [];
+if (spec.checkpoints && spec.checkpoints.length > 0) countMessages(spec.checkpoints);
+
+const watchedBefore = spec.watchPid ? procCpuSeconds(spec.watchPid) : 0;
+const cpuBefore = process.cpuUsage();
+const start = performance.now();
+const { result } = await executeRun(config);
+const wallMs = performance.now() - start;
+const cpu = process.cpuUsage(cpuBefore);
+const watchedAfter = spec.watchPid ? procCpuSeconds(spec.watchPid) : 0;
+
+const outcome: DriveOutcome = {
+  accepted: result.messages.accepted,
+  attempted: result.messages.attempted,
+  failed: result.messages.failed,
+  rejected: result.messages.rejected,
+  connectionsOpened: result.connections.opened,
+  elapsedSeconds: result.elapsedSeconds,
+  messagesPerSecond: result.throughput.messagesPerSecond,
+  transactionP50Ms: result.latency.transactionMs.p50,
+  cpuUserUs: cpu.user,
+  cpuSystemUs: cpu.system,
+  wallMs,
+  watchedCpuSeconds: spec.watchPid ? watchedAfter - watchedBefore : null,
+  rssEndBytes: process.memoryUsage.rss(),
+  maxRssBytes: process.resourceUsage().maxRSS * 1024,
+  checkpoints,
+};
+process.stdout.write(`${JSON.stringify(outcome)}\n`);
+
+/**
+ * Wraps MessageWire.message (called once per message content written) to record RSS when the
+ * count reaches each checkpoint. Bench-only instrumentation; one call and a compare per message.
+ */
+function countMessages(at: number[]): void {
+  const marks = [...at].sort((a, b) => a - b);
+  const original = MessageWire.prototype.message;
+  let sent = 0;
+  let next = 0;
+  MessageWire.prototype.message = function (this: MessageWire, ...args) {
+    sent++;
+    if (next < marks.length && sent === marks[next]) {
+      const mem = process.memoryUsage();
+      checkpoints.push({ messages: sent, rssBytes: mem.rss, heapUsedBytes: mem.heapUsed });
+      next++;
+    }
+    return original.apply(this, args);
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * The two generators the benchmarks alternate: Postfix smtp-source (timed from outside, since it
+ * prints no timing) and mailvolley (bench/drive.ts, measured from inside). Each run reads the
+ * sink's CPU from /proc over its window, so every sample says how busy the sink was.
+ */
+import { fileURLToPath } from "node:url";
+import type { RawRunOptions } from "../../src/config/run-config.js";
+import type { DriveOutcome, DriveSpec } from "../drive.js";
+import { procCpuSeconds, runTimed } from "./proc.js";
+import { type SinkProcess, SMTP_SOURCE, type SpawnWrap, wrapCommand } from "./sinks.js";
+
+/** One timed run of either generator. */
+export interface Sample {
+  generator: "smtp-source" | "mailvolley";
+  messages: number;
+  /** Messages the generator saw accepted (smtp-source: all of them when it exits 0). */
+  accepted: number;
+  messagesPerSecond: number;
+  /** The interval the rate is computed over, seconds. */
+  seconds: number;
+  /** The sink's CPU over that interval: 1.0 is one core saturated. */
+  sinkCpuFraction: number;
+  /** mailvolley only: its own CPU (user + system, every thread) per accepted message, µs. */
+  cpuUsPerMessage?: number;
+  cpuUserUsPerMessage?: number;
+  cpuSystemUsPerMessage?: number;
+  /** mailvolley only: from spawn to exit, including Node's start-up. */
+  processWallSeconds?: number;
+  maxRssBytes?: number;
+  drive?: DriveOutcome;
+}
+
+/** A run that takes longer than this is killed and the benchmark fails loudly. */
+const RUN_TIMEOUT_MS = 120_000;
+
+/**
+ * `smtp-source [-d] -s S -m M host:port`. `-d`: keep the connection for all of a session's
+ * messages (reuse); without it, a connection per message. Rate = M / wall time of the process.
+ */
+export async function runSmtpSource(
+  sink: SinkProcess,
+  opts: { sessions: number; messages: number; reuse: boolean; wrap?: SpawnWrap },
+): Promise<Sample> {
+  const args = [
+    ...(opts.reuse ? ["-d"] : []),
+    "-s",
+    String(opts.sessions),
+    "-m",
+    String(opts.messages),
+    `127.0.0.1:${sink.port}`,
+  ];
+  const [cmd, argv] = wrapCommand(SMTP_SOURCE, args, opts.wrap ?? {});
+  let sinkBefore = 0;
+  const exited = await runTimed(cmd, argv, RUN_TIMEOUT_MS, () => {
+    sinkBefore = procCpuSeconds(sink.pid);
+  });
+  const sinkCpu = procCpuSeconds(sink.pid) - sinkBefore;
+  if (exited.code !== 0) {
+    throw new Error(
+      `smtp-source ${args.join(" ")} failed (${exited.timedOut ? "timed out" : `exit ${exited.code}`}): ${exited.stderr.trim()}`,
+    );
+  }
+  const seconds = exited.wallMs / 1000;
+  return {
+    generator: "smtp-source",
+    messages: opts.messages,
+    accepted: opts.messages,
+    messagesPerSecond: opts.messages / seconds,
+    seconds,
+    sinkCpuFraction: sinkCpu / seconds,
+  };
+}
+
+const DRIVE = fileURLToPath(new URL("../drive.js", import.meta.url));
+
+/**
+ * One mailvolley run against the sink. Rate = accepted / the run's own elapsedSeconds (first
+ * connect to last reply), the figure `mailvolley run` reports; Node's start-up (≈ 0.1–0.2 s) is
+ * outside it and recorded separately as processWallSeconds.
+ */
+export async function runMailvolley(
+  sink: SinkProcess | null,
+  options: RawRunOptions,
+  extra: { wrap?: SpawnWrap; checkpoints?: number[]; nodeFlags?: string[] } = {},
+): Promise<Sample> {
+  const spec: DriveSpec = {
+    options: { ...options, target: sink ? `127.0.0.1:${sink.port}` : options.target },
+    watchPid: sink?.pid,
+    checkpoints: extra.checkpoints,
+  };
+  const [cmd, argv] = wrapCommand(
+    process.execPath,
+    [...(extra.nodeFlags ?? []), DRIVE, JSON.stringify(spec)],
+    extra.wrap ?? {},
+  );
+  const exited = await runTimed(cmd, argv, RUN_TIMEOUT_MS);
+  const line = exited.stdout.trim().split("\n").pop() ?? "";
+  if (exited.code !== 0 || !line.startsWith("{")) {
+    throw new Error(
+      `mailvolley ${JSON.stringify(options)} failed (${exited.timedOut ? "timed out" : `exit ${exited.code}`}): ${exited.stderr.trim()}`,
+    );
+  }
+  const d = JSON.parse(line) as DriveOutcome;
+  if (d.accepted !== d.attempted) {
+    throw new Error(`mailvolley run lost messages: ${JSON.stringify(d)}`);
+  }
+  const perMessage = (us: number) => us / Math.max(d.accepted, 1);
+  return {
+    generator: "mailvolley",
+    messages: d.attempted,
+    accepted: d.accepted,
+    messagesPerSecond: d.messagesPerSecond,
+    seconds: d.elapsedSeconds,
+    sinkCpuFraction: d.watchedCpuSeconds === null ? 0 : d.watchedCpuSeconds / d.elapsedSeconds,
+    cpuUsPerMessage: perMessage(d.cpuUserUs + d.cpuSystemUs),
+    cpuUserUsPerMessage: perMessage(d.cpuUserUs),
+    cpuSystemUsPerMessage: perMessage(d.cpuSystemUs),
+    processWallSeconds: exited.wallMs / 1000,
+    maxRssBytes: d.maxRssBytes,
+    drive: d,
+  };
+}
