@@ -1,7 +1,13 @@
 /** A source of messages loaded whole before the run: per message, an index into an array. */
 import type { PreparedContent } from "./content.js";
 import { drawSeed, MessagePicker } from "./order.js";
-import type { MessageContent, MessageSource, SourceKind, SourceOrder } from "./source.js";
+import type {
+  MessageContent,
+  MessageSource,
+  SourceKind,
+  SourceOrder,
+  TemplateVars,
+} from "./source.js";
 
 export class MessageList implements MessageSource {
   readonly count: number;
@@ -28,7 +34,7 @@ export class MessageList implements MessageSource {
     this.picker = new MessagePicker(this.count, order, this.seed ?? 0);
   }
 
-  content(seq: number): MessageContent {
+  content(seq: number, _vars?: TemplateVars): MessageContent {
     return this.messages[this.picker.index(seq)];
   }
 }
