@@ -9,6 +9,7 @@ import { buildRunConfig, type RawRunOptions, type Timeouts } from "../config/run
 import { renderJson } from "../report/json.js";
 import { renderSummary } from "../report/terminal.js";
 import { executeRun } from "../run/run.js";
+import { progressPrinter } from "./progress.js";
 
 const TIMEOUT_PHASES: (keyof Timeouts)[] = [
   "connect",
@@ -61,7 +62,7 @@ export function runOptions<T>(yargs: Argv<T>) {
     })
     .option("messages-per-session", {
       type: "string",
-      describe: "Reuse mode: reconnect after this many messages [0 = no cap]",
+      describe: "Reuse mode: reconnect after K messages, or a random K in LOW-HIGH [0 = no cap]",
     })
     .option("pipelining", {
       type: "string",
@@ -74,6 +75,47 @@ export function runOptions<T>(yargs: Argv<T>) {
     .option("reconnect-delay", {
       type: "string",
       describe: "First backoff after a failed session [100ms]",
+    })
+    .option("duration", {
+      alias: "d",
+      type: "string",
+      describe: "Run for this long (30s, 5m); with -m too, whichever ends first",
+      group: "Load model:",
+    })
+    .option("rate", {
+      type: "string",
+      describe: "Open model: messages per second across the run (2000, 2000/s, 120/m)",
+      group: "Load model:",
+    })
+    .option("ramp", {
+      type: "string",
+      describe: "Open model: rate stages TIME:RATE,… (0s:100,30s:1000,60s:1000)",
+      group: "Load model:",
+    })
+    .option("ramp-sessions", {
+      type: "string",
+      describe: "Closed model: active sessions over time TIME:N,… (0s:1,30s:50)",
+      group: "Load model:",
+    })
+    .option("ramp-up", {
+      type: "string",
+      describe: "Closed model: start the sessions evenly over this long (JMeter ramp-up)",
+      group: "Load model:",
+    })
+    .option("max-delay", {
+      type: "string",
+      describe: "Open model: drop an arrival that waited this long for a session [1s]",
+      group: "Load model:",
+    })
+    .option("max-queue", {
+      type: "string",
+      describe: "Open model: arrivals that may wait at once; more are dropped [10000]",
+      group: "Load model:",
+    })
+    .option("grace", {
+      type: "string",
+      describe: "After Ctrl-C, how long messages in flight may take [5s]",
+      group: "Load model:",
     })
     .option("workers", {
       type: "string",
@@ -123,6 +165,14 @@ export function rawRunOptions(argv: RunArgv): RawRunOptions {
     reconnectAttempts: argv.reconnectAttempts,
     reconnectDelay: argv.reconnectDelay,
     workers: argv.workers,
+    duration: argv.duration,
+    rate: argv.rate,
+    ramp: argv.ramp,
+    rampSessions: argv.rampSessions,
+    rampUp: argv.rampUp,
+    maxDelay: argv.maxDelay,
+    maxQueue: argv.maxQueue,
+    grace: argv.grace,
     verbose: argv.verbose,
     quiet: argv.quiet,
     json: argv.json,
@@ -143,15 +193,29 @@ export const runCommand = {
     if (config.json !== null && config.json !== "-") checkWritable("--json", config.json);
     let interrupted = false;
     const trace = config.verbose ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
+    const printer = progressPrinter(process.stderr, config.quiet || config.verbose);
+    let onSigint: (() => void) | null = null;
     const outcome = await executeRun(config, {
       trace,
-      onStart: (stop) => {
-        process.once("SIGINT", () => {
+      progress: (p) => printer.update(p),
+      onStart: (stop, drain) => {
+        onSigint = () => {
+          if (interrupted) {
+            stop();
+            return;
+          }
           interrupted = true;
-          stop();
-        });
+          const grace = (config.load.graceMs / 1000).toFixed(1);
+          process.stderr.write(
+            `\nmailvolley: stopping; messages in flight get ${grace}s (Ctrl-C again to cut them off)\n`,
+          );
+          drain();
+        };
+        process.on("SIGINT", onSigint);
       },
     });
+    if (onSigint) process.off("SIGINT", onSigint);
+    printer.finish();
     const toStdout = config.json === "-";
     if (!config.quiet) {
       const stream = toStdout ? process.stderr : process.stdout;

@@ -17,13 +17,22 @@ import { Expect, PendingReplies, PHASE_OF } from "./pending.js";
 import { openConnection, transportFailure } from "./transport.js";
 import { After, type MessageWire, QUIT_COMMAND } from "./wire.js";
 
+/** takeMessage: the run has no more messages. */
+export const NO_WORK = -1;
+/** takeMessage: none is due now; the session idles until resumed. */
+export const NOT_YET = -2;
+
 /** What a session needs from the run that owns it. */
 export interface SessionHost {
   readonly config: RunConfig;
   readonly wire: MessageWire;
   readonly stats: RunStats;
-  /** The next message's sequence number, or -1 when the run has no more work. */
-  takeMessage(): number;
+  /** The next message's sequence number, NO_WORK, or NOT_YET (the open model's lull). */
+  takeMessage(session: Session): number;
+  /** Intended start (performance.now() time) of the message takeMessage returned last. */
+  readonly intendedMs: number;
+  /** The session has nothing in flight and no message is due; `resume()` wakes it. */
+  sessionIdle(session: Session): void;
   sessionEnded(session: Session): void;
   /** Prints one line of the conversation (-v), or null. */
   readonly trace: ((line: string) => void) | null;
@@ -40,6 +49,8 @@ interface Transaction {
   readonly slot: number;
   seq: number;
   startMs: number;
+  /** When the message was due (open model); equals startMs in the closed model. */
+  intendedMs: number;
   /** When the message content was written: the data phase's start. */
   dataSentAt: number;
   rcptReplies: number;
@@ -57,6 +68,10 @@ const CRLF = "\r\n";
 export class Session {
   /** Reached a 220 banner. */
   established = false;
+  /** Waiting for a message to become due (open model), connection open. */
+  idle = false;
+  /** The server refused the greeting (EHLO and HELO): the session could do no work. */
+  private greetingRefused = false;
   /** Transactions this session started. */
   messagesStarted = 0;
   closed = false;
@@ -79,22 +94,28 @@ export class Session {
   private quitSentAt = 0;
   private readonly openedAt: number;
   private waitTimer: NodeJS.Timeout | null = null;
+  private readonly preclaimedIntendedMs: number;
 
   /**
    * @param preclaimed per-message mode: the one message this connection carries, already
-   *   counted as taken; -1 in reuse mode, where the session takes work as it goes.
+   *   taken (host.intendedMs is its due time); -1 in reuse mode, where the session takes work
+   *   as it goes.
    */
   constructor(
     private readonly host: SessionHost,
     readonly id: number,
     private readonly preclaimed: number,
+    /** Reuse mode: QUIT after this many messages; 0: no cap. */
+    private readonly cap: number,
   ) {
+    this.preclaimedIntendedMs = host.intendedMs;
     const { config, stats } = host;
     for (let i = 0; i < TX_SLOTS; i++) {
       this.txs.push({
         slot: i,
         seq: -1,
         startMs: 0,
+        intendedMs: 0,
         dataSentAt: 0,
         rcptReplies: 0,
         rcptOk: 0,
@@ -238,7 +259,13 @@ export class Session {
       return;
     }
     this.recordReply(code, lines, PHASE_OF[kind]);
+    this.greetingRefused = true;
     this.quit();
+  }
+
+  /** The session ended with QUIT and no failure: it did what it was asked to do. */
+  get endedCleanly(): boolean {
+    return this.quitSent && !this.failure && !this.greetingRefused;
   }
 
   private onMail(tx: Transaction, code: number, lines: string[] | null): void {
@@ -293,7 +320,8 @@ export class Session {
   private onDot(tx: Transaction, code: number, lines: string[] | null): void {
     if (!tx.voided) {
       if (code < 300) {
-        this.host.stats.record("transaction", this.phaseSince - tx.startMs);
+        this.host.stats.record("transaction", this.phaseSince - tx.intendedMs);
+        this.host.stats.record("transactionUncorrected", this.phaseSince - tx.startMs);
         this.host.stats.record("data", this.phaseSince - tx.dataSentAt);
         this.settle(tx, "accepted");
       } else {
@@ -326,6 +354,11 @@ export class Session {
       return;
     }
     const seq = this.claim();
+    if (seq === NOT_YET) {
+      this.idle = true;
+      this.host.sessionIdle(this);
+      return;
+    }
     if (seq < 0) {
       this.quit();
       return;
@@ -333,12 +366,20 @@ export class Session {
     this.beginTransaction(seq);
   }
 
-  /** The next message for this session, or -1 when its share (or the run's work) is done. */
+  /** Wakes an idle session: a message is due, or the run is draining (then it QUITs). */
+  resume(): void {
+    if (!this.idle || this.closed) return;
+    this.idle = false;
+    this.nextStep();
+  }
+
+  /** The next message for this session, NO_WORK when its share is done, or NOT_YET. */
   private claim(): number {
-    const { mode, messagesPerSession } = this.host.config;
-    if (mode === "per-message") return this.messagesStarted === 0 ? this.preclaimed : -1;
-    if (messagesPerSession > 0 && this.messagesStarted >= messagesPerSession) return -1;
-    return this.host.takeMessage();
+    if (this.host.config.mode === "per-message") {
+      return this.messagesStarted === 0 ? this.preclaimed : NO_WORK;
+    }
+    if (this.cap > 0 && this.messagesStarted >= this.cap) return NO_WORK;
+    return this.host.takeMessage(this);
   }
 
   private beginTransaction(seq: number): void {
@@ -372,7 +413,8 @@ export class Session {
     let next = -1;
     if (this.pipelined && config.waitMs === 0 && !this.needRset) {
       next = this.claim();
-      after = next >= 0 ? After.Envelope : After.Quit;
+      // NOT_YET: nothing due, so nothing follows; the dot reply finds the session idle.
+      after = next >= 0 ? After.Envelope : next === NO_WORK ? After.Quit : After.Nothing;
     }
     // Unique recipients vary the envelope, so it cannot live in the cached tail.
     const tailAfter = after === After.Envelope && config.uniqueRecipients ? After.Nothing : after;
@@ -417,6 +459,8 @@ export class Session {
     this.txNext = (this.txNext + 1) % TX_SLOTS;
     tx.seq = seq;
     tx.startMs = performance.now();
+    const intended = this.preclaimed >= 0 ? this.preclaimedIntendedMs : this.host.intendedMs;
+    tx.intendedMs = Number.isNaN(intended) ? tx.startMs : intended;
     tx.rcptReplies = 0;
     tx.rcptOk = 0;
     tx.verdict = Verdict.Open;

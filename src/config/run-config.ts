@@ -4,6 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { availableParallelism } from "node:os";
 import type { Mode } from "../stats/result.js";
+import { type LoadModel, parseLoadModel, type RawLoadOptions } from "./load-model.js";
 import {
   ConfigError,
   parseAddress,
@@ -45,6 +46,7 @@ export interface RunConfig {
   readonly target: Target | null;
   readonly mode: Mode;
   readonly sessions: number;
+  /** Messages to send; Infinity when only a duration bounds the run. */
   readonly messages: number;
   /** Body octets after the header block. */
   readonly size: number;
@@ -58,8 +60,8 @@ export interface RunConfig {
   readonly waitMs: number;
   /** When set, the pause is uniform random in [0, waitMs]. */
   readonly randomWait: boolean;
-  /** Reuse mode: QUIT and reconnect after this many messages; 0 means no cap. */
-  readonly messagesPerSession: number;
+  /** Closed or open model, duration, ramps, per-session caps. */
+  readonly load: LoadModel;
   readonly pipelining: "auto" | "off";
   readonly timeouts: Timeouts;
   /**
@@ -79,7 +81,7 @@ export interface RunConfig {
 }
 
 /** Options as the CLI (or a plan file, later) hands them over: unchecked. */
-export interface RawRunOptions {
+export interface RawRunOptions extends RawLoadOptions {
   target?: unknown;
   mode?: unknown;
   sessions?: unknown;
@@ -93,7 +95,6 @@ export interface RawRunOptions {
   uniqueRecipients?: unknown;
   wait?: unknown;
   randomWait?: unknown;
-  messagesPerSession?: unknown;
   pipelining?: unknown;
   timeout?: Partial<Record<keyof Timeouts, unknown>>;
   reconnectAttempts?: unknown;
@@ -126,11 +127,19 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
   if (raw.wait !== undefined && raw.randomWait !== undefined) {
     throw new ConfigError("--random-wait", "give either --wait or --random-wait, not both");
   }
+  const sessions = parseCount("--sessions", raw.sessions ?? 10, 1, 100_000);
+  const load = parseLoadModel(raw, sessions);
+  // A duration alone bounds the run by time; with -m too, whichever comes first.
+  const messages =
+    raw.messages === undefined && load.durationMs > 0
+      ? Number.POSITIVE_INFINITY
+      : parseCount("--messages", raw.messages ?? 10_000, 1);
   return Object.freeze({
     target,
     mode: parseChoice("--mode", raw.mode ?? "reuse", ["reuse", "per-message"] as const),
-    sessions: parseCount("--sessions", raw.sessions ?? 10, 1, 100_000),
-    messages: parseCount("--messages", raw.messages ?? 10_000, 1),
+    sessions,
+    messages,
+    load,
     size: parseSize(raw.size ?? 1024),
     recipients: parseCount("--recipients", raw.recipients ?? 1, 1, MAX_RECIPIENTS),
     from: parseAddress("--from", raw.from ?? "mailvolley@localhost", true),
@@ -143,7 +152,6 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
         ? 0
         : parseDuration(raw.wait !== undefined ? "--wait" : "--random-wait", waitText),
     randomWait: raw.randomWait !== undefined,
-    messagesPerSession: parseCount("--messages-per-session", raw.messagesPerSession ?? 0, 0),
     pipelining: parseChoice("--pipelining", raw.pipelining ?? "auto", ["auto", "off"] as const),
     timeouts: Object.freeze(timeouts),
     reconnectAttempts: parseCount("--reconnect-attempts", raw.reconnectAttempts ?? 5, 1, 1000),

@@ -1,49 +1,76 @@
 /**
- * Drives one share of a run's sessions on this thread's event loop: the session slots, the work
- * counter they take messages from, reconnect backoff, and one timeout sweeper for all sessions.
- * A worker thread runs exactly this for its share; the in-process run calls it directly.
+ * Drives one share of a run's sessions on this thread's event loop: the session slots, the
+ * work source they take messages from (closed or open model), session ramps, reconnect backoff,
+ * and one sweeper for timeouts, ramps and sampling. A worker thread runs exactly this for its
+ * share; the in-process run calls it directly.
  */
-
-import { Session, type SessionHost } from "../client/session.js";
+import { NOT_YET, Session, type SessionHost } from "../client/session.js";
 import { MessageWire } from "../client/wire.js";
 import type { RunConfig } from "../config/run-config.js";
 import { RunStats, type StatsSnapshot } from "../stats/collector.js";
+import { valueAt } from "./schedule.js";
+import { ClosedWork, OpenWork, type SeqSpace, type WorkSource } from "./work.js";
 
-export interface LoadShare {
+export interface LoadShare extends SeqSpace {
   /** Session slots this share keeps busy. */
   readonly sessions: number;
-  /** Messages this share delivers. */
+  /** Messages this share delivers (Infinity: until the duration ends). */
   readonly messages: number;
-  /** Sequence number of this share's first message (Message-ID, unique recipients). */
-  readonly seqBase: number;
+  /** This share's fraction of the run's arrival rate (open model). */
+  readonly rateShare: number;
+}
+
+/** What a share reports once a second while it runs: running totals. */
+export interface Progress {
+  attempted: number;
+  accepted: number;
+  rejected: number;
+  failed: number;
+  dropped: number;
+  connectionsOpened: number;
+  openSessions: number;
 }
 
 export interface LoadHooks {
   /** Prints the conversation of the first session (-v). */
   readonly trace?: (line: string) => void;
+  /** Running totals, once per PROGRESS_INTERVAL_MS. */
+  readonly progress?: (progress: Progress) => void;
 }
 
-/** How often session timeouts are checked; timeouts are honoured within this much. */
+export const PROGRESS_INTERVAL_MS = 1000;
+
+/** How often timeouts, ramps and samples are checked. */
 const SWEEP_INTERVAL_MS = 100;
 
 interface Slot {
+  readonly index: number;
   session: Session | null;
   /** Consecutive sessions of this slot that ended without starting a message. */
   failures: number;
   timer: NodeJS.Timeout | null;
+  /** Waiting for work (open model) or for the session ramp to reach it. */
+  parked: boolean;
+  /** The slot gave up after repeated connection failures. */
+  retired: boolean;
 }
 
 class LoadRun implements SessionHost {
   readonly wire: MessageWire;
   readonly stats = new RunStats();
   readonly trace: ((line: string) => void) | null;
-  private remaining: number;
-  private nextSeq: number;
-  private sessionsOpened = 0;
+  private readonly work: WorkSource;
   private readonly slots: Slot[] = [];
   private readonly slotOf = new Map<Session, Slot>();
+  private readonly idle = new Set<Session>();
+  private readonly startMs = performance.now();
+  private sessionsOpened = 0;
+  private activeTarget: number;
   private sweeper: NodeJS.Timeout | null = null;
-  private stopped = false;
+  private lastProgressMs = performance.now();
+  private readonly progressHook: ((progress: Progress) => void) | null;
+  private hardStopped = false;
+  private finished = false;
   private done!: () => void;
 
   constructor(
@@ -52,49 +79,91 @@ class LoadRun implements SessionHost {
     hooks: LoadHooks,
   ) {
     this.wire = new MessageWire(config);
-    this.remaining = share.messages;
-    this.nextSeq = share.seqBase;
     this.trace = hooks.trace ?? null;
+    this.progressHook = hooks.progress ?? null;
+    const { load } = config;
+    this.work = load.rate
+      ? new OpenWork(
+          {
+            rate: load.rate.map((p) => ({ atMs: p.atMs, value: p.value * share.rateShare })),
+            messages: share.messages,
+            durationMs: load.durationMs,
+            maxDelayMs: load.maxDelayMs,
+            maxQueue: load.maxQueue,
+          },
+          share,
+        )
+      : new ClosedWork(share.messages, share, load.durationMs);
+    this.work.onAvailable = () => this.wake();
     for (let i = 0; i < share.sessions; i++) {
-      this.slots.push({ session: null, failures: 0, timer: null });
+      this.slots.push({
+        index: i,
+        session: null,
+        failures: 0,
+        timer: null,
+        parked: true,
+        retired: false,
+      });
     }
+    this.activeTarget = this.targetSessions(0);
+  }
+
+  get intendedMs(): number {
+    return this.work.intendedMs;
   }
 
   run(): Promise<StatsSnapshot> {
     return new Promise((resolve) => {
       this.done = () => resolve(this.stats.snapshot());
+      this.stats.sample(performance.timeOrigin + performance.now(), 0); // opens the series
+      this.stats.sample(performance.timeOrigin + this.startMs, 0);
       this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
-      for (const slot of this.slots) this.open(slot);
+      this.fillSlots();
       this.finishIfIdle();
     });
   }
 
-  /** Stops taking work; sessions in flight are closed and their messages counted as failed. */
+  /** Ctrl-C: start no more messages; in-flight ones may finish within the grace period. */
+  drain(): void {
+    this.work.drain();
+    setTimeout(() => this.stop(), this.config.load.graceMs).unref();
+  }
+
+  /** Ends every session now; messages in flight are counted as failed. */
   stop(): void {
-    this.stopped = true;
-    this.remaining = 0;
+    this.hardStopped = true;
+    this.work.drain();
     for (const slot of this.slots) {
       if (slot.timer) clearTimeout(slot.timer);
       slot.timer = null;
       slot.session?.stop();
     }
+    this.finishIfIdle();
   }
 
-  takeMessage(): number {
-    if (this.remaining === 0) return -1;
-    this.remaining--;
-    return this.nextSeq++;
+  takeMessage(session: Session): number {
+    // A session ramp going down retires sessions above the target after their message.
+    const slot = this.slotOf.get(session);
+    if (slot && slot.index >= this.activeTarget) return -1;
+    return this.work.take();
+  }
+
+  sessionIdle(session: Session): void {
+    this.idle.add(session);
   }
 
   sessionEnded(session: Session): void {
     const slot = this.slotOf.get(session)!;
     this.slotOf.delete(session);
+    this.idle.delete(session);
     slot.session = null;
     if (this.config.mode === "reuse") {
-      slot.failures = session.messagesStarted > 0 ? 0 : slot.failures + 1;
-      if (slot.failures > 0 && this.remaining > 0 && !this.stopped) {
+      const worked = session.messagesStarted > 0 || session.endedCleanly;
+      slot.failures = worked ? 0 : slot.failures + 1;
+      if (slot.failures > 0 && !this.hardStopped) {
         if (slot.failures >= this.config.reconnectAttempts) {
-          this.finishIfIdle(); // this slot gives up; the others take its work
+          slot.retired = true; // this slot gives up; the others take its work
+          this.finishIfIdle();
           return;
         }
         const factor = Math.min(2 ** (slot.failures - 1), 16);
@@ -110,47 +179,142 @@ class LoadRun implements SessionHost {
     this.finishIfIdle();
   }
 
+  /** Opens a session in a slot, if the slot is within the ramp and work may come. */
   private open(slot: Slot): void {
-    if (this.stopped || this.remaining === 0) return;
-    const preclaimed = this.config.mode === "per-message" ? this.takeMessage() : -1;
-    const session = new Session(this, this.sessionsOpened++, preclaimed);
+    slot.parked = true;
+    if (this.hardStopped || slot.retired || slot.index >= this.activeTarget) return;
+    let preclaimed = -1;
+    if (this.config.mode === "per-message") {
+      preclaimed = this.work.take();
+      if (preclaimed < 0) return; // NOT_YET: parked until wake(); NO_WORK: done
+    } else if (this.work.exhausted) {
+      return;
+    }
+    slot.parked = false;
+    const cap = this.drawCap();
+    const session = new Session(this, this.sessionsOpened++, preclaimed, cap);
     slot.session = session;
     this.slotOf.set(session, slot);
   }
 
+  private drawCap(): number {
+    const { min, max } = this.config.load.messagesPerSession;
+    return min === max ? min : min + Math.floor(Math.random() * (max - min + 1));
+  }
+
+  /** Work arrived (or the run is draining): wake idle sessions and parked slots. */
+  private wake(): void {
+    for (const session of [...this.idle]) {
+      this.idle.delete(session);
+      session.resume();
+    }
+    this.fillSlots();
+    this.finishIfIdle();
+  }
+
+  private fillSlots(): void {
+    for (const slot of this.slots) {
+      if (slot.parked && !slot.session && !slot.timer) this.open(slot);
+    }
+  }
+
+  /** Closed-model session ramp: how many slots may be active `elapsedMs` into the run. */
+  private targetSessions(elapsedMs: number): number {
+    const { rampSessions, rampUpMs } = this.config.load;
+    const all = this.slots.length;
+    if (rampSessions) {
+      const fraction = all / this.config.sessions; // this share's part of the run's sessions
+      return Math.round(valueAt(rampSessions, elapsedMs) * fraction);
+    }
+    if (rampUpMs > 0) return Math.min(all, Math.floor((all * elapsedMs) / rampUpMs) + 1);
+    return all;
+  }
+
+  progress(): Progress {
+    const c = this.stats.counters;
+    return {
+      attempted: c.attempted,
+      accepted: c.accepted,
+      rejected: c.rejected,
+      failed: c.failed,
+      dropped: this.work.dropped,
+      connectionsOpened: c.connectionsOpened,
+      openSessions: this.slotOf.size,
+    };
+  }
+
   private finishIfIdle(): void {
+    if (this.finished) return;
     for (const slot of this.slots) if (slot.session || slot.timer) return;
+    if (!this.hardStopped && !this.work.exhausted) {
+      // Open model lull, or a ramp at zero: keep waiting unless every slot is retired.
+      const waiting = this.slots.some((s) => !s.retired);
+      if (waiting) return;
+    }
+    this.finished = true;
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = null;
-    if (this.remaining > 0) {
-      // Every slot gave up: the messages never started still count, as failed (nothing is lost).
-      const { counters } = this.stats;
-      counters.attempted += this.remaining;
-      counters.failed += this.remaining;
-      this.stats.error(
-        "unsent",
-        "",
-        "connect",
-        `no session could be opened after ${this.config.reconnectAttempts} attempts per session`,
-        this.remaining,
-      );
-      this.remaining = 0;
-    }
+    this.work.close();
+    this.stats.counters.dropped += this.work.dropped;
+    this.countUnsent();
+    this.stats.sample(performance.timeOrigin + performance.now(), 0, true);
+    this.stats.sample(performance.timeOrigin + performance.now(), 0, true);
     this.done();
+  }
+
+  /** Messages promised (-m) that no session could start: counted as failed, never lost. */
+  private countUnsent(): void {
+    if (this.hardStopped) return;
+    const unsent = this.work.unsent;
+    if (unsent <= 0) return;
+    const { counters } = this.stats;
+    counters.attempted += unsent;
+    counters.failed += unsent;
+    this.stats.error(
+      "unsent",
+      "",
+      "connect",
+      `no session could be opened after ${this.config.reconnectAttempts} attempts per session`,
+      unsent,
+    );
   }
 
   private sweep(): void {
     const now = performance.now();
     for (const slot of this.slots) slot.session?.checkTimeout(now);
+    this.stats.sample(performance.timeOrigin + now, this.slotOf.size);
+    if (this.progressHook && now - this.lastProgressMs >= PROGRESS_INTERVAL_MS) {
+      this.lastProgressMs = now;
+      this.progressHook(this.progress());
+    }
+    const target = this.targetSessions(now - this.startMs);
+    if (target !== this.activeTarget) {
+      this.activeTarget = target;
+      for (const session of [...this.idle]) {
+        const slot = this.slotOf.get(session);
+        if (slot && slot.index >= target) {
+          this.idle.delete(session);
+          session.resume(); // it will find no work for its slot and QUIT
+        }
+      }
+      this.fillSlots();
+    }
+    this.finishIfIdle();
   }
 }
 
-/** Runs one share to completion (or until `stop`), resolving with its counts. */
-export function runLoad(
-  config: RunConfig,
-  share: LoadShare,
-  hooks: LoadHooks = {},
-): { result: Promise<StatsSnapshot>; stop: () => void } {
-  const load = new LoadRun(config, share, hooks);
-  return { result: load.run(), stop: () => load.stop() };
+export interface RunningLoad {
+  result: Promise<StatsSnapshot>;
+  /** Ends every session now. */
+  stop: () => void;
+  /** Starts no more messages; in-flight ones get the grace period. */
+  drain: () => void;
 }
+
+/** Runs one share to completion (or until stopped), resolving with its counts. */
+export function runLoad(config: RunConfig, share: LoadShare, hooks: LoadHooks = {}): RunningLoad {
+  const load = new LoadRun(config, share, hooks);
+  return { result: load.run(), stop: () => load.stop(), drain: () => load.drain() };
+}
+
+export { NOT_YET };

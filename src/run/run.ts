@@ -8,13 +8,19 @@ import type { RunConfig } from "../config/run-config.js";
 import { startSink } from "../sink/index.js";
 import type { Result } from "../stats/result.js";
 import { buildResult } from "../stats/summarise.js";
+import type { Progress } from "./load.js";
 import { runSharded } from "./shard.js";
 
 export interface RunIo {
   /** Conversation lines of the first session (-v). */
   trace?: (line: string) => void;
-  /** Called once the load is running, with its stop function (SIGINT). */
-  onStart?: (stop: () => void) => void;
+  /**
+   * Called once the load is running: `stop` ends every session now, `drain` starts no more
+   * messages and lets in-flight ones finish within the grace period (Ctrl-C).
+   */
+  onStart?: (stop: () => void, drain: () => void) => void;
+  /** Running totals once a second. */
+  progress?: (progress: Progress) => void;
 }
 
 export interface RunOutcome {
@@ -48,8 +54,8 @@ async function loadAgainst(
   io: RunIo,
 ): Promise<Result> {
   const frozen: RunConfig = Object.freeze({ ...config, target });
-  const load = runSharded(frozen, config.workers, io.trace);
-  io.onStart?.(load.stop);
+  const load = runSharded(frozen, config.workers, { trace: io.trace, progress: io.progress });
+  io.onStart?.(load.stop, load.drain);
   const snapshot = await load.result;
   return buildResult(snapshot, {
     mode: config.mode,

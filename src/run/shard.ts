@@ -6,38 +6,45 @@ import { MessageChannel } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { RunConfig } from "../config/run-config.js";
 import { mergeSnapshots, type StatsSnapshot } from "../stats/collector.js";
-import { type LoadShare, runLoad } from "./load.js";
+import {
+  type LoadHooks,
+  type LoadShare,
+  type Progress,
+  type RunningLoad,
+  runLoad,
+} from "./load.js";
 import type { FromWorker, ToWorker, WorkerTask } from "./worker.js";
-
-export interface ShardedLoad {
-  result: Promise<StatsSnapshot>;
-  stop: () => void;
-}
 
 /**
  * Shares as even as whole numbers allow: worker i gets floor or ceil of sessions/N and of
- * messages/N, and a disjoint range of sequence numbers. Workers without a session get nothing.
+ * messages/N, an equal part of the arrival rate, and the sequence numbers i, i+N, i+2N, …, so
+ * that together the workers send exactly 0 … messages−1 (class shares stay exact).
  */
 export function splitShares(sessions: number, messages: number, workers: number): LoadShare[] {
   const n = Math.max(1, Math.min(workers, sessions, messages));
   const shares: LoadShare[] = [];
-  let seqBase = 0;
   for (let i = 0; i < n; i++) {
     const s = Math.floor(sessions / n) + (i < sessions % n ? 1 : 0);
-    const m = Math.floor(messages / n) + (i < messages % n ? 1 : 0);
-    shares.push({ sessions: s, messages: m, seqBase });
-    seqBase += m;
+    const m = Number.isFinite(messages)
+      ? Math.floor(messages / n) + (i < messages % n ? 1 : 0)
+      : messages;
+    shares.push({ sessions: s, messages: m, seqBase: i, stride: n, rateShare: 1 / n });
   }
   return shares;
 }
 
-export function runSharded(
-  config: RunConfig,
-  workers: number,
-  trace?: (line: string) => void,
-): ShardedLoad {
+export function runSharded(config: RunConfig, workers: number, hooks: LoadHooks = {}): RunningLoad {
+  const { trace } = hooks;
   const shares = splitShares(config.sessions, config.messages, workers);
-  if (shares.length === 1) return runLoad(config, shares[0], { trace });
+  if (shares.length === 1) return runLoad(config, shares[0], hooks);
+  // Each worker reports its own running totals; the sum is the run's.
+  const latest: (Progress | null)[] = shares.map(() => null);
+  const report = (i: number, p: Progress) => {
+    latest[i] = p;
+    if (!hooks.progress) return;
+    const total = sumProgress(latest);
+    hooks.progress(total);
+  };
   const pool = new Piscina({
     filename: new URL("./worker.js", import.meta.url).href,
     minThreads: shares.length,
@@ -50,6 +57,7 @@ export function runSharded(
     const { port1, port2 } = new MessageChannel();
     port1.on("message", (message: FromWorker) => {
       if (message.type === "trace") trace?.(message.line);
+      else if (message.type === "progress") report(i, message.progress);
     });
     const task: WorkerTask = { config, share, port: port2, trace: i === 0 && trace !== undefined };
     return {
@@ -63,10 +71,25 @@ export function runSharded(
       for (const p of ports) p.port.close();
       await pool.destroy();
     });
-  return {
-    result,
-    stop: () => {
-      for (const p of ports) p.port.postMessage({ type: "stop" } satisfies ToWorker);
-    },
+  const tell = (type: ToWorker["type"]) => () => {
+    for (const p of ports) p.port.postMessage({ type } satisfies ToWorker);
   };
+  return { result, stop: tell("stop"), drain: tell("drain") };
+}
+
+function sumProgress(parts: readonly (Progress | null)[]): Progress {
+  const total: Progress = {
+    attempted: 0,
+    accepted: 0,
+    rejected: 0,
+    failed: 0,
+    dropped: 0,
+    connectionsOpened: 0,
+    openSessions: 0,
+  };
+  for (const part of parts) {
+    if (!part) continue;
+    for (const key of Object.keys(total) as (keyof Progress)[]) total[key] += part[key];
+  }
+  return total;
 }

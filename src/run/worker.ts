@@ -6,7 +6,7 @@
 import type { MessagePort } from "node:worker_threads";
 import type { RunConfig } from "../config/run-config.js";
 import type { StatsSnapshot } from "../stats/collector.js";
-import { type LoadShare, runLoad } from "./load.js";
+import { type LoadShare, type Progress, runLoad } from "./load.js";
 
 export interface WorkerTask {
   config: RunConfig;
@@ -17,17 +17,20 @@ export interface WorkerTask {
 }
 
 /** Messages on a worker's port. */
-export type ToWorker = { type: "stop" };
-export type FromWorker = { type: "trace"; line: string };
+export type ToWorker = { type: "stop" } | { type: "drain" };
+export type FromWorker = { type: "trace"; line: string } | { type: "progress"; progress: Progress };
 
 export default async function runShare(task: WorkerTask): Promise<StatsSnapshot> {
   const { port } = task;
   const trace = task.trace
     ? (line: string) => port.postMessage({ type: "trace", line } satisfies FromWorker)
     : undefined;
-  const load = runLoad(task.config, task.share, { trace });
+  const progress = (p: Progress) =>
+    port.postMessage({ type: "progress", progress: p } satisfies FromWorker);
+  const load = runLoad(task.config, task.share, { trace, progress });
   port.on("message", (message: ToWorker) => {
     if (message.type === "stop") load.stop();
+    else if (message.type === "drain") load.drain();
   });
   try {
     return await load.result;

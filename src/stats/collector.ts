@@ -14,6 +14,7 @@ const HIGHEST_TRACKABLE_US = 3_600_000_000;
 
 export const HISTOGRAM_NAMES = [
   "transaction",
+  "transactionUncorrected",
   "connect",
   "banner",
   "ehlo",
@@ -43,6 +44,8 @@ export interface Counters {
   connectionsOpened: number;
   connectionsEstablished: number;
   connectionsRefused: number;
+  /** Open model: arrivals dropped because no session could start them in time. */
+  dropped: number;
 }
 
 export function zeroCounters(): Counters {
@@ -57,6 +60,7 @@ export function zeroCounters(): Counters {
     connectionsOpened: 0,
     connectionsEstablished: 0,
     connectionsRefused: 0,
+    dropped: 0,
   };
 }
 

@@ -132,7 +132,7 @@ export interface Result {
   elapsedSeconds: number;
   sessions: number;
   messages: {
-    /** Messages the run set out to deliver: accepted + rejected + failed, always. */
+    /** Messages the run started (or could not start): accepted + rejected + failed, always. */
     attempted: number;
     /** The final reply to the message's data was 2xx. */
     accepted: number;
@@ -146,6 +146,13 @@ export interface Result {
      * broke the protocol while the message was in flight, or the message was never started.
      */
     failed: number;
+    /**
+     * Open model: arrivals that no session could start within --max-delay (or beyond
+     * --max-queue waiting), like k6's dropped_iterations. 0 in the closed model.
+     */
+    dropped: number;
+    /** Messages the load model scheduled: attempted + dropped. */
+    scheduled: number;
   };
   recipients: {
     /** RCPT commands sent. */
@@ -182,8 +189,19 @@ export interface Result {
       toMs: number;
     } | null;
   };
+  /**
+   * Latency without coordinated-omission correction: in the open model, transaction latency
+   * counted from when a session wrote MAIL rather than from the message's intended send time.
+   * Equal to `latency.transactionMs` in the closed model.
+   */
+  latencyUncorrected: {
+    transactionMs: LatencySummary;
+  };
   latency: {
-    /** From writing MAIL to the final reply to the data, for accepted messages. */
+    /**
+     * For accepted messages: from the message's intended send time (open model: its arrival,
+     * so waiting for a free session counts; closed model: writing MAIL) to the final reply.
+     */
     transactionMs: LatencySummary;
     /** From the connect call to the socket's connect event. */
     connectMs: LatencySummary;

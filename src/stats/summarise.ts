@@ -59,6 +59,11 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
       accepted: c.accepted,
       rejected: c.rejected,
       failed: c.failed,
+      dropped: c.dropped,
+      scheduled: c.attempted + c.dropped,
+    },
+    latencyUncorrected: {
+      transactionMs: summariseHistogram(snapshot.histograms.transactionUncorrected),
     },
     recipients: { attempted: c.rcptAttempted, accepted: c.rcptAccepted, rejected: c.rcptRejected },
     connections: {

@@ -14,11 +14,14 @@ export async function runClient(
   trace?: (line: string) => void,
 ): Promise<Result> {
   const config = buildRunConfig({ target, ...options });
-  const load = runLoad(
-    config,
-    { sessions: config.sessions, messages: config.messages, seqBase: 0 },
-    { trace },
-  );
+  const share = {
+    sessions: config.sessions,
+    messages: config.messages,
+    seqBase: 0,
+    stride: 1,
+    rateShare: 1,
+  };
+  const load = runLoad(config, share, { trace });
   const snapshot = await load.result;
   const result = buildResult(snapshot, {
     mode: config.mode,

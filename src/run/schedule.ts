@@ -1,0 +1,99 @@
+/**
+ * Piecewise-linear stages over time, as `--ramp 0s:100,30s:1000,60s:1000` gives them: the value
+ * (an arrival rate, or a number of sessions) moves linearly from one point to the next and holds
+ * after the last. For rates, `arrivalTime(k)` inverts the cumulative arrivals so that every
+ * message has an exact intended send time (the basis of coordinated-omission correction).
+ */
+import { ConfigError, parseDuration } from "../config/parse.js";
+
+export interface StagePoint {
+  /** Milliseconds from the start of the run. */
+  readonly atMs: number;
+  readonly value: number;
+}
+
+/** Parses `0s:100,30s:1000,60s:1000`; times must increase, values be ≥ 0. */
+export function parseStages(option: string, text: string, parseValue: (v: string) => number) {
+  const points: StagePoint[] = [];
+  for (const part of text.split(",")) {
+    const colon = part.lastIndexOf(":");
+    if (colon === -1) {
+      throw new ConfigError(option, `"${part}" is not TIME:VALUE; give e.g. 0s:100,30s:1000`);
+    }
+    const atMs = parseDuration(option, part.slice(0, colon));
+    const value = parseValue(part.slice(colon + 1));
+    const last = points.at(-1);
+    if (last && atMs <= last.atMs) {
+      throw new ConfigError(
+        option,
+        `times must increase ("${part}" is not after the stage before)`,
+      );
+    }
+    points.push({ atMs, value });
+  }
+  if (points.length === 0) throw new ConfigError(option, "give at least one TIME:VALUE stage");
+  return Object.freeze(points);
+}
+
+/** The value at `tMs` (before the first point: the first value; after the last: the last). */
+export function valueAt(points: readonly StagePoint[], tMs: number): number {
+  if (tMs <= points[0].atMs) return points[0].value;
+  for (let i = 1; i < points.length; i++) {
+    const a = points[i - 1];
+    const b = points[i];
+    if (tMs <= b.atMs) return a.value + ((b.value - a.value) * (tMs - a.atMs)) / (b.atMs - a.atMs);
+  }
+  return points[points.length - 1].value;
+}
+
+/**
+ * Arrival times of a rate that follows `points` (values in messages per second). Arrival k
+ * (0-based) is due when the cumulative arrivals reach k + 1 − 1 = k, i.e. the first arrival is
+ * at time 0 when the rate there is positive. Queries must come with non-decreasing k.
+ */
+export class ArrivalSchedule {
+  /** Index of the segment the last query fell in, and cumulative arrivals at its start. */
+  private segment = 0;
+  private cumulativeAtSegment = 0;
+  private readonly segments: { t0: number; t1: number; r0: number; r1: number }[] = [];
+
+  constructor(points: readonly StagePoint[]) {
+    // Before the first point the rate is the first value; after the last it holds.
+    let t = 0;
+    let r = points[0].value;
+    for (const p of points) {
+      if (p.atMs > t) this.segments.push({ t0: t, t1: p.atMs, r0: r, r1: p.value });
+      t = p.atMs;
+      r = p.value;
+    }
+    this.segments.push({ t0: t, t1: Number.POSITIVE_INFINITY, r0: r, r1: r });
+  }
+
+  /** Milliseconds from the start at which arrival `k` is due, or Infinity if never. */
+  arrivalTime(k: number): number {
+    while (this.segment < this.segments.length) {
+      const s = this.segments[this.segment];
+      const inSegment = arrivalsIn(s);
+      const need = k - this.cumulativeAtSegment;
+      if (need < inSegment) return s.t0 + timeToReach(s, need);
+      this.cumulativeAtSegment += inSegment;
+      this.segment++;
+    }
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
+/** Arrivals within a segment (rates per second, times in ms). */
+function arrivalsIn(s: { t0: number; t1: number; r0: number; r1: number }): number {
+  if (s.t1 === Number.POSITIVE_INFINITY) return s.r0 > 0 ? Number.POSITIVE_INFINITY : 0;
+  return (((s.r0 + s.r1) / 2) * (s.t1 - s.t0)) / 1000;
+}
+
+/** Time into the segment at which `n` arrivals have accumulated: solve r0·t + (r1−r0)/(2T)·t² = n. */
+function timeToReach(s: { t0: number; t1: number; r0: number; r1: number }, n: number): number {
+  const r0 = s.r0 / 1000;
+  if (s.t1 === Number.POSITIVE_INFINITY || s.r1 === s.r0) return n / r0;
+  const a = (s.r1 / 1000 - r0) / (2 * (s.t1 - s.t0));
+  const disc = r0 * r0 + 4 * a * n;
+  return (-r0 + Math.sqrt(Math.max(0, disc))) / (2 * a);
+}

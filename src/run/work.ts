@@ -1,0 +1,212 @@
+/**
+ * Where sessions take their messages from. The closed model hands out a fixed number (or as
+ * many as a duration allows) as fast as sessions ask; the open model releases messages at their
+ * arrival times into a bounded queue and drops those that cannot start in time (coordinated
+ * omission: latency counts from the intended time, not from when a session got free).
+ */
+import { ArrivalSchedule, type StagePoint } from "./schedule.js";
+
+/** The run has no more messages for anyone. */
+export const NO_WORK = -1;
+/** No message is due right now; the source calls `onAvailable` when one is. */
+export const NOT_YET = -2;
+
+export interface WorkSource {
+  /** The next message's sequence number, NO_WORK or NOT_YET. */
+  take(): number;
+  /** Intended start (performance.now() time) of the message `take` returned last. */
+  readonly intendedMs: number;
+  /** Stops handing out messages; sessions finish what they have and QUIT. */
+  drain(): void;
+  /** Called when messages become available after a NOT_YET, and when the source drains. */
+  onAvailable: (() => void) | null;
+  /** No message will ever be handed out again. */
+  readonly exhausted: boolean;
+  /** Messages the source gave up on before any session took them (open model). */
+  readonly dropped: number;
+  /** Messages promised but never handed out when the run ended (closed model with -m). */
+  readonly unsent: number;
+  close(): void;
+}
+
+/**
+ * Sequence numbers: share i of n takes seqBase + k·stride, so several workers' numbers never
+ * collide, and the union over all shares is 0, 1, 2, … exactly.
+ */
+export interface SeqSpace {
+  readonly seqBase: number;
+  readonly stride: number;
+}
+
+export class ClosedWork implements WorkSource {
+  /** No schedule in the closed model: a message is due when a session takes it. */
+  readonly intendedMs = Number.NaN;
+  onAvailable: (() => void) | null = null;
+  readonly dropped = 0;
+  private taken = 0;
+  private drained = false;
+  private timer: NodeJS.Timeout | null = null;
+
+  /**
+   * @param messages messages to hand out; Infinity with a duration.
+   * @param durationMs stop handing out after this long (0: no limit).
+   */
+  constructor(
+    private readonly messages: number,
+    private readonly space: SeqSpace,
+    durationMs: number,
+  ) {
+    if (durationMs > 0) {
+      this.timer = setTimeout(() => this.drain(), durationMs);
+    }
+  }
+
+  get exhausted(): boolean {
+    return this.drained || this.taken >= this.messages;
+  }
+
+  take(): number {
+    if (this.exhausted) return NO_WORK;
+    return this.space.seqBase + this.space.stride * this.taken++;
+  }
+
+  get unsent(): number {
+    return Number.isFinite(this.messages) && !this.drained ? this.messages - this.taken : 0;
+  }
+
+  drain(): void {
+    this.drained = true;
+    this.close();
+    this.onAvailable?.();
+  }
+
+  close(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}
+
+export interface OpenWorkOptions {
+  /** Arrival rate stages in messages per second (one point for a constant rate). */
+  readonly rate: readonly StagePoint[];
+  /** Total messages to schedule; Infinity with a duration. */
+  readonly messages: number;
+  /** Stop scheduling after this long (0: no limit). */
+  readonly durationMs: number;
+  /** An arrival that has waited this long for a session is dropped. */
+  readonly maxDelayMs: number;
+  /** At most this many arrivals wait at once; more are dropped. */
+  readonly maxQueue: number;
+}
+
+/** How often due arrivals are released; arrivals keep their exact intended times. */
+const TICK_MS = 1;
+
+export class OpenWork implements WorkSource {
+  intendedMs = 0;
+  onAvailable: (() => void) | null = null;
+  dropped = 0;
+  readonly unsent = 0;
+  private readonly schedule: ArrivalSchedule;
+  private readonly startMs = performance.now();
+  private scheduled = 0;
+  /** Intended times of waiting arrivals, a ring. */
+  private readonly queue: Float64Array;
+  private head = 0;
+  private length = 0;
+  private drained = false;
+  private timer: NodeJS.Timeout | null = null;
+  private seqCounter = 0;
+
+  constructor(
+    private readonly options: OpenWorkOptions,
+    private readonly space: SeqSpace,
+  ) {
+    this.schedule = new ArrivalSchedule(options.rate);
+    this.queue = new Float64Array(Math.max(1, options.maxQueue));
+    this.tick();
+  }
+
+  get exhausted(): boolean {
+    return this.drained && this.length === 0;
+  }
+
+  take(): number {
+    this.expire(performance.now());
+    if (this.length === 0) return this.drained ? NO_WORK : NOT_YET;
+    this.intendedMs = this.queue[this.head];
+    this.head = (this.head + 1) % this.queue.length;
+    this.length--;
+    return this.space.seqBase + this.space.stride * this.seqCounter++;
+  }
+
+  drain(): void {
+    if (this.drained && this.length === 0) return;
+    // Arrivals still waiting were never started: they are dropped, not lost.
+    this.dropped += this.length;
+    this.length = 0;
+    this.drained = true;
+    this.close();
+    this.onAvailable?.();
+  }
+
+  close(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /** Releases every arrival due by now, then sleeps until the next one. */
+  private tick(): void {
+    this.timer = null;
+    if (this.drained) return;
+    const now = performance.now();
+    const { messages, durationMs } = this.options;
+    let released = false;
+    for (;;) {
+      if (this.scheduled >= messages) {
+        this.finishScheduling();
+        break;
+      }
+      const at = this.schedule.arrivalTime(this.scheduled);
+      if (durationMs > 0 && at >= durationMs) {
+        this.finishScheduling();
+        break;
+      }
+      const due = this.startMs + at;
+      if (due > now) {
+        this.timer = setTimeout(() => this.tick(), Math.max(TICK_MS, Math.floor(due - now)));
+        break;
+      }
+      this.scheduled++;
+      this.enqueue(due);
+      released = true;
+    }
+    this.expire(now);
+    if (released && this.length > 0) this.onAvailable?.();
+  }
+
+  private enqueue(intended: number): void {
+    if (this.length === this.queue.length) {
+      this.dropped++;
+      return;
+    }
+    this.queue[(this.head + this.length) % this.queue.length] = intended;
+    this.length++;
+  }
+
+  /** Drops arrivals that waited longer than the bound: they count, they are not sent. */
+  private expire(now: number): void {
+    const limit = now - this.options.maxDelayMs;
+    while (this.length > 0 && this.queue[this.head] < limit) {
+      this.head = (this.head + 1) % this.queue.length;
+      this.length--;
+      this.dropped++;
+    }
+  }
+
+  /** No more arrivals will be scheduled; once the queue empties the source is done. */
+  private finishScheduling(): void {
+    this.drained = true;
+    this.onAvailable?.();
+  }
+}
