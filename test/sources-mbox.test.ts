@@ -81,6 +81,11 @@ describe("loadMbox", () => {
       [text(crlf, 0), text(crlf, 1)],
       ["Subject: a\r\n\r\none\r\n\r\n", "Subject: b\r\n\r\ntwo\r\n"],
     );
+    // A last line shorter than "From " must not be read past the end of the file.
+    for (const last of ["Fr", ">Fr", ">", "F"]) {
+      const short = await loadMbox(fixture(`${SEPARATOR}Subject: s\n\n${last}`));
+      assert.equal(text(short, 0), `Subject: s\r\n\r\n${last}\r\n`);
+    }
   });
 
   test("N messages give count N, their subjects in order, every one framed safely", async () => {

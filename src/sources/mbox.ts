@@ -63,6 +63,7 @@ export async function loadMbox(
 }
 
 function startsWithFrom(data: Buffer, at: number): boolean {
+  if (at + FROM.length > data.length) return false;
   return data.compare(FROM, 0, FROM.length, at, at + FROM.length) === 0;
 }
 
