@@ -130,9 +130,8 @@ export class Session {
     this.openedAt = this.phaseSince;
     stats.counters.connectionsOpened++;
     stats.touch(performance.timeOrigin + this.phaseSince);
-    this.socket = openConnection(config.target!);
+    this.socket = openConnection(config.target!, (chunk) => this.parser.push(chunk));
     this.socket.on("connect", () => this.onConnect());
-    this.socket.on("data", (chunk: Buffer) => this.parser.push(chunk));
     this.socket.on("error", (err: NodeJS.ErrnoException) => this.onSocketError(err));
     this.socket.on("close", () => this.onClose());
   }
