@@ -58,6 +58,20 @@ export class RawClient {
     });
   }
 
+  /**
+   * After a 220 to STARTTLS: a TLS client on the same socket (certificates not verified).
+   * This client stops reading; the plaintext it saw stays in `chunks`.
+   */
+  startTls(): Promise<RawClient> {
+    this.socket.removeAllListeners("data");
+    return new Promise((resolve, reject) => {
+      const secure = tlsConnect({ socket: this.socket, rejectUnauthorized: false }, () =>
+        resolve(new RawClient(secure)),
+      );
+      secure.once("error", reject);
+    });
+  }
+
   private split(): void {
     for (;;) {
       const end = this.text.indexOf("\r\n");

@@ -12,7 +12,7 @@ import { command } from "./commands.js";
 import type { SinkContext } from "./context.js";
 import { EndOfDataScanner, LineChecker } from "./data-scanner.js";
 import { F_BDAT, F_CONNECT } from "./faults.js";
-import { applyFault, finishMessage } from "./transaction.js";
+import { applyFault, finishMessage, isPositive } from "./transaction.js";
 
 const LF = 10;
 const CR = 13;
@@ -89,7 +89,9 @@ export class SinkSession {
     if (this.ctx.options.idleTimeoutMs > 0) {
       socket.setTimeout(this.ctx.options.idleTimeoutMs, this.onIdle);
     }
-    if (!applyFault(this, F_CONNECT)) this.reply(this.ctx.replies.banner);
+    const fault = applyFault(this, F_CONNECT);
+    if (fault === null) this.reply(this.ctx.replies.banner);
+    else if (!isPositive(fault)) this.closeAfterReplies(); // a refusing banner ends the session
     this.afterInput(EMPTY, 0);
   }
 
@@ -125,8 +127,7 @@ export class SinkSession {
   }
 
   private readonly onData = (chunk: Buffer): void => {
-    this.process(chunk, 0);
-    this.afterInput(chunk, chunk.length);
+    this.afterInput(chunk, this.process(chunk, 0));
   };
 
   private afterInput(chunk: Buffer, pos: number): void {
@@ -281,19 +282,31 @@ export class SinkSession {
     return stop;
   }
 
-  /** A BDAT chunk is complete: one reply per BDAT (RFC 3030 §2), the verdict after LAST. */
+  /**
+   * A BDAT chunk is complete: one reply per BDAT (RFC 3030 §2), the verdict after LAST. A fault
+   * on a chunk fails the transaction: later chunks get the same reply until LAST.
+   */
   private endChunk(): void {
     this.mode = M_COMMAND;
+    const error = this.bdatError;
     if (this.bdatLast) {
-      this.usedBdat = false;
-      const error = this.bdatError;
-      this.bdatError = null;
       if (error === null) finishMessage(this, this.messageBytes, false);
-      else this.reply(error);
+      else {
+        this.reply(error);
+        this.resetTransaction();
+      }
       return;
     }
-    if (this.bdatError !== null) this.reply(this.bdatError);
-    else if (!applyFault(this, F_BDAT)) this.reply(this.ctx.replies.bdatOk);
+    if (error !== null) {
+      this.reply(error);
+      return;
+    }
+    const fault = applyFault(this, F_BDAT);
+    if (fault === null) this.reply(this.ctx.replies.bdatOk);
+    else if (fault.reply !== null && !isPositive(fault)) {
+      this.bdatError = fault.reply;
+      this.ctx.counters.messagesRejected++;
+    }
   }
 
   private content(chunk: Buffer, start: number, end: number): void {
