@@ -6,6 +6,8 @@ import { readFileSync } from "node:fs";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { ConfigError } from "../config/parse.js";
+import { compareCommand } from "./compare-command.js";
+import { reportCommand } from "./report-command.js";
 import { runCommand } from "./run-command.js";
 import { sinkCommand } from "./sink-command.js";
 
@@ -45,7 +47,9 @@ export async function main(args: string[]): Promise<void> {
     .usage("$0 <command> [options]")
     .command(runCommand)
     .command(sinkCommand)
-    .demandCommand(1, "name a command: run or sink (see --help)")
+    .command(compareCommand)
+    .command(reportCommand)
+    .demandCommand(1, "name a command: run, compare, report or sink (see --help)")
     .strict()
     .version(version())
     .help()

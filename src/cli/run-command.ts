@@ -6,10 +6,20 @@ import { closeSync, openSync, writeFileSync } from "node:fs";
 import type { ArgumentsCamelCase, Argv } from "yargs";
 import { ConfigError } from "../config/parse.js";
 import { buildRunConfig, type RawRunOptions, type Timeouts } from "../config/run-config.js";
+import { breachedLive } from "../config/thresholds.js";
+import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
 import { renderSummary } from "../report/terminal.js";
 import { executeRun } from "../run/run.js";
+import { sinkEmulation, sinkEmulationOptions } from "./compare-command.js";
 import { progressPrinter } from "./progress.js";
+import {
+  applyThresholds,
+  buildReportOptions,
+  EXIT_THRESHOLDS,
+  printBreaches,
+  reportOptions,
+} from "./report-command.js";
 
 const TIMEOUT_PHASES: (keyof Timeouts)[] = [
   "connect",
@@ -184,38 +194,53 @@ export const runCommand = {
   command: "run [target]",
   describe: "Send load to an SMTP server (no target: self-test against the built-in sink)",
   builder: (yargs: Argv) =>
-    runOptions(yargs).positional("target", {
+    sinkEmulationOptions(reportOptions(runOptions(yargs))).positional("target", {
       type: "string",
       describe: "host:port, [ipv6]:port or unix:/path (port 25 when none)",
     }),
   handler: async (argv: RunArgv) => {
     const config = buildRunConfig(rawRunOptions(argv));
     if (config.json !== null && config.json !== "-") checkWritable("--json", config.json);
+    const report = buildReportOptions(argv);
+    if (report.html !== null) checkWritable("--html", report.html);
     let interrupted = false;
+    let abortedFor: string[] = [];
+    let stopRun: (() => void) | null = null;
     const trace = config.verbose ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
     const printer = progressPrinter(process.stderr, config.quiet || config.verbose);
     let onSigint: (() => void) | null = null;
-    const outcome = await executeRun(config, {
-      trace,
-      progress: (p) => printer.update(p),
-      onStart: (stop, drain) => {
-        onSigint = () => {
-          if (interrupted) {
-            stop();
-            return;
-          }
-          interrupted = true;
-          const grace = (config.load.graceMs / 1000).toFixed(1);
-          process.stderr.write(
-            `\nmailvolley: stopping; messages in flight get ${grace}s (Ctrl-C again to cut them off)\n`,
-          );
-          drain();
-        };
-        process.on("SIGINT", onSigint);
+    const outcome = await executeRun(
+      config,
+      {
+        trace,
+        progress: (p) => {
+          printer.update(p);
+          if (!report.abortOnFail || abortedFor.length > 0) return;
+          abortedFor = breachedLive(report.thresholds, p);
+          if (abortedFor.length > 0) stopRun?.();
+        },
+        onStart: (stop, drain) => {
+          stopRun = stop;
+          onSigint = () => {
+            if (interrupted) {
+              stop();
+              return;
+            }
+            interrupted = true;
+            const grace = (config.load.graceMs / 1000).toFixed(1);
+            process.stderr.write(
+              `\nmailvolley: stopping; messages in flight get ${grace}s (Ctrl-C again to cut them off)\n`,
+            );
+            drain();
+          };
+          process.on("SIGINT", onSigint);
+        },
       },
-    });
+      { sink: sinkEmulation(argv), apdexMs: report.apdexMs },
+    );
     if (onSigint) process.off("SIGINT", onSigint);
     printer.finish();
+    const breaches = applyThresholds(outcome.result, report.thresholds);
     const toStdout = config.json === "-";
     if (!config.quiet) {
       const stream = toStdout ? process.stderr : process.stdout;
@@ -226,7 +251,15 @@ export const runCommand = {
       if (toStdout) process.stdout.write(text);
       else writeFileSync(config.json, text);
     }
-    process.exitCode = interrupted ? 130 : outcome.exitCode;
+    if (report.html !== null) writeFileSync(report.html, renderHtml([outcome.result]));
+    if (abortedFor.length > 0) {
+      process.stderr.write(
+        `mailvolley: --abort-on-fail stopped the run: ${abortedFor.join("; ")}\n`,
+      );
+    }
+    printBreaches(breaches);
+    const breached = breaches.length > 0 || abortedFor.length > 0;
+    process.exitCode = interrupted ? 130 : breached ? EXIT_THRESHOLDS : outcome.exitCode;
   },
 };
 

@@ -3,91 +3,108 @@
  * whether colour is on (only on a TTY).
  */
 import type { LatencySummary, Result } from "../stats/result.js";
+import {
+  apdexText,
+  durationText,
+  errorClassRows,
+  fmt,
+  ms,
+  PHASE_ROWS,
+  statisticsRows,
+} from "./figures.js";
+
+export { fmt } from "./figures.js";
 
 export interface TerminalOptions {
   color: boolean;
 }
 
-const LATENCY_ROWS: [string, keyof Result["latency"]][] = [
-  ["transaction", "transactionMs"],
-  ["connect", "connectMs"],
-  ["banner", "bannerMs"],
-  ["ehlo", "ehloMs"],
-  ["envelope", "envelopeMs"],
-  ["data", "dataMs"],
-  ["quit", "quitMs"],
-  ["session", "sessionMs"],
-];
+export type Paint = ReturnType<typeof painter>;
 
 export function renderSummary(result: Result, options: TerminalOptions): string {
   const paint = painter(options.color);
-  const m = result.messages;
-  const c = result.connections;
-  const out: string[] = [];
-  out.push(
+  const out: string[] = [
     paint.bold(`mailvolley ${result.mode} → ${result.target}`) +
       `  (${result.sessions} sessions, run ${result.runId})`,
-  );
-  out.push("");
-  out.push(
+    "",
+    ...overview(result, paint),
+  ];
+  const sections = [
+    statisticsTable(result),
+    latencyTable(result),
+    errorClassLine(result, paint),
+    errorTable(result),
+    thresholdLines(result, paint),
+    sinkLine(result, paint),
+  ];
+  for (const section of sections) if (section) out.push("", section);
+  return `${out.join("\n")}\n`;
+}
+
+function overview(result: Result, paint: Paint): string[] {
+  const m = result.messages;
+  const c = result.connections;
+  const r = result.recipients;
+  const plateau = result.throughput.plateau;
+  return [
+    row("Time taken", [`${result.elapsedSeconds.toFixed(3)} s (first connect to last reply)`]),
     row("Messages", [
       `attempted ${fmt(m.attempted)}`,
       paint.green(`accepted ${fmt(m.accepted)}`),
       (m.rejected ? paint.yellow : id)(`rejected ${fmt(m.rejected)}`),
       (m.failed ? paint.red : id)(`failed ${fmt(m.failed)}`),
     ]),
-  );
-  out.push(
-    row("Time taken", [`${result.elapsedSeconds.toFixed(3)} s (first connect to last reply)`]),
-  );
-  out.push(
-    row("Throughput", [`${fmt(result.throughput.messagesPerSecond, 1)} messages/s accepted`]),
-  );
-  out.push(
+    row("Throughput", [
+      `${paint.bold(`${fmt(result.throughput.messagesPerSecond, 1)} messages/s`)} (whole-run mean)`,
+      plateau
+        ? `plateau ${fmt(plateau.messagesPerSecond, 1)}/s over ${fmt(plateau.intervals)} intervals`
+        : "plateau n/a (fewer than 3 steady intervals)",
+    ]),
     row("Connections", [
       `opened ${fmt(c.opened)}`,
       `established ${fmt(c.established)}`,
-      `refused ${fmt(c.refused)}`,
+      (c.refused ? paint.red : id)(`refused ${fmt(c.refused)}`),
       `${fmt(c.perMessage, 4)} per message`,
     ]),
-  );
-  const r = result.recipients;
-  out.push(
     row("Recipients", [
       `attempted ${fmt(r.attempted)}`,
       `accepted ${fmt(r.accepted)}`,
       `rejected ${fmt(r.rejected)}`,
     ]),
-  );
-  if (result.latency.connectMs.count > 0) {
-    out.push("");
-    out.push(latencyTable(result));
+  ];
+}
+
+/** JMeter's dashboard statistics: one row per message class and one for the whole run. */
+function statisticsTable(result: Result): string {
+  if (!result.allClasses || result.allClasses.attempted === 0) return "";
+  const apdex = `Apdex ${durationText(result.apdex.satisfiedMs)}`;
+  const head = ["Statistics", "count", "error %", "mean", "p50", "p90", "p95", "p99", "max"];
+  const rows: string[][] = [[...head, "msg/s", apdex]];
+  for (const c of statisticsRows(result)) {
+    const l = c.transactionMs;
+    rows.push([
+      `  ${c.name}`,
+      fmt(c.attempted),
+      c.errorPercent.toFixed(2),
+      ms(l.mean),
+      ms(l.p50),
+      ms(l.p90),
+      ms(l.p95),
+      ms(l.p99),
+      ms(l.max),
+      fmt(c.messagesPerSecond, 1),
+      apdexText(c.apdex),
+    ]);
   }
-  if (result.errors.length > 0) {
-    out.push("");
-    out.push(errorTable(result));
-  }
-  if (result.sink) {
-    out.push("");
-    const same = result.sink.messagesAccepted === m.accepted;
-    const verdict = same
-      ? paint.green(`equals the client's ${fmt(m.accepted)} accepted`)
-      : paint.red(`DIFFERS from the client's ${fmt(m.accepted)} accepted`);
-    out.push(
-      row("Sink count", [
-        `accepted ${fmt(result.sink.messagesAccepted)}`,
-        `sessions ${fmt(result.sink.sessions)}`,
-        verdict,
-      ]),
-    );
-  }
-  return `${out.join("\n")}\n`;
+  const note = "  (transaction ms of accepted messages; error % = (rejected + failed) / count)";
+  return `${table(rows, [false, ...rows[0].slice(1).map(() => true)])}\n${note}`;
 }
 
 function latencyTable(result: Result): string {
-  const head = ["Latency (ms)", "count", "min", "mean", "p50", "p90", "p99", "max"];
+  if (result.latency.connectMs.count === 0 && result.latency.transactionMs.count === 0) return "";
+  const head = ["Latency (ms)", "count", "min", "mean", "p50", "p90", "p95", "p99", "max"];
   const rows: string[][] = [head];
-  for (const [name, key] of LATENCY_ROWS) {
+  for (const [name, key] of PHASE_ROWS) {
     const l: LatencySummary = result.latency[key];
     if (l.count === 0) continue;
     rows.push([
@@ -97,57 +114,101 @@ function latencyTable(result: Result): string {
       ms(l.mean),
       ms(l.p50),
       ms(l.p90),
+      ms(l.p95 ?? 0),
       ms(l.p99),
       ms(l.max),
     ]);
   }
-  return table(rows, [false, true, true, true, true, true, true, true]);
+  return table(rows, [false, true, true, true, true, true, true, true, true]);
+}
+
+function errorClassLine(result: Result, paint: Paint): string {
+  const classes = errorClassRows(result);
+  if (classes.length === 0) return "";
+  return row(
+    "Error classes",
+    classes.map(([, label, count]) => paint.red(`${label} ${fmt(count)}`)),
+  );
 }
 
 function errorTable(result: Result): string {
-  const rows: string[][] = [["Errors", "count", "reply", "enhanced", "phase", "text"]];
+  if (result.errors.length === 0) return "";
+  const rows: string[][] = [["Errors", "count", "class", "reply", "enhanced", "phase", "text"]];
   for (const e of result.errors) {
-    rows.push(["", fmt(e.count), e.reply, e.enhanced || "-", e.phase, truncate(e.text, 60)]);
+    rows.push([
+      "",
+      fmt(e.count),
+      e.class ?? "",
+      e.reply,
+      e.enhanced || "-",
+      e.phase,
+      truncate(e.text, 60),
+    ]);
   }
-  return table(rows, [false, true, false, false, false, false]);
+  return table(rows, [false, true, false, false, false, false, false]);
+}
+
+function thresholdLines(result: Result, paint: Paint): string {
+  if (!result.thresholds || result.thresholds.length === 0) return "";
+  const lines = ["Thresholds"];
+  for (const t of result.thresholds) {
+    const actual = t.actual === null ? "no data" : `actual ${fmt(t.actual, 3)}`;
+    lines.push(
+      t.passed
+        ? `  ${paint.green("pass")}  ${t.expression}  (${actual})`
+        : `  ${paint.red("FAIL")}  ${t.expression}  (${actual})`,
+    );
+  }
+  return lines.join("\n");
+}
+
+function sinkLine(result: Result, paint: Paint): string {
+  if (!result.sink) return "";
+  const accepted = result.messages.accepted;
+  const same = result.sink.messagesAccepted === accepted;
+  const verdict = same
+    ? paint.green(`equals the client's ${fmt(accepted)} accepted`)
+    : paint.red(`DIFFERS from the client's ${fmt(accepted)} accepted`);
+  return row("Sink count", [
+    `accepted ${fmt(result.sink.messagesAccepted)}`,
+    `sessions ${fmt(result.sink.sessions)}`,
+    verdict,
+  ]);
 }
 
 /** Columns padded to their widest cell; `right` marks right-aligned (numeric) columns. */
 export function table(rows: string[][], right: boolean[]): string {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => visible(r[i] ?? "").length)));
   return rows
     .map((r) =>
       r
-        .map((cell, i) => (right[i] ? cell.padStart(widths[i]) : cell.padEnd(widths[i])))
+        .map((cell, i) => {
+          const pad = " ".repeat(Math.max(0, widths[i] - visible(cell).length));
+          return right[i] ? pad + cell : cell + pad;
+        })
         .join("  ")
         .trimEnd(),
     )
     .join("\n");
 }
 
-function row(label: string, cells: string[]): string {
-  return `${label.padEnd(13)}${cells.join("   ")}`;
+/** A cell without its colour codes, for measuring. */
+function visible(cell: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour codes start with ESC
+  return cell.replace(/\u001b\[\d+m/g, "");
 }
 
-/** Thousands separated by commas, so 50000 reads as 50,000. */
-export function fmt(value: number, digits = 0): string {
-  return value.toLocaleString("en-US", {
-    minimumFractionDigits: digits,
-    maximumFractionDigits: digits,
-  });
+export function row(label: string, cells: string[]): string {
+  return `${label.padEnd(14)}${cells.join("   ")}`;
 }
 
-function ms(value: number): string {
-  return value.toFixed(3);
-}
-
-function truncate(text: string, max: number): string {
+export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 const id = (s: string) => s;
 
-function painter(color: boolean) {
+export function painter(color: boolean) {
   const wrap = (code: number) => (s: string) => (color ? `\u001b[${code}m${s}\u001b[0m` : s);
-  return { bold: wrap(1), green: wrap(32), yellow: wrap(33), red: wrap(31) };
+  return { bold: wrap(1), green: wrap(32), yellow: wrap(33), red: wrap(31), dim: wrap(2) };
 }

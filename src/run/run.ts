@@ -5,7 +5,7 @@
 import type { Target } from "../config/parse.js";
 import { formatTarget } from "../config/parse.js";
 import type { RunConfig } from "../config/run-config.js";
-import { startSink } from "../sink/index.js";
+import { type SinkOptions, startSink } from "../sink/index.js";
 import type { Result } from "../stats/result.js";
 import { buildResult } from "../stats/summarise.js";
 import type { Progress } from "./load.js";
@@ -23,22 +23,35 @@ export interface RunIo {
   progress?: (progress: Progress) => void;
 }
 
+/** What shapes a run besides its RunConfig. */
+export interface RunExtras {
+  /** Options of the embedded sink (no target): gateway emulation for self-tests and compare. */
+  sink?: Omit<Partial<SinkOptions>, "listen">;
+  /** Apdex T in ms for the Result's per-class Apdex. */
+  apdexMs?: number;
+}
+
 export interface RunOutcome {
   result: Result;
   /** 0: every message accepted (and, in a self-test, the sink agrees); 1 otherwise. */
   exitCode: number;
 }
 
-export async function executeRun(config: RunConfig, io: RunIo = {}): Promise<RunOutcome> {
+export async function executeRun(
+  config: RunConfig,
+  io: RunIo = {},
+  extras: RunExtras = {},
+): Promise<RunOutcome> {
   if (config.target !== null) {
-    const result = await loadAgainst(config, config.target, formatTarget(config.target), io);
+    const label = formatTarget(config.target);
+    const result = await loadAgainst(config, config.target, label, io, extras);
     return { result, exitCode: verdict(result) };
   }
-  const sink = await startSink({ listen: ["127.0.0.1:0"] });
+  const sink = await startSink({ ...extras.sink, listen: ["127.0.0.1:0"] });
   try {
     const { host, port } = sink.addresses[0];
     const target: Target = { kind: "tcp", host, port };
-    const result = await loadAgainst({ ...config, target }, target, "embedded-sink", io);
+    const result = await loadAgainst({ ...config, target }, target, "embedded-sink", io, extras);
     const counted = sink.stats();
     result.sink = { messagesAccepted: counted.messagesAccepted, sessions: counted.sessions };
     return { result, exitCode: verdict(result) };
@@ -52,6 +65,7 @@ async function loadAgainst(
   target: Target,
   label: string,
   io: RunIo,
+  extras: RunExtras,
 ): Promise<Result> {
   const frozen: RunConfig = Object.freeze({ ...config, target });
   const load = runSharded(frozen, config.workers, { trace: io.trace, progress: io.progress });
@@ -62,6 +76,7 @@ async function loadAgainst(
     target: label,
     runId: config.runId,
     sessions: config.sessions,
+    apdexMs: extras.apdexMs,
   });
 }
 

@@ -1,0 +1,151 @@
+/**
+ * The report options every load command shares (--html, --apdex, --threshold, --abort-on-fail),
+ * and `mailvolley report result.json --html out.html [--granularity 10s]`, which re-renders a
+ * saved result (or compare result) without running anything: JMeter's `-g`.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import type { ArgumentsCamelCase, Argv } from "yargs";
+import { ConfigError, parseDuration } from "../config/parse.js";
+import { evaluateThresholds, parseThresholds, type Threshold } from "../config/thresholds.js";
+import { renderCompare } from "../report/compare.js";
+import { renderHtml } from "../report/html.js";
+import { renderJson } from "../report/json.js";
+import { renderSummary } from "../report/terminal.js";
+import type { Result } from "../stats/result.js";
+import { regroupSeries } from "../stats/series.js";
+import { seriesResult, seriesSnapshot } from "../stats/summarise.js";
+
+/** k6's exit code for breached thresholds. */
+export const EXIT_THRESHOLDS = 99;
+
+export interface ReportOptions {
+  readonly html: string | null;
+  readonly apdexMs: number | undefined;
+  readonly thresholds: readonly Threshold[];
+  readonly abortOnFail: boolean;
+}
+
+export function reportOptions<T>(yargs: Argv<T>) {
+  return yargs
+    .option("html", {
+      type: "string",
+      describe: "Write a self-contained HTML report (charts over time) to FILE",
+      group: "Reports:",
+    })
+    .option("apdex", {
+      type: "string",
+      describe: "Apdex T: satisfied ≤ T, tolerating ≤ 4T (e.g. 100ms) [500ms]",
+      group: "Reports:",
+    })
+    .option("threshold", {
+      type: "string",
+      array: true,
+      describe: "Pass/fail criterion, repeatable: 'p99<50ms', 'error_rate<0.1%', 'rate>=5000/s'",
+      group: "Reports:",
+    })
+    .option("abort-on-fail", {
+      type: "boolean",
+      describe: "Stop the run as soon as an error_rate threshold is breached",
+      group: "Reports:",
+    });
+}
+
+export function buildReportOptions(argv: ArgumentsCamelCase<Record<string, unknown>>) {
+  const apdex = argv.apdex === undefined ? undefined : parseDuration("--apdex", argv.apdex);
+  if (apdex !== undefined && apdex <= 0) throw new ConfigError("--apdex", "must be above 0");
+  const thresholds = parseThresholds(argv.threshold);
+  if (argv.abortOnFail && thresholds.length === 0) {
+    throw new ConfigError("--abort-on-fail", "give at least one --threshold to abort on");
+  }
+  return Object.freeze({
+    html: argv.html === undefined ? null : String(argv.html),
+    apdexMs: apdex,
+    thresholds: Object.freeze(thresholds),
+    abortOnFail: Boolean(argv.abortOnFail),
+  }) satisfies ReportOptions;
+}
+
+/**
+ * Evaluates the thresholds into the Result (so JSON and HTML show them) and returns the
+ * breached lines, one per failed threshold.
+ */
+export function applyThresholds(result: Result, thresholds: readonly Threshold[]): string[] {
+  if (thresholds.length === 0) return [];
+  result.thresholds = evaluateThresholds(thresholds, result);
+  return result.thresholds
+    .filter((t) => !t.passed)
+    .map((t) => `${t.expression} (actual ${t.actual === null ? "no data" : t.actual})`);
+}
+
+export function printBreaches(lines: readonly string[]): void {
+  for (const line of lines) process.stderr.write(`mailvolley: threshold breached: ${line}\n`);
+}
+
+type ReportArgv = ArgumentsCamelCase<Record<string, unknown>>;
+
+/** A saved result or compare result, checked enough to render. */
+export function readResultFile(path: string): Result[] {
+  let parsed: { schema?: string; runs?: Result[] };
+  try {
+    parsed = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new ConfigError("result", `cannot read "${path}": ${(error as Error).message}`);
+  }
+  const runs = Array.isArray(parsed.runs) ? parsed.runs : [parsed as Result];
+  for (const run of runs) {
+    if (typeof run.schema !== "string" || !run.schema.startsWith("mailvolley/result@")) {
+      throw new ConfigError("result", `"${path}" is not a mailvolley result (no result schema)`);
+    }
+  }
+  return runs;
+}
+
+/** The runs with their series in intervals of `granularityMs`. */
+export function regranulate(runs: Result[], granularityMs: number): Result[] {
+  return runs.map((run) => {
+    if (!run.series) return run;
+    const recorded = run.series.intervalMs;
+    if (granularityMs % recorded !== 0) {
+      throw new ConfigError(
+        "--granularity",
+        `${granularityMs}ms is not a whole multiple of the recorded ${recorded}ms interval`,
+      );
+    }
+    const grouped = regroupSeries(seriesSnapshot(run.series), granularityMs);
+    return { ...run, series: seriesResult(grouped) };
+  });
+}
+
+export const reportCommand = {
+  command: "report <result>",
+  describe: "Re-render a saved JSON result (run or compare) as text, HTML or JSON",
+  builder: (yargs: Argv) =>
+    yargs
+      .positional("result", { type: "string", describe: "A JSON file written by --json" })
+      .option("html", { type: "string", describe: "Write the HTML report to FILE" })
+      .option("json", { type: "string", describe: "Write the (re-grouped) JSON to FILE" })
+      .option("granularity", {
+        type: "string",
+        describe: "Time series interval, a multiple of the recorded one (e.g. 10s)",
+      })
+      .option("quiet", { alias: "q", type: "boolean", describe: "Print no summary" }),
+  handler: (argv: ReportArgv) => {
+    let runs = readResultFile(String(argv.result));
+    if (argv.granularity !== undefined) {
+      const ms = parseDuration("--granularity", argv.granularity);
+      if (ms <= 0) throw new ConfigError("--granularity", "must be above 0");
+      runs = regranulate(runs, ms);
+    }
+    const color = Boolean(process.stdout.isTTY);
+    if (!argv.quiet) {
+      process.stdout.write(
+        runs.length > 1 ? renderCompare(runs, { color }) : renderSummary(runs[0], { color }),
+      );
+    }
+    if (argv.html !== undefined) writeFileSync(String(argv.html), renderHtml(runs));
+    if (argv.json !== undefined) {
+      const doc = runs.length > 1 ? { schema: "mailvolley/compare@1", runs } : runs[0];
+      writeFileSync(String(argv.json), renderJson(doc));
+    }
+  },
+};

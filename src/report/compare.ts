@@ -1,0 +1,126 @@
+/**
+ * `mailvolley compare`: two Results of the same load, a connection per message and session
+ * reuse, side by side, with the ratio reuse / per-message of every figure. Pure: Results in,
+ * text out.
+ */
+import { ERROR_CLASS_LABELS, ERROR_CLASSES } from "../stats/errors.js";
+import type { Result } from "../stats/result.js";
+import { fmt, ms, PHASE_ROWS, ratio } from "./figures.js";
+import { painter, table } from "./terminal.js";
+
+export const COMPARE_SCHEMA = "mailvolley/compare@1";
+
+export interface Comparison {
+  schema: typeof COMPARE_SCHEMA;
+  /** In the order they ran; each carries its `mode`. */
+  runs: Result[];
+}
+
+/** The per-message run and the reuse run, whatever order they ran in. */
+function pair(runs: readonly Result[]): { base: Result; reuse: Result } {
+  const base = runs.find((r) => r.mode === "per-message") ?? runs[0];
+  const reuse = runs.find((r) => r !== base) ?? runs[1];
+  return { base, reuse };
+}
+
+/** One sentence per figure that matters most, for the top of the report. */
+export function headline(runs: readonly Result[]): string[] {
+  const { base, reuse } = pair(runs);
+  const rate = (r: Result) => r.throughput.messagesPerSecond;
+  const lines = [
+    `Session reuse delivered ${fmt(rate(reuse), 1)} messages/s against ${fmt(rate(base), 1)} with a connection per message (${ratio(rate(base), rate(reuse))}),`,
+    `opening ${fmt(reuse.connections.opened)} connections instead of ${fmt(base.connections.opened)} (${fmt(reuse.connections.perMessage, 4)} vs ${fmt(base.connections.perMessage, 4)} per message).`,
+  ];
+  const refusedBase = base.errorClasses?.refused ?? 0;
+  const refusedReuse = reuse.errorClasses?.refused ?? 0;
+  if (refusedBase > 0 || refusedReuse > 0) {
+    lines.push(
+      `The gateway refused ${fmt(refusedBase)} connections of the per-message run and ${fmt(refusedReuse)} of the reuse run.`,
+    );
+  }
+  const limitedBase = base.errorClasses?.rateLimited ?? 0;
+  const limitedReuse = reuse.errorClasses?.rateLimited ?? 0;
+  if (limitedBase > 0 || limitedReuse > 0) {
+    lines.push(
+      `Message rate limits answered ${fmt(limitedBase)} times per-message and ${fmt(limitedReuse)} times with reuse: reuse does not dodge those.`,
+    );
+  }
+  return lines;
+}
+
+export function renderCompare(runs: readonly Result[], options: { color: boolean }): string {
+  const paint = painter(options.color);
+  const { base, reuse } = pair(runs);
+  const first = runs[0];
+  const out: string[] = [
+    paint.bold(`mailvolley compare → ${first.target}`) +
+      `  (${fmt(first.sessions)} sessions, ${fmt(first.messages.attempted)} messages each)`,
+    "",
+    ...headline(runs),
+    "",
+  ];
+  const head = ["", ...runs.map((r) => r.mode), "reuse / per-message"];
+  const rows: string[][] = [head];
+  const line = (label: string, pick: (r: Result) => number, show: (v: number) => string) => {
+    rows.push([label, ...runs.map((r) => show(pick(r))), ratio(pick(base), pick(reuse))]);
+  };
+  const count = (v: number) => fmt(v);
+  line(
+    "Messages/s (mean)",
+    (r) => r.throughput.messagesPerSecond,
+    (v) => fmt(v, 1),
+  );
+  rows.push([
+    "Messages/s (plateau)",
+    ...runs.map((r) => {
+      const p = r.throughput.plateau;
+      return p ? fmt(p.messagesPerSecond, 1) : "n/a";
+    }),
+    base.throughput.plateau && reuse.throughput.plateau
+      ? ratio(base.throughput.plateau.messagesPerSecond, reuse.throughput.plateau.messagesPerSecond)
+      : "",
+  ]);
+  line(
+    "Time taken (s)",
+    (r) => r.elapsedSeconds,
+    (v) => v.toFixed(3),
+  );
+  line("Accepted", (r) => r.messages.accepted, count);
+  line("Rejected", (r) => r.messages.rejected, count);
+  line("Failed", (r) => r.messages.failed, count);
+  line("Connections opened", (r) => r.connections.opened, count);
+  line("Connections refused", (r) => r.connections.refused, count);
+  line(
+    "Connections per message",
+    (r) => r.connections.perMessage,
+    (v) => fmt(v, 4),
+  );
+  const classes = ERROR_CLASSES.filter((c) => runs.some((r) => (r.errorClasses?.[c] ?? 0) > 0));
+  if (classes.length > 0) rows.push(["Errors", "", "", ""]);
+  for (const c of classes) {
+    line(`  ${ERROR_CLASS_LABELS[c]}`, (r) => r.errorClasses?.[c] ?? 0, count);
+  }
+  const right = head.map((_, i) => i > 0);
+  out.push(table(rows, right), "");
+
+  const lat: string[][] = [
+    ["Latency (ms)", ...runs.map((r) => `${r.mode} p50 / p99`), "p50 ratio", "p99 ratio"],
+  ];
+  for (const [name, key] of PHASE_ROWS) {
+    if (runs.every((r) => r.latency[key].count === 0)) continue;
+    lat.push([
+      `  ${name}`,
+      ...runs.map((r) => `${ms(r.latency[key].p50)} / ${ms(r.latency[key].p99)}`),
+      ratio(base.latency[key].p50, reuse.latency[key].p50),
+      ratio(base.latency[key].p99, reuse.latency[key].p99),
+    ]);
+  }
+  out.push(
+    table(
+      lat,
+      lat[0].map((_, i) => i > 0),
+    ),
+  );
+  out.push("", "Ratios are reuse / per-message: ×0.10 means a tenth, ×10 ten times as much.");
+  return `${out.join("\n")}\n`;
+}

@@ -1,0 +1,75 @@
+/**
+ * What the reports have in common: the rows they show, in which order, under which label, and
+ * how numbers are written. Terminal, HTML and compare all read these, so a figure is labelled
+ * and rounded the same everywhere.
+ */
+import { ERROR_CLASS_LABELS, ERROR_CLASSES, type ErrorClass } from "../stats/errors.js";
+import type { ClassResult, Result } from "../stats/result.js";
+
+export const PHASE_ROWS: readonly [string, keyof Result["latency"]][] = [
+  ["transaction", "transactionMs"],
+  ["connect", "connectMs"],
+  ["banner", "bannerMs"],
+  ["ehlo", "ehloMs"],
+  ["envelope", "envelopeMs"],
+  ["data", "dataMs"],
+  ["quit", "quitMs"],
+  ["session", "sessionMs"],
+];
+
+export const PERCENTILE_COLUMNS = ["min", "mean", "p50", "p90", "p95", "p99", "max"] as const;
+
+/** Rows of the statistics table: each class that saw a message, then "all". */
+export function statisticsRows(result: Result): ClassResult[] {
+  const classes = (result.classes ?? []).filter((c) => c.attempted > 0);
+  // A run with one class that is the whole run needs no second row saying the same.
+  if (classes.length === 1 && classes[0].attempted === result.allClasses.attempted) {
+    return [result.allClasses];
+  }
+  return [...classes, result.allClasses];
+}
+
+/** Error classes with at least one occurrence, in ERROR_CLASSES order. */
+export function errorClassRows(result: Result): [ErrorClass, string, number][] {
+  const counts = result.errorClasses;
+  if (!counts) return [];
+  return ERROR_CLASSES.filter((c) => counts[c] > 0).map((c) => [
+    c,
+    ERROR_CLASS_LABELS[c],
+    counts[c],
+  ]);
+}
+
+/** Thousands separated by commas, so 50000 reads as 50,000. */
+export function fmt(value: number, digits = 0): string {
+  return value.toLocaleString("en-US", {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  });
+}
+
+/** Milliseconds with microsecond resolution, as measured. */
+export function ms(value: number): string {
+  return value.toFixed(3);
+}
+
+export function percent(value: number): string {
+  return `${value.toFixed(2)} %`;
+}
+
+/** A ratio b / a written as "×1.23"; "–" when a is zero. */
+export function ratio(a: number, b: number): string {
+  if (a === 0) return b === 0 ? "=" : "–";
+  if (b === 0) return "×0";
+  const r = b / a;
+  return `×${r >= 100 ? r.toFixed(0) : r >= 10 ? r.toFixed(1) : r.toFixed(2)}`;
+}
+
+export function apdexText(value: number | null): string {
+  return value === null ? "-" : value.toFixed(3);
+}
+
+/** "500ms", "1.5s": an Apdex threshold as it was given. */
+export function durationText(msValue: number): string {
+  return msValue >= 1000 && msValue % 100 === 0 ? `${msValue / 1000}s` : `${msValue}ms`;
+}

@@ -1,0 +1,126 @@
+/**
+ * The charts of the HTML report. `drawCharts` runs in the browser, not in Node: html.ts inlines
+ * its source text after uPlot's, so it may use only what the page has (the DOM, uPlot, the
+ * embedded data). It must stay self-contained: no imports, no closures over this module.
+ */
+
+/** One run's series as the page embeds it. */
+export interface ChartRun {
+  label: string;
+  intervalMs: number;
+  points: {
+    t: number;
+    sent: number;
+    accepted: number;
+    failed: number;
+    rejected: number;
+    connectionsOpened: number;
+    openSessions: number;
+    errors: Record<string, number>;
+    p50Ms: number;
+    p99Ms: number;
+  }[];
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: uPlot is a global of the page, typed there
+type UPlotCtor = any;
+
+export function drawCharts(
+  runs: ChartRun[],
+  uPlot: UPlotCtor,
+  errorLabels: Record<string, string>,
+) {
+  const RUN_COLOURS = ["#c0392b", "#2471a3", "#1e8449", "#7d3c98"];
+  const LINE_COLOURS = ["#2471a3", "#1e8449", "#c0392b", "#d68910", "#7d3c98", "#5d6d7e"];
+  const length = Math.max(0, ...runs.map((r) => r.points.length));
+  const step = runs.length > 0 ? runs[0].intervalMs / 1000 : 1;
+  // x: seconds since each run's first interval, so runs made one after the other overlay.
+  const xs = Array.from({ length }, (_, i) => i * step);
+  const column = (run: ChartRun, pick: (p: ChartRun["points"][number]) => number) =>
+    xs.map((_, i) => (i < run.points.length ? pick(run.points[i]) : null));
+  const perSecond = (n: number, run: ChartRun) => n / (run.intervalMs / 1000);
+
+  type Line = { label: string; values: (number | null)[]; colour: string; dash?: number[] };
+  const lines = (
+    pick: (p: ChartRun["points"][number], run: ChartRun) => number,
+    name: string,
+    i: number,
+    dash?: number[],
+  ): Line[] =>
+    runs.map((run, r) => ({
+      label: runs.length > 1 ? `${run.label} ${name}` : name,
+      values: column(run, (p) => pick(p, run)),
+      colour: runs.length > 1 ? RUN_COLOURS[r % RUN_COLOURS.length] : LINE_COLOURS[i],
+      dash,
+    }));
+
+  const charts: { id: string; unit: string; lines: Line[] }[] = [
+    {
+      id: "chart-throughput",
+      unit: "messages/s",
+      lines: [
+        ...lines((p, run) => perSecond(p.accepted, run), "accepted/s", 0),
+        ...lines((p, run) => perSecond(p.sent, run), "sent/s", 1, [4, 4]),
+      ],
+    },
+    {
+      id: "chart-latency",
+      unit: "ms",
+      lines: [...lines((p) => p.p50Ms, "p50", 0), ...lines((p) => p.p99Ms, "p99", 2, [4, 4])],
+    },
+    {
+      id: "chart-errors",
+      unit: "errors/s",
+      lines: Object.keys(errorLabels)
+        .filter((c) => runs.some((run) => run.points.some((p) => (p.errors[c] ?? 0) > 0)))
+        .flatMap((c, i) =>
+          runs.map((run, r) => ({
+            label: runs.length > 1 ? `${run.label} ${errorLabels[c]}` : errorLabels[c],
+            values: column(run, (p) => perSecond(p.errors[c] ?? 0, run)),
+            colour: LINE_COLOURS[(i + 2) % LINE_COLOURS.length],
+            dash: r === 1 ? [4, 4] : undefined,
+          })),
+        ),
+    },
+    {
+      id: "chart-sessions",
+      unit: "sessions, connections/s",
+      lines: [
+        ...lines((p) => p.openSessions, "open sessions", 0),
+        ...lines(
+          (p, run) => perSecond(p.connectionsOpened, run),
+          "connections opened/s",
+          3,
+          [4, 4],
+        ),
+      ],
+    },
+  ];
+
+  for (const chart of charts) {
+    const host = document.getElementById(chart.id);
+    if (!host) continue;
+    if (chart.lines.length === 0 || length === 0) {
+      host.textContent = "nothing to draw: no data in this run";
+      continue;
+    }
+    const width = Math.max(320, Math.min(1100, host.clientWidth || 900));
+    const options = {
+      width,
+      height: 260,
+      scales: { x: { time: false } },
+      axes: [{ label: "seconds since start" }, { label: chart.unit, size: 70 }],
+      series: [
+        { label: "s" },
+        ...chart.lines.map((line) => ({
+          label: line.label,
+          stroke: line.colour,
+          width: 1.5,
+          dash: line.dash,
+          spanGaps: false,
+        })),
+      ],
+    };
+    new uPlot(options, [xs, ...chart.lines.map((line) => line.values)], host);
+  }
+}

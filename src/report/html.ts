@@ -1,0 +1,265 @@
+/**
+ * The HTML report: one self-contained file that opens without a network. Tables are rendered
+ * here; the charts are drawn in the page by uPlot, whose script and stylesheet are read from
+ * node_modules and inlined. One Result, or two side by side (compare).
+ *
+ * Every number in a table carries `data-field` (its path in the JSON the page was made from)
+ * and `data-value` (the JSON's value), so tests can check the page against the JSON.
+ */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { ERROR_CLASS_LABELS, ERROR_CLASSES } from "../stats/errors.js";
+import type { Result } from "../stats/result.js";
+import {
+  apdexText,
+  durationText,
+  errorClassRows,
+  fmt,
+  ms,
+  PHASE_ROWS,
+  ratio,
+  statisticsRows,
+} from "./figures.js";
+import { type ChartRun, drawCharts } from "./html-charts.js";
+
+export interface HtmlOptions {
+  /** Defaults to a title made from the runs' mode and target. */
+  title?: string;
+}
+
+function uplotAsset(file: string): string {
+  const require = createRequire(import.meta.url);
+  const root = dirname(require.resolve("uplot/package.json"));
+  return readFileSync(join(root, "dist", file), "utf8");
+}
+
+/** One run (`runs.length === 1`) or a comparison of two. */
+export function renderHtml(runs: readonly Result[], options: HtmlOptions = {}): string {
+  const compare = runs.length > 1;
+  const prefix = (i: number) => (compare ? `runs.${i}.` : "");
+  const title =
+    options.title ??
+    (compare
+      ? `mailvolley compare: ${runs.map((r) => r.mode).join(" vs ")} → ${runs[0].target}`
+      : `mailvolley ${runs[0].mode} → ${runs[0].target}`);
+  const chartRuns: ChartRun[] = runs.map((r) => ({
+    label: r.mode,
+    intervalMs: r.series?.intervalMs ?? 1000,
+    points: (r.series?.points ?? []).map(({ histogram: _h, ...p }) => p),
+  }));
+  const labels = Object.fromEntries(ERROR_CLASSES.map((c) => [c, ERROR_CLASS_LABELS[c]]));
+  const body = [
+    `<header><h1>${esc(title)}</h1>${runs.map((r) => runLine(r)).join("")}</header>`,
+    section("Overview", overview(runs, prefix)),
+    ...runs.map((r, i) =>
+      section(`Statistics${compare ? ` — ${r.mode}` : ""}`, statistics(r, prefix(i))),
+    ),
+    section("Latency per phase (ms)", phases(runs, prefix)),
+    section("Errors", runs.map((r, i) => errors(r, prefix(i), compare)).join("")),
+    thresholds(runs, prefix),
+    section(
+      "Over time",
+      ["throughput", "latency", "errors", "sessions"]
+        .map((c) => `<h3>${c}</h3><div class="chart" id="chart-${c}"></div>`)
+        .join(""),
+    ),
+  ].join("\n");
+  const data = JSON.stringify({ runs: chartRuns, labels }).replace(/</g, "\\u003c");
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(title)}</title>
+<style>${uplotAsset("uPlot.min.css")}</style>
+<style>${CSS}</style>
+</head><body>
+${body}
+<script id="mailvolley-data" type="application/json">${data}</script>
+<script>${uplotAsset("uPlot.iife.min.js")}</script>
+<script>
+const data = JSON.parse(document.getElementById("mailvolley-data").textContent);
+(${drawCharts.toString()})(data.runs, uPlot, data.labels);
+</script>
+</body></html>
+`;
+}
+
+const CSS = `
+body { font: 14px/1.45 system-ui, sans-serif; margin: 24px auto; max-width: 1140px; color: #1c2833; padding: 0 16px; }
+h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 17px; margin: 28px 0 8px; border-bottom: 1px solid #d5d8dc; }
+h3 { font-size: 14px; margin: 16px 0 4px; color: #566573; }
+.run { color: #566573; margin: 0; }
+table { border-collapse: collapse; margin: 6px 0 12px; }
+th, td { padding: 3px 10px; border-bottom: 1px solid #eaeded; text-align: right; white-space: nowrap; }
+th:first-child, td:first-child, td.text { text-align: left; }
+td.text { white-space: normal; max-width: 480px; }
+th { background: #f4f6f7; font-weight: 600; }
+.ratio { color: #566573; } .good { color: #1e8449; font-weight: 600; } .bad { color: #c0392b; font-weight: 600; }
+.pass { color: #1e8449; } .fail { color: #c0392b; font-weight: 600; }
+.chart { min-height: 40px; }
+`;
+
+function runLine(r: Result): string {
+  return `<p class="run">${esc(r.mode)}: run ${esc(r.runId)}, started ${esc(r.startedAt)}, ${fmt(r.sessions)} sessions, ${esc(r.target)}</p>`;
+}
+
+function section(title: string, html: string): string {
+  return `<section><h2>${esc(title)}</h2>${html}</section>`;
+}
+
+/** A table cell holding a number from the JSON at `field`. */
+function num(field: string, value: number, text: string, cls = ""): string {
+  const c = cls ? ` class="${cls}"` : "";
+  return `<td${c} data-field="${esc(field)}" data-value="${value}">${esc(text)}</td>`;
+}
+
+function overview(runs: readonly Result[], prefix: (i: number) => string): string {
+  const rows: [string, string, (r: Result) => number | null, (v: number) => string][] = [
+    [
+      "Messages/s (whole-run mean)",
+      "throughput.messagesPerSecond",
+      (r) => r.throughput.messagesPerSecond,
+      (v) => fmt(v, 1),
+    ],
+    [
+      "Messages/s (plateau)",
+      "throughput.plateau.messagesPerSecond",
+      (r) => r.throughput.plateau?.messagesPerSecond ?? null,
+      (v) => fmt(v, 1),
+    ],
+    ["Time taken (s)", "elapsedSeconds", (r) => r.elapsedSeconds, (v) => v.toFixed(3)],
+    ["Messages attempted", "messages.attempted", (r) => r.messages.attempted, (v) => fmt(v)],
+    ["Accepted", "messages.accepted", (r) => r.messages.accepted, (v) => fmt(v)],
+    ["Rejected", "messages.rejected", (r) => r.messages.rejected, (v) => fmt(v)],
+    ["Failed", "messages.failed", (r) => r.messages.failed, (v) => fmt(v)],
+    ["Connections opened", "connections.opened", (r) => r.connections.opened, (v) => fmt(v)],
+    ["Connections refused", "connections.refused", (r) => r.connections.refused, (v) => fmt(v)],
+    [
+      "Connections per message",
+      "connections.perMessage",
+      (r) => r.connections.perMessage,
+      (v) => fmt(v, 4),
+    ],
+    ["Recipients accepted", "recipients.accepted", (r) => r.recipients.accepted, (v) => fmt(v)],
+  ];
+  const compare = runs.length === 2;
+  const head = `<tr><th></th>${runs.map((r) => `<th>${esc(r.mode)}</th>`).join("")}${compare ? `<th>${esc(runs[1].mode)} / ${esc(runs[0].mode)}</th>` : ""}</tr>`;
+  const body = rows.map(([label, field, pick, show]) => {
+    const cells = runs.map((r, i) => {
+      const v = pick(r);
+      return v === null ? "<td>n/a</td>" : num(prefix(i) + field, v, show(v));
+    });
+    const a = pick(runs[0]);
+    const b = compare ? pick(runs[1]) : null;
+    const ratioCell = compare
+      ? `<td class="ratio">${a === null || b === null ? "" : esc(ratio(a, b))}</td>`
+      : "";
+    return `<tr><th>${esc(label)}</th>${cells.join("")}${ratioCell}</tr>`;
+  });
+  return `<table>${head}${body.join("")}</table>`;
+}
+
+function statistics(r: Result, prefix: string): string {
+  if (!r.allClasses) return "<p>no per-class statistics in this result</p>";
+  const head = [
+    "class",
+    "count",
+    "error %",
+    "mean",
+    "p50",
+    "p90",
+    "p95",
+    "p99",
+    "max",
+    "msg/s",
+    `Apdex (T ${durationText(r.apdex.satisfiedMs)})`,
+  ];
+  const rows = statisticsRows(r).map((c) => {
+    const base =
+      c.name === "all" && c === r.allClasses
+        ? `${prefix}allClasses`
+        : `${prefix}classes.${r.classes.indexOf(c)}`;
+    const l = c.transactionMs;
+    const lat = (["mean", "p50", "p90", "p95", "p99", "max"] as const).map((k) =>
+      num(`${base}.transactionMs.${k}`, l[k], ms(l[k])),
+    );
+    return `<tr><td>${esc(c.name)}</td>${num(`${base}.attempted`, c.attempted, fmt(c.attempted))}${num(`${base}.errorPercent`, c.errorPercent, c.errorPercent.toFixed(2))}${lat.join("")}${num(`${base}.messagesPerSecond`, c.messagesPerSecond, fmt(c.messagesPerSecond, 1))}${c.apdex === null ? "<td>-</td>" : num(`${base}.apdex`, c.apdex, apdexText(c.apdex))}</tr>`;
+  });
+  return `<table><tr>${head.map((h) => `<th>${esc(h)}</th>`).join("")}</tr>${rows.join("")}</table><p class="run">Transaction latency (MAIL to the final reply) of accepted messages; error % = (rejected + failed) / count.</p>`;
+}
+
+function phases(runs: readonly Result[], prefix: (i: number) => string): string {
+  const cols = ["count", "min", "mean", "p50", "p90", "p95", "p99", "max"] as const;
+  const compare = runs.length === 2;
+  const head = `<tr><th>phase</th>${compare ? "<th>run</th>" : ""}${cols.map((c) => `<th>${c}</th>`).join("")}${compare ? "<th>p50 ratio</th><th>p99 ratio</th>" : ""}</tr>`;
+  const rows: string[] = [];
+  for (const [name, key] of PHASE_ROWS) {
+    if (runs.every((r) => r.latency[key].count === 0)) continue;
+    runs.forEach((r, i) => {
+      const l = r.latency[key];
+      const cells = cols.map((c) =>
+        num(
+          `${prefix(i)}latency.${key}.${c}`,
+          l[c] ?? 0,
+          c === "count" ? fmt(l[c]) : ms(l[c] ?? 0),
+        ),
+      );
+      const ratios =
+        compare && i === 1
+          ? `<td class="ratio">${ratio(runs[0].latency[key].p50, l.p50)}</td><td class="ratio">${ratio(runs[0].latency[key].p99, l.p99)}</td>`
+          : compare
+            ? "<td></td><td></td>"
+            : "";
+      rows.push(
+        `<tr><td>${i === 0 ? esc(name) : ""}</td>${compare ? `<td>${esc(r.mode)}</td>` : ""}${cells.join("")}${ratios}</tr>`,
+      );
+    });
+  }
+  return `<table>${head}${rows.join("")}</table>`;
+}
+
+function errors(r: Result, prefix: string, compare: boolean): string {
+  const title = compare ? `<h3>${esc(r.mode)}</h3>` : "";
+  if (r.errors.length === 0) return `${title}<p class="good">no errors</p>`;
+  const classes = errorClassRows(r)
+    .map(
+      ([c, label, count]) =>
+        `<tr><td>${esc(label)}</td>${num(`${prefix}errorClasses.${c}`, count, fmt(count))}</tr>`,
+    )
+    .join("");
+  const rows = r.errors
+    .map(
+      (e, i) =>
+        `<tr>${num(`${prefix}errors.${i}.count`, e.count, fmt(e.count))}<td class="text">${esc(e.class ?? "")}</td><td class="text">${esc(e.reply)}</td><td class="text">${esc(e.enhanced || "-")}</td><td class="text">${esc(e.phase)}</td><td class="text">${esc(e.text)}</td></tr>`,
+    )
+    .join("");
+  return `${title}<table><tr><th>error class</th><th>count</th></tr>${classes}</table><table><tr><th>count</th><th>class</th><th>reply</th><th>enhanced</th><th>phase</th><th>text</th></tr>${rows}</table>`;
+}
+
+function thresholds(runs: readonly Result[], prefix: (i: number) => string): string {
+  const parts = runs.map((r, i) => {
+    if (!r.thresholds || r.thresholds.length === 0) return "";
+    const rows = r.thresholds
+      .map((t, j) => {
+        const actual =
+          t.actual === null
+            ? "<td>no data</td>"
+            : num(`${prefix(i)}thresholds.${j}.actual`, t.actual, fmt(t.actual, 3));
+        return `<tr><td class="${t.passed ? "pass" : "fail"}">${t.passed ? "pass" : "FAIL"}</td><td class="text">${esc(t.expression)}</td>${actual}</tr>`;
+      })
+      .join("");
+    return `<table><tr><th></th><th>threshold</th><th>actual</th></tr>${rows}</table>`;
+  });
+  const html = parts.join("");
+  return html ? section("Thresholds", html) : "";
+}
+
+/** Text for HTML element content and attribute values. */
+export function esc(text: string): string {
+  return text
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;");
+}
