@@ -1,0 +1,131 @@
+/**
+ * What the sink records about messages: classes from X-Mailvolley-Class or the Subject,
+ * end-to-end latency from X-Mailvolley-Sent, --dump files (dot-unstuffed), text-line and bare-LF
+ * checks, and the exit conditions that resolve `finished`.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { readHeaders } from "../src/sink/headers.js";
+import { type Sink, type SinkOptions, startSink } from "../src/sink/index.js";
+import { codes, portOf, RawClient } from "./sink-helpers.js";
+
+const TXN = "MAIL FROM:<a@x>\r\nRCPT TO:<b@x>\r\nDATA\r\n";
+
+async function withSink(options: Omit<SinkOptions, "listen">, fn: (sink: Sink) => Promise<void>) {
+  const sink = await startSink({ listen: ["127.0.0.1:0"], starttls: false, ...options });
+  try {
+    await fn(sink);
+  } finally {
+    await sink.close();
+  }
+}
+
+async function deliver(sink: Sink, messages: string[]): Promise<number[]> {
+  const client = await RawClient.connect(portOf(sink));
+  await client.read();
+  await client.send("EHLO x\r\n");
+  const verdicts: number[] = [];
+  for (const message of messages) {
+    await client.send(TXN, 3);
+    verdicts.push(...codes(await client.send(`${message}.\r\n`)));
+  }
+  await client.close();
+  return verdicts;
+}
+
+test("header reading: class, send time, subject class, folded values, header block only", () => {
+  const head = Buffer.from(
+    "Subject: [bulk] hello\r\nX-Mailvolley-Class: sec\r\nX-Mailvolley-Sent: 1764683707123.456\r\n\r\nX-Mailvolley-Class: body\r\n",
+  );
+  const h = readHeaders(head, undefined);
+  assert.equal(h.className, "sec");
+  assert.equal(h.sentMs, 1764683707123.456);
+  const bySubject = readHeaders(Buffer.from("Subject: [bulk]\r\n  more\r\n\r\n"), /\[(\w+)\]/);
+  assert.equal(bySubject.className, "bulk");
+  const inBody = readHeaders(Buffer.from("A: b\r\n\r\nX-Mailvolley-Class: no\r\n"), undefined);
+  assert.deepEqual(inBody, { className: "default", sentMs: -1 });
+  assert.equal(
+    readHeaders(Buffer.from("x-mailvolley-class: low\r\n\r\n"), undefined).className,
+    "low",
+  );
+});
+
+test("per-class counts and end-to-end latency from X-Mailvolley-Sent", async () => {
+  await withSink({ faults: ["dot:550:every=3"] }, async (sink) => {
+    const now = (performance.timeOrigin + performance.now() - 5).toFixed(3);
+    const sec = `X-Mailvolley-Class: sec\r\nX-Mailvolley-Sent: ${now}\r\n\r\nbody\r\n`;
+    const plain = "Subject: x\r\n\r\nbody\r\n";
+    assert.deepEqual(await deliver(sink, [sec, sec, sec, plain]), [250, 250, 550, 250]);
+    const { classes } = sink.stats();
+    assert.equal(classes.sec.accepted, 2);
+    assert.equal(classes.sec.rejected, 1);
+    assert.equal(classes.sec.latencyMs.count, 2);
+    assert.ok(classes.sec.latencyMs.min >= 5, `latency ${classes.sec.latencyMs.min} >= 5 ms`);
+    assert.equal(classes.default.accepted, 1);
+    assert.equal(classes.default.latencyMs.count, 0);
+  });
+});
+
+test("--class-by-subject takes the first capture group", async () => {
+  await withSink({ classBySubject: "^\\[(\\w+)\\]" }, async (sink) => {
+    await deliver(sink, ["Subject: [gold] a\r\n\r\nx\r\n", "Subject: none\r\n\r\nx\r\n"]);
+    assert.equal(sink.stats().classes.gold.accepted, 1);
+    assert.equal(sink.stats().classes.default.accepted, 1);
+  });
+});
+
+test("--dump writes each accepted message, dot-unstuffed, and only accepted ones", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "mailvolley-dump-"));
+  try {
+    await withSink({ dump: dir, faults: ["dot:554:every=2"] }, async (sink) => {
+      const message = "Subject: dumped\r\n\r\n..starts with a dot\r\nend\r\n";
+      assert.deepEqual(await deliver(sink, [message, message]), [250, 554]);
+    });
+    const files = readdirSync(dir);
+    assert.equal(files.length, 1);
+    assert.match(files[0], /\.eml$/);
+    const text = readFileSync(join(dir, files[0]), "latin1");
+    assert.equal(text, "Subject: dumped\r\n\r\n.starts with a dot\r\nend\r\n");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("--max-text-line and --bare-lf reject: 500 5.5.6 and 550 5.5.2 after the data", async () => {
+  await withSink({ maxTextLine: 20, bareLf: "reject" }, async (sink) => {
+    const long = `${"x".repeat(30)}\r\n`;
+    const verdicts = await deliver(sink, ["short\r\n", long, "bare\nlf\r\n", "a\r\n"]);
+    assert.deepEqual(verdicts, [250, 500, 550, 250]);
+    assert.equal(sink.stats().messagesRejected, 2);
+  });
+});
+
+test("bare LF accepted by default and never ends the data", async () => {
+  await withSink({}, async (sink) => {
+    const client = await RawClient.connect(portOf(sink));
+    await client.read();
+    await client.send(`EHLO x\r\n${TXN}`, 4);
+    // "\n.\n" is a smuggling attempt: it must be content, not an end of data.
+    const [verdict] = await client.send("a\n.\nMAIL FROM:<evil@x>\r\n.\r\n");
+    assert.equal(verdict, "250 2.0.0 Ok: queued");
+    assert.equal(sink.stats().messagesAccepted, 1);
+    await client.close();
+  });
+});
+
+test("exit conditions resolve `finished`: messages, sessions, idle", async () => {
+  await withSink({ exitAfterMessages: 2 }, async (sink) => {
+    await deliver(sink, ["a\r\n", "b\r\n"]);
+    assert.equal(await sink.finished, "messages");
+  });
+  await withSink({ exitAfterSessions: 1 }, async (sink) => {
+    await deliver(sink, []);
+    assert.equal(await sink.finished, "sessions");
+  });
+  await withSink({ idleExitMs: 50 }, async (sink) => {
+    assert.equal(await sink.finished, "idle");
+  });
+});
