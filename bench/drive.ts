@@ -35,6 +35,8 @@ export interface DriveOutcome {
   /** This process, from just before executeRun to just after: µs of user and system CPU. */
   cpuUserUs: number;
   cpuSystemUs: number;
+  /** This process from its start to the end of the run (Node start-up and imports included). */
+  cpuProcessUs: number;
   wallMs: number;
   /** CPU seconds the watched process used over the same window. */
   watchedCpuSeconds: number | null;
@@ -54,6 +56,7 @@ const start = performance.now();
 const { result } = await executeRun(config);
 const wallMs = performance.now() - start;
 const cpu = process.cpuUsage(cpuBefore);
+const whole = process.cpuUsage();
 const watchedAfter = spec.watchPid ? procCpuSeconds(spec.watchPid) : 0;
 
 const outcome: DriveOutcome = {
@@ -67,6 +70,7 @@ const outcome: DriveOutcome = {
   transactionP50Ms: result.latency.transactionMs.p50,
   cpuUserUs: cpu.user,
   cpuSystemUs: cpu.system,
+  cpuProcessUs: whole.user + whole.system,
   wallMs,
   watchedCpuSeconds: spec.watchPid ? watchedAfter - watchedBefore : null,
   rssEndBytes: process.memoryUsage.rss(),

@@ -24,6 +24,8 @@ export interface Sample {
   cpuUsPerMessage?: number;
   cpuUserUsPerMessage?: number;
   cpuSystemUsPerMessage?: number;
+  /** mailvolley only: the whole process's CPU (start-up included) per accepted message, µs. */
+  cpuProcessUsPerMessage?: number;
   /** mailvolley only: from spawn to exit, including Node's start-up. */
   processWallSeconds?: number;
   maxRssBytes?: number;
@@ -115,6 +117,7 @@ export async function runMailvolley(
     cpuUsPerMessage: perMessage(d.cpuUserUs + d.cpuSystemUs),
     cpuUserUsPerMessage: perMessage(d.cpuUserUs),
     cpuSystemUsPerMessage: perMessage(d.cpuSystemUs),
+    cpuProcessUsPerMessage: perMessage(d.cpuProcessUs),
     processWallSeconds: exited.wallMs / 1000,
     maxRssBytes: d.maxRssBytes,
     drive: d,
