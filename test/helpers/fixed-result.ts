@@ -1,0 +1,72 @@
+/** A fixed Result for golden-file and HTML tests: the same events give the same figures. */
+import { evaluateThresholds, parseThreshold } from "../../src/config/thresholds.js";
+import { RunStats } from "../../src/stats/collector.js";
+import type { Mode, Result } from "../../src/stats/result.js";
+import { buildResult } from "../../src/stats/summarise.js";
+
+const T0 = 1_764_683_700_000;
+
+/** A run made of fixed events: the same Result every time. */
+export function fixedResult(mode: Mode): Result {
+  const perMessage = mode === "per-message";
+  const stats = new RunStats(["bulk", "alerts"]);
+  stats.sample(T0 + 10, 0);
+  stats.touch(T0 + 10);
+  for (let i = 0; i < 400; i++) {
+    const second = Math.floor(i / 100);
+    const cls = i % 4 === 0 ? 1 : 0;
+    const tx = 2 + (i % 50) / 10 + (perMessage ? 3 : 0);
+    stats.counters.attempted++;
+    stats.counters.rcptAttempted++;
+    const refused = perMessage && i % 10 === 9;
+    const limited = i % 40 === 7;
+    if (perMessage || i < 4) {
+      stats.counters.connectionsOpened++;
+      stats.record("connect", 0.2 + (i % 7) / 100);
+      if (refused) {
+        stats.counters.connectionsRefused++;
+        stats.counters.failed++;
+        stats.error(
+          "421",
+          "4.7.0",
+          "banner",
+          `mx${i}.example too many connections from [127.0.0.1]`,
+        );
+        stats.recordClass(cls, "failed", 0);
+      } else {
+        stats.counters.connectionsEstablished++;
+        stats.record("banner", 0.5);
+        stats.record("ehlo", 0.4);
+      }
+    }
+    if (!refused && limited) {
+      stats.counters.rejected++;
+      stats.counters.rcptRejected++;
+      stats.error("450", "4.7.1", "mail", `<a${i}@x.test>: too much mail from 127.0.0.1`);
+      stats.recordClass(cls, "rejected", 0);
+    } else if (!refused) {
+      stats.counters.accepted++;
+      stats.counters.rcptAccepted++;
+      stats.record("transaction", tx);
+      stats.record("envelope", tx / 2);
+      stats.record("data", tx / 2);
+      stats.recordClass(cls, "accepted", tx);
+      if (perMessage) stats.record("quit", 0.3);
+    }
+    if (i % 100 === 99) stats.sample(T0 + (second + 1) * 1000 + 20, perMessage ? 3 : 4);
+  }
+  stats.touch(T0 + 4010);
+  stats.sample(T0 + 4010, 0, true);
+  const result = buildResult(stats.snapshot(), {
+    mode,
+    target: "127.0.0.1:2525",
+    runId: "0123456789ab",
+    sessions: 4,
+    apdexMs: 5,
+  });
+  result.thresholds = evaluateThresholds(
+    ["p99<50ms", "error_rate<1%", "p99{phase:envelope}<2ms", "rate>=90/s"].map(parseThreshold),
+    result,
+  );
+  return result;
+}

@@ -1,0 +1,153 @@
+/**
+ * The summarising maths: error classes, per-class rows and Apdex, the time series and its merge
+ * across workers, and the plateau rate.
+ */
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { mergeSnapshots, RunStats } from "../src/stats/collector.js";
+import { classifyError } from "../src/stats/errors.js";
+import type { SeriesPointResult } from "../src/stats/result.js";
+import { regroupSeries } from "../src/stats/series.js";
+import { buildResult, plateau, seriesResult } from "../src/stats/summarise.js";
+
+const META = { mode: "reuse" as const, target: "t", runId: "r", sessions: 1 };
+const T0 = 1_764_683_700_000; // a multiple of 1000
+
+describe("error classes", () => {
+  const cases: [string, string, string, string][] = [
+    ["421", "4.7.0", "banner", "refused"],
+    ["554", "5.7.1", "banner", "refused"],
+    ["refused", "", "connect", "refused"],
+    ["450", "4.7.1", "mail", "rateLimited"],
+    ["421", "4.7.0", "mail", "rateLimited"],
+    ["452", "4.5.3", "rcpt", "temporary"],
+    ["451", "", "dot", "temporary"],
+    ["550", "5.1.1", "rcpt", "rejected"],
+    ["timeout", "", "dot", "transport"],
+    ["closed", "", "mail", "transport"],
+    ["unsent", "", "connect", "unsent"],
+  ];
+  for (const [reply, enhanced, phase, expected] of cases) {
+    test(`${reply} ${enhanced} at ${phase} is ${expected}`, () => {
+      assert.equal(classifyError(reply, enhanced, phase as never), expected);
+    });
+  }
+
+  test("the Result sums error rows by class and labels each row", () => {
+    const stats = new RunStats();
+    stats.error("421", "4.7.0", "banner", "too many connections", 3);
+    stats.error("450", "4.7.1", "mail", "too much mail");
+    const result = buildResult(stats.snapshot(), META);
+    assert.equal(result.errorClasses.refused, 3);
+    assert.equal(result.errorClasses.rateLimited, 1);
+    assert.equal(result.errors[0].class, "refused");
+  });
+});
+
+describe("per-class rows and Apdex", () => {
+  test("recordClass merges by class name across workers", () => {
+    const a = new RunStats(["bulk", "alerts"]);
+    const b = new RunStats(["bulk", "alerts"]);
+    a.recordClass(0, "accepted", 10);
+    a.recordClass(1, "rejected", 5);
+    b.recordClass(0, "accepted", 30);
+    b.recordClass(0, "failed", 1);
+    const merged = mergeSnapshots([a.snapshot(), b.snapshot()]);
+    assert.deepEqual(
+      merged.classes.map((c) => [c.name, c.accepted, c.rejected, c.failed]),
+      [
+        ["bulk", 2, 0, 1],
+        ["alerts", 0, 1, 0],
+      ],
+    );
+  });
+
+  test("Apdex: satisfied ≤ T, tolerating ≤ 4T counts half, errors frustrate", () => {
+    const stats = new RunStats(["x"]);
+    for (const ms of [10, 20, 30, 40]) stats.recordClass(0, "accepted", ms); // satisfied
+    for (const ms of [150, 190]) stats.recordClass(0, "accepted", ms); // tolerating (T = 50)
+    stats.recordClass(0, "accepted", 500); // frustrated
+    stats.recordClass(0, "failed", 0); // frustrated
+    stats.touch(T0);
+    stats.touch(T0 + 2000);
+    const result = buildResult(stats.snapshot(), { ...META, apdexMs: 50 });
+    const [x] = result.classes;
+    assert.equal(x.attempted, 8);
+    assert.equal(x.apdex, 0.625); // (4 + 2/2) / 8
+    assert.equal(x.errorPercent, 12.5);
+    assert.equal(x.messagesPerSecond, 3.5);
+    assert.equal(x.transactionMs.count, 7);
+    assert.deepEqual(result.apdex, { satisfiedMs: 50, toleratingMs: 200 });
+  });
+});
+
+/** A worker that accepts `perSecond[i]` messages in second i, sampled like the run loop does. */
+function worker(perSecond: number[], offsetMs: number): RunStats {
+  const stats = new RunStats();
+  stats.sample(T0 + offsetMs, 0);
+  perSecond.forEach((n, second) => {
+    for (let k = 0; k < n; k++) {
+      stats.counters.attempted++;
+      stats.counters.accepted++;
+      stats.record("transaction", 1 + second);
+    }
+    stats.sample(T0 + (second + 1) * 1000 + offsetMs, 2);
+  });
+  stats.sample(T0 + perSecond.length * 1000 + offsetMs + 1, 0, true);
+  return stats;
+}
+
+describe("time series", () => {
+  test("intervals are aligned on epoch time and merge across workers by start", () => {
+    const merged = mergeSnapshots([
+      worker([5, 7, 9], 20).snapshot(),
+      worker([1, 1, 1], 60).snapshot(),
+    ]);
+    const points = seriesResult(merged.series).points;
+    assert.deepEqual(
+      points.map((p) => [p.t - T0, p.accepted, p.openSessions]),
+      [
+        [0, 6, 4],
+        [1000, 8, 4],
+        [2000, 10, 4],
+        [3000, 0, 0],
+      ],
+    );
+    assert.ok(Math.abs(points[2].p50Ms - 3) < 0.01, String(points[2].p50Ms)); // HDR: 3 digits
+  });
+
+  test("regrouping into longer intervals adds counts and keeps the last open-session count", () => {
+    const snap = worker([5, 7, 9, 11], 0).snapshot();
+    const grouped = regroupSeries(snap.series, 2000);
+    assert.deepEqual(
+      grouped.points.map((p) => [p.t - T0, p.accepted, p.openSessions]),
+      [
+        [0, 12, 2],
+        [2000, 20, 2],
+        [4000, 0, 0],
+      ],
+    );
+  });
+});
+
+describe("plateau", () => {
+  const series = (counts: number[]) => ({
+    intervalMs: 1000,
+    points: counts.map((accepted, i) => ({ t: T0 + i * 1000, accepted }) as SeriesPointResult),
+  });
+
+  test("drops the partial edges and the ramps, keeps interior dips", () => {
+    // partial, ramp up, steady (with one dip), ramp down, partial
+    const p = plateau(series([3, 40, 90, 100, 100, 60, 100, 100, 50, 7]));
+    assert.ok(p);
+    assert.equal(p.intervals, 6);
+    assert.equal(p.messagesPerSecond, 91.7); // (90+100+100+60+100+100) / 6
+    assert.equal(p.fromMs, T0 + 2000);
+    assert.equal(p.toMs, T0 + 8000);
+  });
+
+  test("null when fewer than three steady intervals remain", () => {
+    assert.equal(plateau(series([1, 100, 100, 1])), null);
+    assert.equal(plateau(series([])), null);
+  });
+});
