@@ -39,6 +39,17 @@ test("--max-connections: 421 4.7.0 at the banner beyond N concurrent sessions", 
   });
 });
 
+test("--max-connections-per-client counts one client address", async () => {
+  await withSink({ maxConnectionsPerClient: 1 }, async (sink) => {
+    const a = await RawClient.connect(portOf(sink));
+    assert.deepEqual(codes(await a.read()), [220]);
+    const b = await RawClient.connect(portOf(sink));
+    assert.match((await b.read())[0], /^421 4\.7\.0 /);
+    await b.closedByServer();
+    await a.close();
+  });
+});
+
 test("--max-connection-rate: the connection over N per window gets 421", async () => {
   await withSink({ maxConnectionRate: "2/60s" }, async (sink) => {
     const clients = [];

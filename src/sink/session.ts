@@ -327,6 +327,8 @@ export class SinkSession {
   private upgrade(): void {
     const plain = this.socket;
     plain.removeListener("data", this.onData);
+    // The TLS socket takes over the handle; the plain socket no longer sees activity.
+    plain.setTimeout(0);
     this.carry = null;
     const secure = new TLSSocket(plain, {
       isServer: true,
@@ -345,6 +347,8 @@ export class SinkSession {
       this.rcpts = 0;
       this.mode = M_COMMAND;
       secure.on("data", this.onData);
+      const idle = this.ctx.options.idleTimeoutMs;
+      if (idle > 0) secure.setTimeout(idle, this.onIdle);
     });
   }
 
