@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { ConfigError } from "../config/parse.js";
+import { SourceError } from "../sources/source.js";
 import { compareCommand } from "./compare-command.js";
 import { reportCommand } from "./report-command.js";
 import { runCommand } from "./run-command.js";
@@ -56,14 +57,14 @@ export async function main(args: string[]): Promise<void> {
     .alias("help", "h")
     .wrap(Math.min(110, process.stdout.columns || 100))
     .fail((message, error) => {
-      if (error instanceof ConfigError) usageError(error.message);
+      if (error instanceof ConfigError || error instanceof SourceError) usageError(error.message);
       if (error) throw error;
       usageError(`${message.split("\n")[0]} (see mailvolley --help)`);
     });
   try {
     await cli.parseAsync();
   } catch (error) {
-    if (error instanceof ConfigError) usageError(error.message);
+    if (error instanceof ConfigError || error instanceof SourceError) usageError(error.message);
     throw error;
   }
 }

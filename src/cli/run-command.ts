@@ -5,13 +5,19 @@
 import { closeSync, openSync, writeFileSync } from "node:fs";
 import type { ArgumentsCamelCase, Argv } from "yargs";
 import { ConfigError } from "../config/parse.js";
-import { buildRunConfig, type RawRunOptions, type Timeouts } from "../config/run-config.js";
+import {
+  buildRunConfig,
+  type RawRunOptions,
+  type RunConfig,
+  type Timeouts,
+} from "../config/run-config.js";
 import { breachedLive } from "../config/thresholds.js";
 import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
 import { renderSummary } from "../report/terminal.js";
 import { executeRun } from "../run/run.js";
 import { sinkEmulation, sinkEmulationOptions } from "./compare-command.js";
+import { locate, messageOptions, rawMessageOptions, withPlan } from "./message-options.js";
 import { progressPrinter } from "./progress.js";
 import {
   applyThresholds,
@@ -34,7 +40,7 @@ const TIMEOUT_PHASES: (keyof Timeouts)[] = [
 ];
 
 export function runOptions<T>(yargs: Argv<T>) {
-  let y = yargs
+  let y = messageOptions(yargs)
     .option("sessions", {
       alias: "s",
       type: "string",
@@ -150,6 +156,16 @@ export function runOptions<T>(yargs: Argv<T>) {
 
 type RunArgv = ArgumentsCamelCase<Record<string, unknown>>;
 
+/** argv (and a plan file, if given) → the checked RunConfig. */
+export function configFromArgv(argv: RunArgv): RunConfig {
+  const { raw, where } = withPlan({ ...rawRunOptions(argv), ...rawMessageOptions(argv) }, argv);
+  try {
+    return buildRunConfig(raw);
+  } catch (error) {
+    throw locate(error, where);
+  }
+}
+
 export function rawRunOptions(argv: RunArgv): RawRunOptions {
   const timeout: Partial<Record<keyof Timeouts, unknown>> = {};
   for (const phase of TIMEOUT_PHASES) {
@@ -199,7 +215,7 @@ export const runCommand = {
       describe: "host:port, [ipv6]:port or unix:/path (port 25 when none)",
     }),
   handler: async (argv: RunArgv) => {
-    const config = buildRunConfig(rawRunOptions(argv));
+    const config = configFromArgv(argv);
     if (config.json !== null && config.json !== "-") checkWritable("--json", config.json);
     const report = buildReportOptions(argv);
     if (report.html !== null) checkWritable("--html", report.html);

@@ -53,6 +53,13 @@ interface Transaction {
   intendedMs: number;
   /** When the message content was written: the data phase's start. */
   dataSentAt: number;
+  /** Message class (index into the run's classes) and what it implies. */
+  cls: number;
+  recipients: number;
+  /** File content of this message (null: the class's generated body). */
+  content: Buffer | null;
+  /** Octets of the content as sent, for MAIL's SIZE=. */
+  size: number;
   rcptReplies: number;
   rcptOk: number;
   verdict: Verdict;
@@ -117,13 +124,20 @@ export class Session {
         startMs: 0,
         intendedMs: 0,
         dataSentAt: 0,
+        cls: 0,
+        recipients: 0,
+        content: null,
+        size: 0,
         rcptReplies: 0,
         rcptOk: 0,
         verdict: 1,
         voided: false,
       });
     }
-    this.pending = new PendingReplies(2 * config.recipients + 16);
+    // Two envelopes and a QUIT can be in flight; 1000 is the most recipients a message takes.
+    this.pending = new PendingReplies(
+      2 * Math.max(config.recipients, ...config.classes.map((c) => c.recipients ?? 0)) + 16,
+    );
     this.parser = new ReplyParser(this);
     this.parser.captureText = host.trace !== null;
     this.phaseSince = performance.now();
@@ -287,7 +301,7 @@ export class Session {
       counters.rcptRejected++;
       if (tx.verdict === Verdict.Open) this.recordReply(code, lines, "rcpt");
     }
-    const last = tx.rcptReplies === this.host.config.recipients;
+    const last = tx.rcptReplies === tx.recipients;
     if (last && tx.rcptOk === 0 && tx.verdict === Verdict.Open) {
       this.settle(tx, "rejected");
       this.needRset = true;
@@ -319,10 +333,11 @@ export class Session {
   private onDot(tx: Transaction, code: number, lines: string[] | null): void {
     if (!tx.voided) {
       if (code < 300) {
-        this.host.stats.record("transaction", this.phaseSince - tx.intendedMs);
+        const latency = this.phaseSince - tx.intendedMs;
+        this.host.stats.record("transaction", latency);
         this.host.stats.record("transactionUncorrected", this.phaseSince - tx.startMs);
         this.host.stats.record("data", this.phaseSince - tx.dataSentAt);
-        this.settle(tx, "accepted");
+        this.settle(tx, "accepted", latency);
       } else {
         this.reject(tx, code, lines, "dot");
       }
@@ -383,16 +398,15 @@ export class Session {
 
   private beginTransaction(seq: number): void {
     const tx = this.newTransaction(seq);
-    const slot = tx.slot;
-    const { wire, config } = this.host;
+    const { wire } = this.host;
     if (!this.pipelined) {
-      this.command(wire.envelopeLines(this.caps, seq)[0], Expect.Mail, slot);
+      this.command(wire.envelopeLines(this.caps, seq, tx.cls, tx.size)[0], Expect.Mail, tx.slot);
       return;
     }
     const rset = this.needRset;
     this.needRset = false;
-    this.write(wire.envelope(this.caps, seq, rset));
-    this.pushEnvelope(slot, rset, config.recipients);
+    this.write(wire.envelope(this.caps, seq, tx.cls, rset, tx.size));
+    this.pushEnvelope(tx.slot, rset, tx.recipients);
   }
 
   private pushEnvelope(slot: number, rset: boolean, recipients: number): void {
@@ -415,24 +429,23 @@ export class Session {
       // NOT_YET: nothing due, so nothing follows; the dot reply finds the session idle.
       after = next >= 0 ? After.Envelope : next === NO_WORK ? After.Quit : After.Nothing;
     }
-    // Unique recipients vary the envelope, so it cannot live in the cached tail.
-    const tailAfter = after === After.Envelope && config.uniqueRecipients ? After.Nothing : after;
     const now = performance.now();
     tx.dataSentAt = now;
     const epochMs = performance.timeOrigin + now;
-    const message = wire.message(tx.seq, epochMs, tailAfter, this.caps);
+    const message = wire.message(tx.seq, tx.cls, epochMs, after, this.caps, tx.content);
+    tx.content = null;
     this.pending.push(Expect.Dot, tx.slot);
     if (after === After.Envelope) {
       const nextTx = this.newTransaction(next);
-      if (tailAfter !== after) {
+      if (wire.simple) {
+        this.write(message); // the next envelope is in the shared tail
+      } else {
         this.socket.cork();
         this.write(message);
-        this.write(wire.envelope(this.caps, next, false));
+        this.write(wire.envelope(this.caps, next, nextTx.cls, false, nextTx.size));
         this.socket.uncork();
-      } else {
-        this.write(message);
       }
-      this.pushEnvelope(nextTx.slot, false, config.recipients);
+      this.pushEnvelope(nextTx.slot, false, nextTx.recipients);
       return;
     }
     this.write(message);
@@ -464,15 +477,20 @@ export class Session {
     tx.rcptOk = 0;
     tx.verdict = Verdict.Open;
     tx.voided = false;
+    const { wire } = this.host;
+    tx.cls = wire.classOf(seq);
+    tx.recipients = wire.recipientCount(tx.cls);
+    tx.content = wire.content(seq, tx.cls, performance.timeOrigin + tx.startMs);
+    tx.size = wire.messageSize(tx.cls, tx.content);
     this.messagesStarted++;
     const counters = this.host.stats.counters;
     counters.attempted++;
-    counters.rcptAttempted += this.host.config.recipients;
+    counters.rcptAttempted += tx.recipients;
     return tx;
   }
 
   private rcptLine(tx: Transaction, index: number): string {
-    return `RCPT TO:<${this.host.wire.recipients(tx.seq)[index]}>${CRLF}`;
+    return this.host.wire.envelopeLines(this.caps, tx.seq, tx.cls, tx.size)[1 + index];
   }
 
   private reject(tx: Transaction, code: number, lines: string[] | null, phase: Phase): void {
@@ -481,9 +499,15 @@ export class Session {
     this.settle(tx, "rejected");
   }
 
-  private settle(tx: Transaction, outcome: "accepted" | "rejected" | "failed"): void {
+  private settle(
+    tx: Transaction,
+    outcome: "accepted" | "rejected" | "failed",
+    latencyMs = 0,
+  ): void {
     tx.verdict = Verdict.Counted;
+    tx.content = null;
     this.host.stats.counters[outcome]++;
+    this.host.stats.recordClass(tx.cls, outcome, latencyMs);
     this.host.stats.touch(performance.timeOrigin + performance.now());
   }
 

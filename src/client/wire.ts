@@ -1,11 +1,16 @@
 /**
  * The bytes a run sends, built once before it starts (STYLE habit 1). Per message only the
- * header is rendered (three fixed-width fields patched); envelopes and the body with its final
- * dot and what follows it are shared Buffers, cached per capability signature.
+ * header is rendered (fixed-width fields patched); envelopes and bodies with their final dot are
+ * shared Buffers, cached per message class and capability signature. Content read from files
+ * (eml, mbox, templates) gets a short X-Mailvolley trace prefix instead of a generated header.
  */
+import type { ClassSpec } from "../config/plan.js";
+import { classCycle } from "../config/plan.js";
 import type { RunConfig } from "../config/run-config.js";
 import type { Capabilities } from "../smtp/capabilities.js";
 import { END_OF_DATA, generateBody, HeaderTemplate } from "../smtp/message.js";
+import { loadAddressList, loadEml, loadEmlDir, loadMbox, loadTemplate } from "../sources/index.js";
+import type { MessageSource } from "../sources/source.js";
 
 const CRLF = "\r\n";
 const QUIT = Buffer.from(`QUIT${CRLF}`, "latin1");
@@ -17,90 +22,230 @@ export enum After {
   Envelope = 2,
 }
 
+/** One class's fixed parts. */
+interface ClassWire {
+  readonly spec: ClassSpec;
+  readonly header: HeaderTemplate;
+  /** Generated body (no source), or null. */
+  readonly body: Buffer | null;
+  readonly source: MessageSource | null;
+  readonly from: string;
+  readonly to: string;
+  readonly recipients: number;
+  /** body + final dot (+ QUIT): shared tails, generated bodies only. */
+  readonly tails: Map<string, Buffer>;
+}
+
+export interface SourceSummary {
+  readonly className: string;
+  readonly kind: string;
+  readonly count: number;
+  readonly totalBytes: number;
+  readonly longLines: number;
+}
+
 export class MessageWire {
-  /** Octets of the content between DATA's 354 and the final dot (header + body). */
-  readonly messageSize: number;
-  private readonly headerTemplate: HeaderTemplate;
-  private readonly body: Buffer;
-  private readonly cache = new Map<string, Buffer>();
+  /** One class, generated body, constant envelope: the single-write fast path applies. */
+  readonly simple: boolean;
+  private readonly cycle: Uint16Array;
+  private readonly envelopes = new Map<string, Buffer>();
 
-  constructor(private readonly config: RunConfig) {
-    this.headerTemplate = new HeaderTemplate({
-      from: config.from || "mailvolley@localhost",
-      to: config.to,
-      subject: config.subject,
-      runId: config.runId,
-    });
-    this.body = generateBody(config.size);
-    this.messageSize = this.headerTemplate.length + this.body.length;
+  private constructor(
+    private readonly config: RunConfig,
+    private readonly classes: readonly ClassWire[],
+    private readonly fromList: readonly string[] | null,
+    private readonly toList: readonly string[] | null,
+  ) {
+    this.cycle = classCycle(classes.map((c) => c.spec.share));
+    this.simple =
+      classes.length === 1 &&
+      classes[0].source === null &&
+      !config.uniqueRecipients &&
+      fromList === null &&
+      toList === null;
   }
 
-  header(seq: number, epochMs: number): Buffer {
-    return this.headerTemplate.render(seq, epochMs);
+  /** Loads every file the run's messages come from, once, before the first connect. */
+  static async create(config: RunConfig): Promise<MessageWire> {
+    const classes: ClassWire[] = [];
+    const named = config.classes.length > 1 || config.classes[0].name !== "default";
+    for (const spec of config.classes) {
+      const source = await loadSource(spec);
+      const extra = spec.headers.map(([k, v]) => `${k}: ${v}`);
+      if (named) extra.unshift(`X-Mailvolley-Class: ${spec.name}`);
+      const to = spec.to ?? config.to;
+      classes.push({
+        spec,
+        header: new HeaderTemplate({
+          from: spec.from ?? (config.from || "mailvolley@localhost"),
+          to,
+          subject: spec.subject ?? config.subject,
+          runId: config.runId,
+          extra,
+          traceOnly: source !== null,
+        }),
+        body: source ? null : generateBody(spec.size ?? config.size),
+        source,
+        from: spec.from ?? config.from,
+        to,
+        recipients: spec.recipients ?? config.recipients,
+        tails: new Map(),
+      });
+    }
+    const fromList = config.fromFile ? await loadAddressList(config.fromFile) : null;
+    const toList = config.toFile ? await loadAddressList(config.toFile) : null;
+    return new MessageWire(config, classes, fromList, toList);
   }
 
-  /**
-   * Message `seq` whole: its rendered header, then the shared body, final dot and what follows,
-   * in one Buffer so the session makes one write (one syscall) per message.
-   */
-  message(seq: number, epochMs: number, after: After, caps: Capabilities): Buffer {
-    const tail = this.bodyThen(after, caps);
-    const out = Buffer.allocUnsafe(this.headerTemplate.length + tail.length);
-    this.headerTemplate.renderInto(out, seq, epochMs);
-    tail.copy(out, this.headerTemplate.length);
-    return out;
+  /** What was loaded from files, per class, for the report. */
+  sources(): SourceSummary[] {
+    return this.classes.flatMap((c) =>
+      c.source
+        ? [
+            {
+              className: c.spec.name,
+              kind: c.source.kind,
+              count: c.source.count,
+              totalBytes: c.source.totalBytes,
+              longLines: c.source.longLines,
+            },
+          ]
+        : [],
+    );
+  }
+
+  get classNames(): string[] {
+    return this.classes.map((c) => c.spec.name);
+  }
+
+  /** The class of message `seq`: exact shares over every whole cycle. */
+  classOf(seq: number): number {
+    return this.cycle[seq % this.cycle.length];
+  }
+
+  recipientCount(cls: number): number {
+    return this.classes[cls].recipients;
   }
 
   /** The recipient addresses of message `seq`, in RCPT order. */
-  recipients(seq: number): string[] {
-    const { recipients, to, uniqueRecipients } = this.config;
-    if (!uniqueRecipients && recipients === 1) return [to];
+  recipients(seq: number, cls: number): string[] {
+    const c = this.classes[cls];
+    const { uniqueRecipients } = this.config;
     const out: string[] = [];
-    for (let i = 1; i <= recipients; i++) {
-      out.push(`${uniqueRecipients ? seq * recipients + i : i}.${to}`);
+    for (let i = 0; i < c.recipients; i++) {
+      const n = seq * c.recipients + i;
+      let rcpt = this.toList ? this.toList[n % this.toList.length] : c.to;
+      if (uniqueRecipients) rcpt = `${n + 1}.${rcpt}`;
+      else if (!this.toList && c.recipients > 1) rcpt = `${i + 1}.${rcpt}`;
+      out.push(rcpt);
     }
     return out;
   }
 
-  /** MAIL FROM, every RCPT TO and DATA: one pipelined group (or the lines sent one by one). */
-  envelopeLines(caps: Capabilities, seq: number): string[] {
-    const size = caps.size >= 0 ? ` SIZE=${this.messageSize}` : "";
-    const lines = [`MAIL FROM:<${this.config.from}>${size}${CRLF}`];
-    for (const rcpt of this.recipients(seq)) lines.push(`RCPT TO:<${rcpt}>${CRLF}`);
+  private sender(seq: number, cls: number): string {
+    return this.fromList ? this.fromList[seq % this.fromList.length] : this.classes[cls].from;
+  }
+
+  /** MAIL FROM, every RCPT TO and DATA, as command lines. */
+  envelopeLines(caps: Capabilities, seq: number, cls: number, size: number): string[] {
+    const { xverp, dsnRet, dsnNotify } = this.config;
+    let params = caps.size >= 0 ? ` SIZE=${size}` : "";
+    if (xverp) params += " XVERP";
+    if (dsnRet) params += ` RET=${dsnRet}`;
+    const lines = [`MAIL FROM:<${this.sender(seq, cls)}>${params}${CRLF}`];
+    const notify = dsnNotify ? ` NOTIFY=${dsnNotify}` : "";
+    for (const rcpt of this.recipients(seq, cls)) lines.push(`RCPT TO:<${rcpt}>${notify}${CRLF}`);
     lines.push(`DATA${CRLF}`);
     return lines;
   }
 
-  /** The envelope group as one Buffer; shared unless recipients vary per message. */
-  envelope(caps: Capabilities, seq: number, rset: boolean): Buffer {
+  /** Octets between DATA's 354 and the final dot of a message of class `cls` (MAIL's SIZE=). */
+  messageSize(cls: number, content: Buffer | null): number {
+    const c = this.classes[cls];
+    return c.header.length + (content ? content.length : c.body!.length);
+  }
+
+  /** The envelope group as one Buffer; shared when nothing in it varies per message. */
+  envelope(caps: Capabilities, seq: number, cls: number, rset: boolean, size: number): Buffer {
     const prefix = rset ? `RSET${CRLF}` : "";
-    if (this.config.uniqueRecipients) {
-      return Buffer.from(prefix + this.envelopeLines(caps, seq).join(""), "latin1");
+    if (!this.simple) {
+      return Buffer.from(prefix + this.envelopeLines(caps, seq, cls, size).join(""), "latin1");
     }
-    const key = `env:${caps.size >= 0}:${rset}`;
-    let buf = this.cache.get(key);
+    const key = `${caps.size >= 0}:${rset}`;
+    let buf = this.envelopes.get(key);
     if (!buf) {
-      buf = Buffer.from(prefix + this.envelopeLines(caps, seq).join(""), "latin1");
-      this.cache.set(key, buf);
+      buf = Buffer.from(prefix + this.envelopeLines(caps, seq, cls, size).join(""), "latin1");
+      this.envelopes.set(key, buf);
     }
     return buf;
   }
 
+  /** File content of message `seq` (null for generated bodies). */
+  content(seq: number, cls: number, epochMs: number): Buffer | null {
+    const c = this.classes[cls];
+    if (!c.source) return null;
+    return c.source.content(seq, { seq, className: c.spec.name, epochMs }).bytes;
+  }
+
   /**
-   * The body, its final dot and what follows in the same write. With varying recipients the
-   * next envelope cannot be cached and is written separately by the caller.
+   * Message `seq` whole in one Buffer: its rendered header, the content, the final dot and
+   * what follows. The fast path (one class, generated body) also carries the next envelope,
+   * so the session makes one write per message; otherwise the caller writes that separately.
    */
-  bodyThen(after: After, caps: Capabilities): Buffer {
-    const key = `body:${after}:${caps.size >= 0}`;
-    let buf = this.cache.get(key);
+  message(
+    seq: number,
+    cls: number,
+    epochMs: number,
+    after: After,
+    caps: Capabilities,
+    content: Buffer | null,
+  ): Buffer {
+    const c = this.classes[cls];
+    const tail = content ? null : this.tail(c, after, caps);
+    const contentLength = content
+      ? content.length + END_OF_DATA.length + (after === After.Quit ? QUIT.length : 0)
+      : 0;
+    const out = Buffer.allocUnsafe(c.header.length + (tail ? tail.length : contentLength));
+    c.header.renderInto(out, seq, epochMs);
+    if (tail) {
+      tail.copy(out, c.header.length);
+      return out;
+    }
+    let o = c.header.length + content!.copy(out, c.header.length);
+    o += END_OF_DATA.copy(out, o);
+    if (after === After.Quit) QUIT.copy(out, o);
+    return out;
+  }
+
+  private tail(c: ClassWire, after: After, caps: Capabilities): Buffer {
+    // The next envelope rides in the tail only on the fast path; else it is written apart.
+    const withEnvelope = after === After.Envelope && this.simple;
+    const key = `${withEnvelope ? "env" : after === After.Quit ? "quit" : "none"}:${caps.size >= 0}`;
+    let buf = c.tails.get(key);
     if (!buf) {
-      const parts = [this.body, END_OF_DATA];
+      const parts = [c.body!, END_OF_DATA];
       if (after === After.Quit) parts.push(QUIT);
-      if (after === After.Envelope) parts.push(this.envelope(caps, 0, false));
+      if (withEnvelope)
+        parts.push(this.envelope(caps, 0, 0, false, c.header.length + c.body!.length));
       buf = Buffer.concat(parts);
-      this.cache.set(key, buf);
+      c.tails.set(key, buf);
     }
     return buf;
+  }
+}
+
+async function loadSource(spec: ClassSpec): Promise<MessageSource | null> {
+  const source = spec.source;
+  if (!source) return null;
+  switch (source.kind) {
+    case "eml":
+      return loadEml(source.path);
+    case "eml-dir":
+      return loadEmlDir(source.path, source.order, source.seed);
+    case "mbox":
+      return loadMbox(source.path, source.order, source.seed);
+    case "template":
+      return loadTemplate(source.path);
   }
 }
 

@@ -15,6 +15,7 @@ import {
   parseTarget,
   type Target,
 } from "./parse.js";
+import type { ClassSpec, SourceSpec } from "./plan.js";
 
 /** Per-phase timeouts in milliseconds; reaching one is a counted outcome of that phase. */
 export interface Timeouts {
@@ -62,6 +63,16 @@ export interface RunConfig {
   readonly randomWait: boolean;
   /** Closed or open model, duration, ramps, per-session caps. */
   readonly load: LoadModel;
+  /** Message classes with their shares; one class "default" when no plan gives any. */
+  readonly classes: readonly ClassSpec[];
+  /** Files of sender and recipient addresses, used in turn; null: --from / --to. */
+  readonly fromFile: string | null;
+  readonly toFile: string | null;
+  /** Ask for XVERP on MAIL (Postfix's variable envelope return paths). */
+  readonly xverp: boolean;
+  /** DSN (RFC 3461): RET= on MAIL and NOTIFY= on every RCPT, when given. */
+  readonly dsnRet: "FULL" | "HDRS" | null;
+  readonly dsnNotify: string | null;
   readonly pipelining: "auto" | "off";
   readonly timeouts: Timeouts;
   /**
@@ -82,6 +93,19 @@ export interface RunConfig {
 
 /** Options as the CLI (or a plan file, later) hands them over: unchecked. */
 export interface RawRunOptions extends RawLoadOptions {
+  /** From a plan file: classes already checked. */
+  classes?: readonly ClassSpec[];
+  file?: unknown;
+  eml?: unknown;
+  mbox?: unknown;
+  template?: unknown;
+  order?: unknown;
+  seed?: unknown;
+  fromFile?: unknown;
+  toFile?: unknown;
+  xverp?: unknown;
+  dsnRet?: unknown;
+  dsnNotify?: unknown;
   target?: unknown;
   mode?: unknown;
   sessions?: unknown;
@@ -134,8 +158,18 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
     raw.messages === undefined && load.durationMs > 0
       ? Number.POSITIVE_INFINITY
       : parseCount("--messages", raw.messages ?? 10_000, 1);
+  const classes = buildClasses(raw);
   return Object.freeze({
     target,
+    classes,
+    fromFile: raw.fromFile === undefined ? null : String(raw.fromFile),
+    toFile: raw.toFile === undefined ? null : String(raw.toFile),
+    xverp: Boolean(raw.xverp),
+    dsnRet:
+      raw.dsnRet === undefined
+        ? null
+        : parseChoice("--dsn-ret", String(raw.dsnRet).toUpperCase(), ["FULL", "HDRS"] as const),
+    dsnNotify: raw.dsnNotify === undefined ? null : parseNotify(String(raw.dsnNotify)),
     mode: parseChoice("--mode", raw.mode ?? "reuse", ["reuse", "per-message"] as const),
     sessions,
     messages,
@@ -179,4 +213,54 @@ function parseSize(raw: unknown): number {
     throw new ConfigError("--size", "a body of 1 octet cannot end with CRLF; give 0 or at least 2");
   }
   return size;
+}
+
+/** RFC 3461 §4.1: NEVER alone, or a comma list of SUCCESS, FAILURE, DELAY. */
+function parseNotify(text: string): string {
+  const words = text.toUpperCase().split(",");
+  const ok =
+    (words.length === 1 && words[0] === "NEVER") ||
+    words.every((w) => w === "SUCCESS" || w === "FAILURE" || w === "DELAY");
+  if (!ok) {
+    throw new ConfigError(
+      "--dsn-notify",
+      `"${text}" is not NEVER or a list of SUCCESS,FAILURE,DELAY`,
+    );
+  }
+  return words.join(",");
+}
+
+/** The message source the command line names (-F, --eml, --mbox, --template), if any. */
+function cliSource(raw: RawRunOptions): SourceSpec | undefined {
+  const given = (
+    [
+      ["file", "eml", "-F"],
+      ["eml", "eml-dir", "--eml"],
+      ["mbox", "mbox", "--mbox"],
+      ["template", "template", "--template"],
+    ] as const
+  ).filter(([key]) => raw[key] !== undefined);
+  if (given.length === 0) return undefined;
+  if (given.length > 1) {
+    throw new ConfigError(
+      given[1][2],
+      `give one message source, not ${given.map((g) => g[2]).join(" and ")}`,
+    );
+  }
+  const [key, kind] = given[0];
+  const order = parseChoice("--order", raw.order ?? "sequential", [
+    "sequential",
+    "random",
+  ] as const);
+  const seed = raw.seed === undefined ? undefined : parseCount("--seed", raw.seed, 0, 2 ** 31 - 1);
+  return { kind, path: String(raw[key]), order, seed };
+}
+
+function buildClasses(raw: RawRunOptions): readonly ClassSpec[] {
+  const source = cliSource(raw);
+  if (raw.classes && raw.classes.length > 0) {
+    // A source on the command line serves the classes that name none of their own.
+    return Object.freeze(raw.classes.map((c) => (c.source || !source ? c : { ...c, source })));
+  }
+  return Object.freeze([{ name: "default", share: 1, headers: [], source }]);
 }

@@ -56,45 +56,33 @@ interface Slot {
 }
 
 class LoadRun implements SessionHost {
-  readonly wire: MessageWire;
-  readonly stats = new RunStats();
+  /** Built in run(): loading message files is asynchronous. */
+  wire!: MessageWire;
+  readonly stats: RunStats;
   readonly trace: ((line: string) => void) | null;
-  private readonly work: WorkSource;
+  private work!: WorkSource;
   private readonly slots: Slot[] = [];
   private readonly slotOf = new Map<Session, Slot>();
   private readonly idle = new Set<Session>();
-  private readonly startMs = performance.now();
+  private startMs = performance.now();
   private sessionsOpened = 0;
   private activeTarget: number;
   private sweeper: NodeJS.Timeout | null = null;
   private lastProgressMs = performance.now();
   private readonly progressHook: ((progress: Progress) => void) | null;
   private hardStopped = false;
+  private drainRequested = false;
   private finished = false;
   private done!: () => void;
 
   constructor(
     readonly config: RunConfig,
-    share: LoadShare,
+    private readonly share: LoadShare,
     hooks: LoadHooks,
   ) {
-    this.wire = new MessageWire(config);
+    this.stats = new RunStats(config.classes.map((c) => c.name));
     this.trace = hooks.trace ?? null;
     this.progressHook = hooks.progress ?? null;
-    const { load } = config;
-    this.work = load.rate
-      ? new OpenWork(
-          {
-            rate: load.rate.map((p) => ({ atMs: p.atMs, value: p.value * share.rateShare })),
-            messages: share.messages,
-            durationMs: load.durationMs,
-            maxDelayMs: load.maxDelayMs,
-            maxQueue: load.maxQueue,
-          },
-          share,
-        )
-      : new ClosedWork(share.messages, share, load.durationMs);
-    this.work.onAvailable = () => this.wake();
     for (let i = 0; i < share.sessions; i++) {
       this.slots.push({
         index: i,
@@ -108,15 +96,36 @@ class LoadRun implements SessionHost {
     this.activeTarget = this.targetSessions(0);
   }
 
+  private newWorkSource(): WorkSource {
+    const { config, share } = this;
+    const { load } = config;
+    return load.rate
+      ? new OpenWork(
+          {
+            rate: load.rate.map((p) => ({ atMs: p.atMs, value: p.value * share.rateShare })),
+            messages: share.messages,
+            durationMs: load.durationMs,
+            maxDelayMs: load.maxDelayMs,
+            maxQueue: load.maxQueue,
+          },
+          share,
+        )
+      : new ClosedWork(share.messages, share, load.durationMs);
+  }
+
   get intendedMs(): number {
     return this.work.intendedMs;
   }
 
-  run(): Promise<StatsSnapshot> {
+  async run(): Promise<StatsSnapshot> {
+    this.wire = await MessageWire.create(this.config);
+    this.work = this.newWorkSource();
+    this.work.onAvailable = () => this.wake();
+    if (this.drainRequested || this.hardStopped) this.work.drain(); // Ctrl-C while loading
+    this.startMs = performance.now();
     return new Promise((resolve) => {
       this.done = () => resolve(this.stats.snapshot());
-      this.stats.sample(performance.timeOrigin + performance.now(), 0); // opens the series
-      this.stats.sample(performance.timeOrigin + this.startMs, 0);
+      this.stats.sample(performance.timeOrigin + this.startMs, 0); // opens the time series
       this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
       this.fillSlots();
       this.finishIfIdle();
@@ -125,14 +134,15 @@ class LoadRun implements SessionHost {
 
   /** Ctrl-C: start no more messages; in-flight ones may finish within the grace period. */
   drain(): void {
-    this.work.drain();
+    this.drainRequested = true;
+    this.work?.drain();
     setTimeout(() => this.stop(), this.config.load.graceMs).unref();
   }
 
   /** Ends every session now; messages in flight are counted as failed. */
   stop(): void {
     this.hardStopped = true;
-    this.work.drain();
+    this.work?.drain();
     for (const slot of this.slots) {
       if (slot.timer) clearTimeout(slot.timer);
       slot.timer = null;
@@ -257,7 +267,6 @@ class LoadRun implements SessionHost {
     this.work.close();
     this.stats.counters.dropped += this.work.dropped;
     this.countUnsent();
-    this.stats.sample(performance.timeOrigin + performance.now(), 0, true);
     this.stats.sample(performance.timeOrigin + performance.now(), 0, true);
     this.done();
   }

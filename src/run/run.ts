@@ -2,6 +2,8 @@
  * One `mailvolley run`: against a target, or (no target) against the built-in sink started
  * in-process, with the sink's own count beside the client's.
  */
+
+import { MessageWire } from "../client/wire.js";
 import type { Target } from "../config/parse.js";
 import { formatTarget } from "../config/parse.js";
 import type { RunConfig } from "../config/run-config.js";
@@ -42,16 +44,26 @@ export async function executeRun(
   io: RunIo = {},
   extras: RunExtras = {},
 ): Promise<RunOutcome> {
+  // Load the message files once here, before any traffic: a bad file fails the run at once,
+  // and the result reports what was loaded. Each worker loads its own copy to send from.
+  const sources = (await MessageWire.create(config)).sources();
+  const withSources = (result: Result) => {
+    if (sources.length > 0) result.sources = sources;
+    return result;
+  };
   if (config.target !== null) {
     const label = formatTarget(config.target);
-    const result = await loadAgainst(config, config.target, label, io, extras);
+    const result = withSources(await loadAgainst(config, config.target, label, io, extras));
     return { result, exitCode: verdict(result) };
   }
-  const sink = await startSink({ ...extras.sink, listen: ["127.0.0.1:0"] });
+  // No STARTTLS unless asked: the client does not use it yet, and the certificate costs startup.
+  const sink = await startSink({ starttls: false, ...extras.sink, listen: ["127.0.0.1:0"] });
   try {
     const { host, port } = sink.addresses[0];
     const target: Target = { kind: "tcp", host, port };
-    const result = await loadAgainst({ ...config, target }, target, "embedded-sink", io, extras);
+    const result = withSources(
+      await loadAgainst({ ...config, target }, target, "embedded-sink", io, extras),
+    );
     const counted = sink.stats();
     result.sink = { messagesAccepted: counted.messagesAccepted, sessions: counted.sessions };
     return { result, exitCode: verdict(result) };

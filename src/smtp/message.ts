@@ -84,6 +84,11 @@ export interface HeaderFields {
   runId: string;
   /** Extra header lines, without CRLF (for example `X-Mailvolley-Class: sec`). */
   extra?: readonly string[];
+  /**
+   * Only the X-Mailvolley trace fields and `extra`, no blank line after them: a prefix for
+   * content read from files, which brings its own header block.
+   */
+  traceOnly?: boolean;
 }
 
 const SEQ_WIDTH = 12;
@@ -106,18 +111,20 @@ export class HeaderTemplate {
   constructor(fields: HeaderFields) {
     const date = "D".repeat(DATE_WIDTH);
     const seq = "S".repeat(SEQ_WIDTH);
-    const lines = [
-      `From: <${fields.from}>`,
-      `To: <${fields.to}>`,
-      `Date: ${date}`,
-      `Message-ID: <${seq}.${fields.runId}@mailvolley.invalid>`,
-      `Subject: ${fields.subject}`,
-      `X-Mailvolley-Run: ${fields.runId}`,
-      "X-Mailvolley-Sent: TTTTTTTTTTTTT.UUU",
-      ...(fields.extra ?? []),
-      "",
-      "",
-    ];
+    const trace = [`X-Mailvolley-Run: ${fields.runId}`, "X-Mailvolley-Sent: TTTTTTTTTTTTT.UUU"];
+    const lines = fields.traceOnly
+      ? [...trace, ...(fields.extra ?? []), ""]
+      : [
+          `From: <${fields.from}>`,
+          `To: <${fields.to}>`,
+          `Date: ${date}`,
+          `Message-ID: <${seq}.${fields.runId}@mailvolley.invalid>`,
+          `Subject: ${fields.subject}`,
+          ...trace,
+          ...(fields.extra ?? []),
+          "",
+          "",
+        ];
     const text = lines.join("\r\n");
     this.template = Buffer.from(text, "utf8");
     this.length = this.template.length;
@@ -134,14 +141,16 @@ export class HeaderTemplate {
   /** Renders the header into the first `length` octets of `out` and returns `out`. */
   renderInto(out: Buffer, seq: number, epochMs: number): Buffer {
     this.template.copy(out);
-    writeDecimal(out, this.seqOffset, SEQ_WIDTH, seq);
-    const second = Math.floor(epochMs / 1000);
-    if (second !== this.dateSecond) {
-      this.dateSecond = second;
-      const utc = new Date(second * 1000).toUTCString().replace("GMT", "+0000");
-      this.dateBytes.write(utc, "latin1");
+    if (this.seqOffset >= 0) {
+      writeDecimal(out, this.seqOffset, SEQ_WIDTH, seq);
+      const second = Math.floor(epochMs / 1000);
+      if (second !== this.dateSecond) {
+        this.dateSecond = second;
+        const utc = new Date(second * 1000).toUTCString().replace("GMT", "+0000");
+        this.dateBytes.write(utc, "latin1");
+      }
+      this.dateBytes.copy(out, this.dateOffset);
     }
-    this.dateBytes.copy(out, this.dateOffset);
     writeDecimal(out, this.sentOffset, 13, epochMs);
     writeDecimal(out, this.sentOffset + 14, 3, (epochMs % 1) * 1000);
     return out;

@@ -232,6 +232,18 @@ export interface Result {
   series: { intervalMs: number; points: SeriesPointResult[] };
   /** Thresholds (--threshold) and whether each held; absent when none were given. */
   thresholds?: ThresholdOutcome[];
+  /**
+   * Message files loaded before the run, per class that uses them: `kind` (eml, eml-dir,
+   * mbox, template), distinct `count`, `totalBytes` as sent, and `longLines` (lines over 998
+   * octets, which servers may refuse). Absent when every message is generated.
+   */
+  sources?: {
+    className: string;
+    kind: string;
+    count: number;
+    totalBytes: number;
+    longLines: number;
+  }[];
   /** The built-in sink's own count, in a self-test against the embedded sink. */
   sink?: {
     messagesAccepted: number;

@@ -1,0 +1,197 @@
+/**
+ * Options that shape the messages (files, address lists, DSN, XVERP) and plan files, for both
+ * `run` and `compare`.
+ */
+import type { Argv } from "yargs";
+import { ConfigError } from "../config/parse.js";
+import { loadPlan } from "../config/plan.js";
+import type { RawRunOptions } from "../config/run-config.js";
+
+const GROUP = "Messages:";
+
+export function messageOptions<T>(yargs: Argv<T>) {
+  return yargs
+    .option("plan", {
+      type: "string",
+      describe: "Plan file (YAML or JSON): options, vars, classes",
+      group: "Plan:",
+    })
+    .option("set", {
+      type: "string",
+      array: true,
+      describe: "Override a plan value or variable: --set rate=500 --set target=mx:25",
+      group: "Plan:",
+    })
+    .option("file", {
+      alias: "F",
+      type: "string",
+      describe: "Send this .eml file (bare LF normalised), like smtp-source -F",
+      group: GROUP,
+    })
+    .option("eml", {
+      type: "string",
+      describe: "Send the *.eml files of this directory",
+      group: GROUP,
+    })
+    .option("mbox", {
+      type: "string",
+      describe: "Replay the messages of this mbox file (mboxrd or mboxo)",
+      group: GROUP,
+    })
+    .option("template", {
+      type: "string",
+      describe: "Message template with {{seq}} {{class}} {{timestamp}} {{epochMs}} {{token}}",
+      group: GROUP,
+    })
+    .option("order", {
+      type: "string",
+      describe: "--eml/--mbox order: sequential or random [sequential]",
+      group: GROUP,
+    })
+    .option("seed", {
+      type: "string",
+      describe: "Seed of the random order, to repeat a run",
+      group: GROUP,
+    })
+    .option("from-file", {
+      type: "string",
+      describe: "Sender addresses, one a line, used in turn",
+      group: GROUP,
+    })
+    .option("to-file", {
+      type: "string",
+      describe: "Recipient addresses, one a line, used in turn",
+      group: GROUP,
+    })
+    .option("xverp", { type: "boolean", describe: "Ask for XVERP on MAIL (Postfix)", group: GROUP })
+    .option("dsn-ret", {
+      type: "string",
+      describe: "DSN RET= on MAIL: full or hdrs (RFC 3461)",
+      group: GROUP,
+    })
+    .option("dsn-notify", {
+      type: "string",
+      describe: "DSN NOTIFY= on RCPT: NEVER or SUCCESS,FAILURE,DELAY",
+      group: GROUP,
+    });
+}
+
+type Argv2 = Record<string, unknown>;
+
+export function rawMessageOptions(argv: Argv2): Partial<RawRunOptions> {
+  return {
+    file: argv.file,
+    eml: argv.eml,
+    mbox: argv.mbox,
+    template: argv.template,
+    order: argv.order,
+    seed: argv.seed,
+    fromFile: argv.fromFile,
+    toFile: argv.toFile,
+    xverp: argv.xverp,
+    dsnRet: argv.dsnRet,
+    dsnNotify: argv.dsnNotify,
+  };
+}
+
+/** Option keys a plan may set at the top level (camelCase or kebab-case). */
+const PLAN_KEYS = new Set([
+  "target",
+  "mode",
+  "sessions",
+  "messages",
+  "size",
+  "recipients",
+  "from",
+  "to",
+  "subject",
+  "helo",
+  "uniqueRecipients",
+  "wait",
+  "randomWait",
+  "messagesPerSession",
+  "pipelining",
+  "reconnectAttempts",
+  "reconnectDelay",
+  "workers",
+  "duration",
+  "rate",
+  "ramp",
+  "rampSessions",
+  "rampUp",
+  "maxDelay",
+  "maxQueue",
+  "grace",
+  "timeout",
+  "json",
+  "file",
+  "eml",
+  "mbox",
+  "template",
+  "order",
+  "seed",
+  "fromFile",
+  "toFile",
+  "xverp",
+  "dsnRet",
+  "dsnNotify",
+]);
+
+/**
+ * Merges a plan under the command line: an option given on the command line wins, then
+ * `--set`, then the plan. Returns the raw options and where each plan value came from.
+ */
+export function withPlan(
+  cli: RawRunOptions,
+  argv: Argv2,
+): { raw: RawRunOptions; where: Record<string, string> } {
+  const sets = (argv.set as string[] | undefined) ?? [];
+  if (argv.plan === undefined && sets.length === 0) return { raw: cli, where: {} };
+  const plan =
+    argv.plan === undefined
+      ? {
+          options: Object.fromEntries(sets.map(splitSet)),
+          classes: [],
+          where: {} as Record<string, string>,
+        }
+      : loadPlan(String(argv.plan), sets);
+  for (const key of Object.keys(plan.options)) {
+    if (!PLAN_KEYS.has(key)) {
+      const at = plan.where[key] ?? "--set";
+      throw new ConfigError(
+        "--plan",
+        `${at}: "${key}" is not a run option; see mailvolley run --help`,
+      );
+    }
+  }
+  const raw: Record<string, unknown> = { ...plan.options };
+  for (const [key, value] of Object.entries(cli)) if (value !== undefined) raw[key] = value;
+  if (plan.classes.length > 0) raw.classes = plan.classes;
+  const where: Record<string, string> = {};
+  for (const [key, at] of Object.entries(plan.where)) {
+    if ((cli as Record<string, unknown>)[key] === undefined) where[key] = at;
+  }
+  return { raw: raw as RawRunOptions, where };
+}
+
+function splitSet(set: string): [string, string] {
+  const eq = set.indexOf("=");
+  if (eq <= 0)
+    throw new ConfigError("--set", `"${set}" is not KEY=VALUE; give e.g. --set rate=500`);
+  return [
+    set.slice(0, eq).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()),
+    set.slice(eq + 1),
+  ];
+}
+
+/** Points a ConfigError about an option that came from the plan at the plan's line. */
+export function locate(error: unknown, where: Record<string, string>): unknown {
+  if (!(error instanceof ConfigError)) return error;
+  const key = error.option
+    .replace(/^--/, "")
+    .replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  const at = where[key];
+  return at
+    ? new ConfigError(error.option, `${error.message.slice(error.option.length + 2)} (from ${at})`)
+    : error;
+}

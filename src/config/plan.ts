@@ -1,0 +1,255 @@
+/**
+ * Plan files (`--plan FILE`, YAML or JSON): run options, variables and message classes with
+ * exact shares. One plan serves the sink, a test gateway and production: `--set key=value`
+ * overrides any top-level value or variable, and `${name}` in a string takes a variable.
+ * Every error names the file, the line and the field.
+ */
+import { readFileSync } from "node:fs";
+import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import { ConfigError, parseAddress, parseCount, parseLine } from "./parse.js";
+
+export type SourceKindSpec = "eml" | "eml-dir" | "mbox" | "template";
+
+export interface SourceSpec {
+  readonly kind: SourceKindSpec;
+  readonly path: string;
+  readonly order: "sequential" | "random";
+  /** Seed of a random order (repeatable runs); drawn when absent. */
+  readonly seed?: number;
+}
+
+/** One message class: its share of the messages and what sets its messages apart. */
+export interface ClassSpec {
+  readonly name: string;
+  /** Relative weight; shares are kept exact over every whole cycle of messages. */
+  readonly share: number;
+  readonly subject?: string;
+  /** Extra header lines, in order. */
+  readonly headers: readonly (readonly [string, string])[];
+  readonly size?: number;
+  readonly from?: string;
+  readonly to?: string;
+  readonly recipients?: number;
+  readonly source?: SourceSpec;
+}
+
+export interface Plan {
+  /** Top-level run options as written (long names, camelCase), before validation. */
+  readonly options: Record<string, unknown>;
+  readonly classes: readonly ClassSpec[];
+  /** Where each top-level option stands, for error messages: "plan.yaml:7". */
+  readonly where: Record<string, string>;
+}
+
+const CLASS_FIELDS = new Set([
+  "name",
+  "share",
+  "subject",
+  "headers",
+  "size",
+  "from",
+  "to",
+  "recipients",
+  "eml",
+  "emlDir",
+  "mbox",
+  "template",
+  "order",
+]);
+
+const camel = (key: string) => key.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** Reads and checks a plan; `sets` are the `--set key=value` overrides. */
+export function loadPlan(path: string, sets: readonly string[]): Plan {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new ConfigError(
+      "--plan",
+      `cannot read "${path}" (${code}); give a YAML or JSON plan file`,
+    );
+  }
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0];
+    const at = e.linePos?.[0].line ?? 1;
+    throw new ConfigError("--plan", `${path}:${at}: ${e.message.split("\n")[0]}`);
+  }
+  const lineOf = (node: Node | null | undefined) =>
+    node?.range ? `${path}:${lines.linePos(node.range[0]).line}` : path;
+  const root = doc.contents;
+  if (!isMap(root))
+    throw new ConfigError("--plan", `${path}: the plan must be a mapping of options`);
+  const overrides = parseSets(sets);
+  const vars: Record<string, string> = {};
+  const varsNode = root.get("vars", true);
+  if (varsNode !== undefined) {
+    if (!isMap(varsNode))
+      throw new ConfigError("--plan", `${lineOf(varsNode as Node)}: vars must be a mapping`);
+    for (const pair of varsNode.items)
+      vars[String((pair.key as Node & { value: unknown }).value)] = String(
+        (pair.value as { value?: unknown })?.value ?? "",
+      );
+  }
+  for (const [key, value] of overrides) if (key in vars) vars[key] = value;
+  const interpolate = (value: unknown, where: string): unknown => {
+    if (typeof value !== "string") return value;
+    return value.replace(/\$\{([^}]*)\}/g, (_, name: string) => {
+      if (!(name in vars))
+        throw new ConfigError(
+          "--plan",
+          `${where}: unknown variable \${${name}}; define it under vars or --set ${name}=…`,
+        );
+      return vars[name];
+    });
+  };
+  const options: Record<string, unknown> = {};
+  const where: Record<string, string> = {};
+  let classesNode: Node | undefined;
+  for (const pair of root.items) {
+    const key = camel(String((pair.key as { value?: unknown }).value));
+    const node = pair.value as Node | null;
+    if (key === "vars") continue;
+    if (key === "classes") {
+      classesNode = node ?? undefined;
+      continue;
+    }
+    where[key] = lineOf(node);
+    const value = node && isScalar(node) ? node.value : node?.toJSON();
+    options[key] = interpolate(value, where[key]);
+  }
+  for (const [key, value] of overrides) {
+    if (key in vars) continue;
+    options[camel(key)] = value;
+    where[camel(key)] = `--set ${key}`;
+  }
+  const classes = classesNode ? parseClasses(classesNode, lineOf, interpolate) : [];
+  return { options, classes, where };
+}
+
+function parseSets(sets: readonly string[]): [string, string][] {
+  return sets.map((set) => {
+    const eq = set.indexOf("=");
+    if (eq <= 0)
+      throw new ConfigError("--set", `"${set}" is not KEY=VALUE; give e.g. --set rate=500`);
+    return [set.slice(0, eq), set.slice(eq + 1)];
+  });
+}
+
+function parseClasses(
+  node: Node,
+  lineOf: (node: Node | null | undefined) => string,
+  interpolate: (value: unknown, where: string) => unknown,
+): ClassSpec[] {
+  if (!isSeq(node)) throw new ConfigError("--plan", `${lineOf(node)}: classes must be a list`);
+  const classes: ClassSpec[] = [];
+  const names = new Set<string>();
+  for (const item of node.items as Node[]) {
+    const at = lineOf(item);
+    if (!isMap(item)) throw new ConfigError("--plan", `${at}: each class must be a mapping`);
+    const raw: Record<string, unknown> = {};
+    for (const pair of item.items) {
+      const key = camel(String((pair.key as { value?: unknown }).value));
+      if (!CLASS_FIELDS.has(key)) {
+        throw new ConfigError(
+          "--plan",
+          `${at}: class field "${key}" is unknown; use ${[...CLASS_FIELDS].join(", ")}`,
+        );
+      }
+      raw[key] = interpolate((pair.value as Node | null)?.toJSON(), at);
+    }
+    const spec = classSpec(raw, at);
+    if (names.has(spec.name))
+      throw new ConfigError("--plan", `${at}: class "${spec.name}" is named twice`);
+    names.add(spec.name);
+    classes.push(spec);
+  }
+  if (classes.length === 0) throw new ConfigError("--plan", `${lineOf(node)}: classes is empty`);
+  return classes;
+}
+
+function classSpec(raw: Record<string, unknown>, at: string): ClassSpec {
+  const field = (name: string) => `${at}: ${name}`;
+  const name = String(raw.name ?? "");
+  if (!/^[A-Za-z0-9._-]+$/.test(name)) {
+    throw new ConfigError("--plan", `${field("name")} "${name}" must be letters, digits, . _ -`);
+  }
+  const share = Number(raw.share);
+  if (!(share > 0) || Math.round(share * 100) !== share * 100) {
+    throw new ConfigError(
+      "--plan",
+      `${field("share")} of "${name}" must be a positive number with at most 2 decimals`,
+    );
+  }
+  const headers: [string, string][] = [];
+  if (raw.headers !== undefined) {
+    if (typeof raw.headers !== "object" || raw.headers === null || Array.isArray(raw.headers)) {
+      throw new ConfigError("--plan", `${field("headers")} must be a mapping of header: value`);
+    }
+    for (const [k, v] of Object.entries(raw.headers)) {
+      if (!/^[!-9;-~]+$/.test(k))
+        throw new ConfigError("--plan", `${field("headers")}: "${k}" is not a header name`);
+      headers.push([k, parseLine(`${field("headers")} ${k}`, v)]);
+    }
+  }
+  const sources = (["eml", "emlDir", "mbox", "template"] as const).filter(
+    (k) => raw[k] !== undefined,
+  );
+  if (sources.length > 1)
+    throw new ConfigError("--plan", `${at}: give one of eml, emlDir, mbox, template`);
+  const order = String(raw.order ?? "sequential") as "sequential" | "random";
+  if (order !== "sequential" && order !== "random") {
+    throw new ConfigError("--plan", `${field("order")} must be sequential or random`);
+  }
+  const kinds = { eml: "eml", emlDir: "eml-dir", mbox: "mbox", template: "template" } as const;
+  return Object.freeze({
+    name,
+    share,
+    subject: raw.subject === undefined ? undefined : parseLine(field("subject"), raw.subject),
+    headers,
+    size: raw.size === undefined ? undefined : parseCount(field("size"), raw.size, 0),
+    from: raw.from === undefined ? undefined : parseAddress(field("from"), raw.from, true),
+    to: raw.to === undefined ? undefined : parseAddress(field("to"), raw.to),
+    recipients:
+      raw.recipients === undefined
+        ? undefined
+        : parseCount(field("recipients"), raw.recipients, 1, 1000),
+    source:
+      sources.length === 0
+        ? undefined
+        : { kind: kinds[sources[0]], path: String(raw[sources[0]]), order },
+  });
+}
+
+/**
+ * A cycle of class indexes in which class i appears exactly weight_i times, spread evenly
+ * (smooth weighted round robin): message seq gets class cycle[seq % cycle.length], so every
+ * whole cycle holds the shares exactly (10,000 messages at 60/15/10/10/5: 6000/1500/1000/1000/500).
+ */
+export function classCycle(shares: readonly number[]): Uint16Array {
+  const weights = shares.map((s) => Math.round(s * 100));
+  const divisor = weights.reduce(gcd);
+  const reduced = weights.map((w) => w / divisor);
+  const total = reduced.reduce((a, b) => a + b, 0);
+  if (total > 1_000_000)
+    throw new ConfigError("--plan", "class shares too fine-grained; round them");
+  const cycle = new Uint16Array(total);
+  const current = reduced.map(() => 0);
+  for (let n = 0; n < total; n++) {
+    let best = 0;
+    for (let i = 0; i < reduced.length; i++) {
+      current[i] += reduced[i];
+      if (current[i] > current[best]) best = i;
+    }
+    current[best] -= total;
+    cycle[n] = best;
+  }
+  return cycle;
+}
+
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
+}
