@@ -114,3 +114,19 @@ test("--exit-after-messages stops the sink by itself", async () => {
   assert.equal(code, 0);
   assert.match(stdout, /"stopReason": "messages"/);
 });
+
+test("--no-<extension> switches each extension off, as smtp-sink does", async () => {
+  const off = ["pipelining", "chunking", "starttls", "8bitmime", "smtputf8", "dsn"];
+  const sink = await startCli([...off.map((name) => `--no-${name}`), "--no-enhanced-status-codes"]);
+  const client = await RawClient.connect(sink.port);
+  await client.read();
+  const [ehlo] = await client.send("EHLO x\r\n");
+  assert.deepEqual(
+    ehlo.split("\n").map((line) => line.slice(4)),
+    ["mailvolley-sink", "SIZE"],
+  );
+  assert.deepEqual(await client.send("MAIL FROM:<>\r\n"), ["250 Ok"]);
+  await client.close();
+  sink.child.kill("SIGINT");
+  assert.equal((await sink.exit).code, 0);
+});

@@ -5,27 +5,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseFaultRule } from "../src/sink/faults.js";
-import { type Sink, type SinkOptions, startSink } from "../src/sink/index.js";
-import { codes, portOf, RawClient } from "./sink-helpers.js";
+import { codes, greeted, portOf, RawClient, withSink } from "./sink-helpers.js";
 
 const TXN = "MAIL FROM:<a@x>\r\nRCPT TO:<b@x>\r\nDATA\r\n";
-
-async function withSink(faults: string[], fn: (sink: Sink) => Promise<void>, extra = {}) {
-  const options: SinkOptions = { listen: ["127.0.0.1:0"], starttls: false, faults, ...extra };
-  const sink = await startSink(options);
-  try {
-    await fn(sink);
-  } finally {
-    await sink.close();
-  }
-}
-
-async function session(sink: Sink): Promise<RawClient> {
-  const client = await RawClient.connect(portOf(sink));
-  await client.read();
-  await client.send("EHLO x\r\n");
-  return client;
-}
 
 test("fault specs parse; bad ones say what is wrong", () => {
   assert.deepEqual(parseFaultRule("rcpt:550:every=3"), {
@@ -54,8 +36,8 @@ test("fault specs parse; bad ones say what is wrong", () => {
 });
 
 test("every Nth RCPT gets the injected 550; the others 250", async () => {
-  await withSink(["rcpt:550:every=2"], async (sink) => {
-    const client = await session(sink);
+  await withSink({ faults: ["rcpt:550:every=2"] }, async (sink) => {
+    const client = await greeted(sink);
     const rcpts = "RCPT TO:<1@x>\r\nRCPT TO:<2@x>\r\nRCPT TO:<3@x>\r\nRCPT TO:<4@x>\r\n";
     const replies = await client.send(`MAIL FROM:<a@x>\r\n${rcpts}`, 5);
     assert.deepEqual(codes(replies), [250, 250, 550, 250, 550]);
@@ -66,8 +48,8 @@ test("every Nth RCPT gets the injected 550; the others 250", async () => {
 });
 
 test("a 4xx on the final dot rejects that message; the session goes on", async () => {
-  await withSink(["dot:451:every=2:text=4.3.0 Try again later"], async (sink) => {
-    const client = await session(sink);
+  await withSink({ faults: ["dot:451:every=2:text=4.3.0 Try again later"] }, async (sink) => {
+    const client = await greeted(sink);
     for (const expected of [250, 451, 250]) {
       await client.send(TXN, 3);
       const [verdict] = await client.send("hello\r\n.\r\n");
@@ -80,8 +62,8 @@ test("a 4xx on the final dot rejects that message; the session goes on", async (
 });
 
 test("421 at MAIL closes the session after the reply", async () => {
-  await withSink(["mail:421"], async (sink) => {
-    const client = await session(sink);
+  await withSink({ faults: ["mail:421"] }, async (sink) => {
+    const client = await greeted(sink);
     const [reply] = await client.send(TXN);
     assert.match(reply, /^421 4\.3\.0 /);
     await client.closedByServer();
@@ -89,12 +71,12 @@ test("421 at MAIL closes the session after the reply", async () => {
 });
 
 test("connect faults: a 554 banner, or a close without any reply", async () => {
-  await withSink(["connect:554"], async (sink) => {
+  await withSink({ faults: ["connect:554"] }, async (sink) => {
     const client = await RawClient.connect(portOf(sink));
     assert.match((await client.read())[0], /^554 /);
     await client.closedByServer();
   });
-  await withSink(["connect:close"], async (sink) => {
+  await withSink({ faults: ["connect:close"] }, async (sink) => {
     const client = await RawClient.connect(portOf(sink));
     await client.closedByServer();
     await assert.rejects(client.read(), /closed after 0/);
@@ -102,8 +84,8 @@ test("connect faults: a 554 banner, or a close without any reply", async () => {
 });
 
 test("a delayed reply keeps every reply of a pipelined group in order", async () => {
-  await withSink(["rcpt:ok:delay=30ms"], async (sink) => {
-    const client = await session(sink);
+  await withSink({ faults: ["rcpt:ok:delay=30ms"] }, async (sink) => {
+    const client = await greeted(sink);
     const replies = await client.send(`${TXN}`, 3);
     assert.deepEqual(codes(replies), [250, 250, 354]);
     assert.deepEqual(codes(await client.send("x\r\n.\r\nNOOP\r\n", 2)), [250, 250]);
@@ -112,8 +94,8 @@ test("a delayed reply keeps every reply of a pipelined group in order", async ()
 });
 
 test("abort during DATA closes the connection and counts nothing", async () => {
-  await withSink(["data:abort:after=5"], async (sink) => {
-    const client = await session(sink);
+  await withSink({ faults: ["data:abort:after=5"] }, async (sink) => {
+    const client = await greeted(sink);
     assert.deepEqual(codes(await client.send(TXN, 3)), [250, 250, 354]);
     client.write("0123456789\r\n");
     await client.closedByServer();
@@ -124,16 +106,12 @@ test("abort during DATA closes the connection and counts nothing", async () => {
 test("a fixed seed makes probabilistic faults repeat exactly", async () => {
   const pattern = async () => {
     let out: number[] = [];
-    await withSink(
-      ["rcpt:450:p=0.5"],
-      async (sink) => {
-        const client = await session(sink);
-        const rcpts = Array.from({ length: 20 }, (_, i) => `RCPT TO:<${i}@x>\r\n`).join("");
-        out = codes(await client.send(`MAIL FROM:<a@x>\r\n${rcpts}`, 21));
-        await client.close();
-      },
-      { seed: 42 },
-    );
+    await withSink({ faults: ["rcpt:450:p=0.5"], seed: 42 }, async (sink) => {
+      const client = await greeted(sink);
+      const rcpts = Array.from({ length: 20 }, (_, i) => `RCPT TO:<${i}@x>\r\n`).join("");
+      out = codes(await client.send(`MAIL FROM:<a@x>\r\n${rcpts}`, 21));
+      await client.close();
+    });
     return out;
   };
   const first = await pattern();
@@ -142,7 +120,7 @@ test("a fixed seed makes probabilistic faults repeat exactly", async () => {
 });
 
 test("QUIT and EHLO faults: close without reply, 5xx to EHLO", async () => {
-  await withSink(["ehlo:550", "quit:close"], async (sink) => {
+  await withSink({ faults: ["ehlo:550", "quit:close"] }, async (sink) => {
     const client = await RawClient.connect(portOf(sink));
     await client.read();
     assert.match((await client.send("EHLO x\r\n"))[0], /^550 /);

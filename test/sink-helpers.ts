@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import type { TestContext } from "node:test";
 import { connect as tlsConnect } from "node:tls";
-import type { Sink } from "../src/sink/index.js";
+import { type Sink, type SinkOptions, startSink } from "../src/sink/index.js";
 
 /** A complete reply: its lines joined with "\n", e.g. "250-a\n250 b". */
 export type ReplyText = string;
@@ -136,6 +136,27 @@ export function codes(replies: ReplyText[]): number[] {
 
 export function portOf(sink: Sink, index = 0): number {
   return sink.addresses[index].port;
+}
+
+/** Runs `fn` against a sink on an ephemeral loopback port and always closes the sink. */
+export async function withSink(
+  options: Omit<SinkOptions, "listen"> & { listen?: string[] },
+  fn: (sink: Sink) => Promise<void>,
+): Promise<void> {
+  const sink = await startSink({ listen: ["127.0.0.1:0"], ...options });
+  try {
+    await fn(sink);
+  } finally {
+    await sink.close();
+  }
+}
+
+/** A client that has read the banner and had its EHLO (or `hello`) answered. */
+export async function greeted(sink: Sink, hello = "EHLO x\r\n"): Promise<RawClient> {
+  const client = await RawClient.connect(portOf(sink));
+  await client.read();
+  await client.send(hello);
+  return client;
 }
 
 /**

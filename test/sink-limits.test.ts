@@ -5,17 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { setImmediate as tick } from "node:timers/promises";
-import { type Sink, type SinkOptions, startSink } from "../src/sink/index.js";
-import { codes, portOf, RawClient } from "./sink-helpers.js";
-
-async function withSink(options: Omit<SinkOptions, "listen">, fn: (sink: Sink) => Promise<void>) {
-  const sink = await startSink({ listen: ["127.0.0.1:0"], starttls: false, ...options });
-  try {
-    await fn(sink);
-  } finally {
-    await sink.close();
-  }
-}
+import { codes, portOf, RawClient, withSink } from "./sink-helpers.js";
 
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await tick();

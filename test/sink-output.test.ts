@@ -9,19 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { readHeaders } from "../src/sink/headers.js";
-import { type Sink, type SinkOptions, startSink } from "../src/sink/index.js";
-import { codes, portOf, RawClient } from "./sink-helpers.js";
+import type { Sink } from "../src/sink/index.js";
+import { codes, portOf, RawClient, withSink } from "./sink-helpers.js";
 
 const TXN = "MAIL FROM:<a@x>\r\nRCPT TO:<b@x>\r\nDATA\r\n";
-
-async function withSink(options: Omit<SinkOptions, "listen">, fn: (sink: Sink) => Promise<void>) {
-  const sink = await startSink({ listen: ["127.0.0.1:0"], starttls: false, ...options });
-  try {
-    await fn(sink);
-  } finally {
-    await sink.close();
-  }
-}
 
 async function deliver(sink: Sink, messages: string[]): Promise<number[]> {
   const client = await RawClient.connect(portOf(sink));

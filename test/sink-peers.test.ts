@@ -8,8 +8,8 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { test } from "node:test";
 import { promisify } from "node:util";
-import { type Sink, type SinkOptions, startSink } from "../src/sink/index.js";
-import { portOf, requirePeer } from "./sink-helpers.js";
+import type { Sink } from "../src/sink/index.js";
+import { portOf, requirePeer, withSink } from "./sink-helpers.js";
 
 const run = promisify(execFile);
 
@@ -24,15 +24,6 @@ const nodemailerModule = "nodemailer";
 const nodemailer = ((await import(nodemailerModule)) as { default: Nodemailer }).default;
 const SWAKS = "/usr/bin/swaks";
 const SMTP_SOURCE = "/usr/sbin/smtp-source";
-
-async function withSink(options: Omit<SinkOptions, "listen">, fn: (sink: Sink) => Promise<void>) {
-  const sink = await startSink({ listen: ["127.0.0.1:0"], ...options });
-  try {
-    await fn(sink);
-  } finally {
-    await sink.close();
-  }
-}
 
 function swaks(sink: Sink, ...args: string[]) {
   const server = `127.0.0.1:${portOf(sink)}`;

@@ -5,25 +5,9 @@
 import assert from "node:assert/strict";
 import type { Socket } from "node:net";
 import { test } from "node:test";
-import { type Sink, type SinkOptions, startSink } from "../src/sink/index.js";
+import { startSink } from "../src/sink/index.js";
 import type { SinkServer } from "../src/sink/server.js";
-import { codes, portOf, RawClient, ScriptedSocket } from "./sink-helpers.js";
-
-async function withSink(options: Omit<SinkOptions, "listen">, fn: (sink: Sink) => Promise<void>) {
-  const sink = await startSink({ listen: ["127.0.0.1:0"], ...options });
-  try {
-    await fn(sink);
-  } finally {
-    await sink.close();
-  }
-}
-
-async function greeted(sink: Sink, hello = "EHLO x\r\n"): Promise<RawClient> {
-  const client = await RawClient.connect(portOf(sink));
-  await client.read();
-  await client.send(hello);
-  return client;
-}
+import { codes, greeted, portOf, RawClient, ScriptedSocket, withSink } from "./sink-helpers.js";
 
 const b64 = (text: string) => Buffer.from(text).toString("base64");
 

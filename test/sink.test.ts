@@ -8,24 +8,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { EndOfDataScanner } from "../src/sink/data-scanner.js";
-import { type Sink, startSink } from "../src/sink/index.js";
+import { startSink } from "../src/sink/index.js";
 import type { SinkServer } from "../src/sink/server.js";
-import { codes, portOf, RawClient, ScriptedSocket } from "./sink-helpers.js";
+import { codes, portOf, RawClient, ScriptedSocket, withSink } from "./sink-helpers.js";
 
 const ENVELOPE = "MAIL FROM:<a@example.test>\r\nRCPT TO:<b@example.test>\r\nDATA\r\n";
 const BODY = "Subject: hi\r\n\r\n..a stuffed line\r\nline two\r\n.\r\n";
 
-async function withSink(fn: (sink: Sink) => Promise<void>, listen = ["127.0.0.1:0"]) {
-  const sink = await startSink({ listen, starttls: false });
-  try {
-    await fn(sink);
-  } finally {
-    await sink.close();
-  }
-}
-
 test("banner, EHLO capabilities, one transaction, QUIT", async () => {
-  await withSink(async (sink) => {
+  await withSink({ starttls: false }, async (sink) => {
     const client = await RawClient.connect(portOf(sink));
     const [banner] = await client.read();
     assert.match(banner, /^220 mailvolley-sink ESMTP/);
@@ -47,7 +38,7 @@ test("banner, EHLO capabilities, one transaction, QUIT", async () => {
 });
 
 test("pipelined group: replies come back in one write per read chunk", async () => {
-  await withSink(async (sink) => {
+  await withSink({ starttls: false }, async (sink) => {
     const server = sink as SinkServer;
     const socket = new ScriptedSocket();
     server.acceptSession(socket as unknown as Socket);
@@ -71,7 +62,7 @@ test("pipelined group: replies come back in one write per read chunk", async () 
 });
 
 test("end of data and dot-stuffing are found at every split point of the stream", async () => {
-  await withSink(async (sink) => {
+  await withSink({ starttls: false }, async (sink) => {
     const server = sink as SinkServer;
     const stream = `EHLO x\r\n${ENVELOPE}${BODY}${ENVELOPE}.\r\nRSET\r\n${ENVELOPE}..\r\n.\r\nQUIT\r\n`;
     for (let split = 1; split < stream.length; split++) {
@@ -121,7 +112,7 @@ test("the scanner finds the marker split at any byte, and no marker where there 
 });
 
 test("errors in sequence and syntax get 5xx and the session goes on", async () => {
-  await withSink(async (sink) => {
+  await withSink({ starttls: false }, async (sink) => {
     const client = await RawClient.connect(portOf(sink));
     await client.read();
     const replies = await client.send(
@@ -134,7 +125,7 @@ test("errors in sequence and syntax get 5xx and the session goes on", async () =
 });
 
 test("an over-long command line is answered 500 5.5.2", async () => {
-  await withSink(async (sink) => {
+  await withSink({ starttls: false }, async (sink) => {
     const client = await RawClient.connect(portOf(sink));
     await client.read();
     const [reply] = await client.send(`NOOP ${"x".repeat(600)}\r\n`);

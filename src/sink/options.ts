@@ -181,10 +181,8 @@ export function parseRate(value: Rate | string, option: string): Rate {
   if (typeof value !== "string") return checkRate(value, option);
   const m = /^(\d+)(?:\/(\d*)(ms|s|m|h)?)?$/.exec(value.trim());
   if (!m) throw new SinkOptionError(option, `--${option} ${value}: write a rate as N/60s`);
-  const unit = m[3] ?? "s";
   const amount = m[2] ? Number(m[2]) : m[3] ? 1 : 60;
-  const scale = unit === "ms" ? 1 : unit === "s" ? 1000 : unit === "m" ? 60_000 : 3_600_000;
-  return checkRate({ count: Number(m[1]), windowMs: amount * scale }, option);
+  return checkRate({ count: Number(m[1]), windowMs: amount * unitMs(m[3]) }, option);
 }
 
 function checkRate(rate: Rate, option: string): Rate {
@@ -199,9 +197,15 @@ export function parseDuration(value: string | number, option: string): number {
   if (typeof value === "number") return checkCount(value * 1000, option);
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
   if (!m) throw new SinkOptionError(option, `--${option} ${value}: write a duration like 30s`);
-  const unit = m[2] ?? "s";
-  const scale = unit === "ms" ? 1 : unit === "s" ? 1000 : unit === "m" ? 60_000 : 3_600_000;
-  return Number(m[1]) * scale;
+  return Number(m[1]) * unitMs(m[2]);
+}
+
+/** Milliseconds in one `unit` (ms, s, m, h; seconds when absent). */
+function unitMs(unit: string | undefined): number {
+  if (unit === "ms") return 1;
+  if (unit === "m") return 60_000;
+  if (unit === "h") return 3_600_000;
+  return 1000;
 }
 
 function checkCount(value: number | undefined, option: string, fallback = 0): number {
