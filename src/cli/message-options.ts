@@ -43,7 +43,7 @@ export function messageOptions<T>(yargs: Argv<T>) {
       describe: "Message template with {{seq}} {{class}} {{timestamp}} {{epochMs}} {{token}}",
       group: GROUP,
     })
-    .option("order", {
+    .option("source-order", {
       type: "string",
       describe: "--eml/--mbox order: sequential or random [sequential]",
       group: GROUP,
@@ -84,7 +84,7 @@ export function rawMessageOptions(argv: Argv2): Partial<RawRunOptions> {
     eml: argv.eml,
     mbox: argv.mbox,
     template: argv.template,
-    order: argv.order,
+    sourceOrder: argv.sourceOrder,
     seed: argv.seed,
     fromFile: argv.fromFile,
     toFile: argv.toFile,
@@ -128,7 +128,7 @@ const PLAN_KEYS = new Set([
   "eml",
   "mbox",
   "template",
-  "order",
+  "sourceOrder",
   "seed",
   "fromFile",
   "toFile",

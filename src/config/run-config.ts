@@ -99,7 +99,7 @@ export interface RawRunOptions extends RawLoadOptions {
   eml?: unknown;
   mbox?: unknown;
   template?: unknown;
-  order?: unknown;
+  sourceOrder?: unknown;
   seed?: unknown;
   fromFile?: unknown;
   toFile?: unknown;
@@ -248,7 +248,7 @@ function cliSource(raw: RawRunOptions): SourceSpec | undefined {
     );
   }
   const [key, kind] = given[0];
-  const order = parseChoice("--order", raw.order ?? "sequential", [
+  const order = parseChoice("--source-order", raw.sourceOrder ?? "sequential", [
     "sequential",
     "random",
   ] as const);
