@@ -23,6 +23,16 @@ export interface DriveSpec {
   checkpoints?: number[];
 }
 
+export interface Checkpoint {
+  messages: number;
+  rssBytes: number;
+  heapUsedBytes: number;
+  /** V8's reserved heap: grows in steps as the young and old generations resize. */
+  heapTotalBytes: number;
+  /** Memory outside the V8 heap held by JS objects (Buffers among it). */
+  externalBytes: number;
+}
+
 export interface DriveOutcome {
   accepted: number;
   attempted: number;
@@ -42,7 +52,7 @@ export interface DriveOutcome {
   watchedCpuSeconds: number | null;
   rssEndBytes: number;
   maxRssBytes: number;
-  checkpoints: { messages: number; rssBytes: number; heapUsedBytes: number }[];
+  checkpoints: Checkpoint[];
 }
 
 const spec = JSON.parse(process.argv[2]) as DriveSpec;
@@ -92,7 +102,13 @@ function countMessages(at: number[]): void {
     sent++;
     if (next < marks.length && sent === marks[next]) {
       const mem = process.memoryUsage();
-      checkpoints.push({ messages: sent, rssBytes: mem.rss, heapUsedBytes: mem.heapUsed });
+      checkpoints.push({
+        messages: sent,
+        rssBytes: mem.rss,
+        heapUsedBytes: mem.heapUsed,
+        heapTotalBytes: mem.heapTotal,
+        externalBytes: mem.external,
+      });
       next++;
     }
     return original.apply(this, args);

@@ -41,10 +41,12 @@ export async function memoryBench(): Promise<BenchOutput> {
     const s = await runMailvolley(
       postfix,
       { sessions: 20, messages: 1_000_000, workers: 1 },
-      { checkpoints: [100_000, 1_000_000] },
+      { checkpoints: Array.from({ length: 10 }, (_, i) => (i + 1) * 100_000) },
     );
     raw["messages-1000000"] = s;
-    const [at100k, at1m] = s.drive!.checkpoints;
+    const marks = s.drive!.checkpoints;
+    const at100k = marks[0];
+    const at1m = marks[marks.length - 1];
     const growth = at1m.rssBytes / at100k.rssBytes - 1;
     verdicts.push(
       verdict(
@@ -54,6 +56,9 @@ export async function memoryBench(): Promise<BenchOutput> {
         10,
         `${growth >= 0 ? "+" : ""}${(growth * 100).toFixed(1)}% (${fmt(at100k.rssBytes / MIB, 1)} → ${fmt(at1m.rssBytes / MIB, 1)} MiB; heap ${fmt(at100k.heapUsedBytes / MIB, 1)} → ${fmt(at1m.heapUsedBytes / MIB, 1)} MiB)`,
       ),
+    );
+    notes.push(
+      `RSS every 100,000 messages (MiB): ${marks.map((m) => fmt(m.rssBytes / MIB, 1)).join(", ")}; V8 heap reserved: ${marks.map((m) => fmt(m.heapTotalBytes / MIB, 1)).join(", ")}`,
     );
   } finally {
     await postfix.stop();
