@@ -101,6 +101,11 @@ export class Session {
   private quitSentAt = 0;
   private readonly openedAt: number;
   private waitTimer: NodeJS.Timeout | null = null;
+  /**
+   * When the last chunk of replies was read: one clock read per chunk, shared by the replies in
+   * it (they arrived together), instead of one per reply.
+   */
+  private readAt = 0;
   private readonly preclaimedIntendedMs: number;
 
   /**
@@ -144,7 +149,10 @@ export class Session {
     this.openedAt = this.phaseSince;
     stats.counters.connectionsOpened++;
     stats.touch(performance.timeOrigin + this.phaseSince);
-    this.socket = openConnection(config.target!, (chunk) => this.parser.push(chunk));
+    this.socket = openConnection(config.target!, (chunk) => {
+      this.readAt = performance.now();
+      this.parser.push(chunk);
+    });
     this.socket.on("connect", () => this.onConnect());
     this.socket.on("error", (err: NodeJS.ErrnoException) => this.onSocketError(err));
     this.socket.on("close", () => this.onClose());
@@ -190,7 +198,7 @@ export class Session {
     const kind = this.pending.headKind;
     const slot = this.pending.headSlot;
     this.pending.shift();
-    this.phaseSince = performance.now();
+    this.phaseSince = this.readAt;
     if (code < 400 && !fits(kind, code)) {
       this.abort("protocol", PHASE_OF[kind], `reply ${code} does not answer ${PHASE_OF[kind]}`);
       return;
@@ -436,7 +444,7 @@ export class Session {
     tx.content = null;
     this.pending.push(Expect.Dot, tx.slot);
     if (after === After.Envelope) {
-      const nextTx = this.newTransaction(next);
+      const nextTx = this.newTransaction(next, now);
       if (wire.simple) {
         this.write(message); // the next envelope is in the shared tail
       } else {
@@ -466,11 +474,12 @@ export class Session {
 
   // Transactions ----------------------------------------------------------------------------
 
-  private newTransaction(seq: number): Transaction {
+  /** `now`: performance.now() when the caller has just read it. */
+  private newTransaction(seq: number, now = performance.now()): Transaction {
     const tx = this.txs[this.txNext];
     this.txNext = (this.txNext + 1) % TX_SLOTS;
     tx.seq = seq;
-    tx.startMs = performance.now();
+    tx.startMs = now;
     const intended = this.preclaimed >= 0 ? this.preclaimedIntendedMs : this.host.intendedMs;
     tx.intendedMs = Number.isNaN(intended) ? tx.startMs : intended;
     tx.rcptReplies = 0;
@@ -508,7 +517,8 @@ export class Session {
     tx.content = null;
     this.host.stats.counters[outcome]++;
     this.host.stats.recordClass(tx.cls, outcome, latencyMs);
-    this.host.stats.touch(performance.timeOrigin + performance.now());
+    // The reply that settled it is the event (on close, onClose touches the close time).
+    this.host.stats.touch(performance.timeOrigin + this.phaseSince);
   }
 
   private recordReply(code: number, lines: string[] | null, phase: Phase): void {
