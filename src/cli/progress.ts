@@ -61,6 +61,7 @@ export function formatProgress(
     `sent ${progress.attempted}`,
     `accepted ${progress.accepted}`,
     `${rate.toFixed(0)}/s now`,
+    `p99 ${progress.recentP99Ms.toFixed(1)}ms`,
     `errors ${errors}`,
     `sessions ${progress.openSessions}`,
   ];

@@ -7,7 +7,7 @@
 import { NOT_YET, Session, type SessionHost } from "../client/session.js";
 import { MessageWire } from "../client/wire.js";
 import type { RunConfig } from "../config/run-config.js";
-import { RunStats, type StatsSnapshot } from "../stats/collector.js";
+import { mergedP99, RunStats, type StatsSnapshot } from "../stats/collector.js";
 import { valueAt } from "./schedule.js";
 import { ClosedWork, OpenWork, type SeqSpace, type WorkSource } from "./work.js";
 
@@ -29,6 +29,10 @@ export interface Progress {
   dropped: number;
   connectionsOpened: number;
   openSessions: number;
+  /** The last whole second's transaction latencies (encoded HDR histogram), or null. */
+  recentHistogram: string | null;
+  /** p99 of those, in ms (0 when none). */
+  recentP99Ms: number;
 }
 
 export interface LoadHooks {
@@ -242,6 +246,7 @@ class LoadRun implements SessionHost {
 
   progress(): Progress {
     const c = this.stats.counters;
+    const recent = this.stats.lastIntervalHistogram();
     return {
       attempted: c.attempted,
       accepted: c.accepted,
@@ -250,6 +255,8 @@ class LoadRun implements SessionHost {
       dropped: this.work.dropped,
       connectionsOpened: c.connectionsOpened,
       openSessions: this.slotOf.size,
+      recentHistogram: recent,
+      recentP99Ms: mergedP99([recent]),
     };
   }
 

@@ -5,10 +5,11 @@
 import { MessageChannel } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { RunConfig } from "../config/run-config.js";
-import { mergeSnapshots, type StatsSnapshot } from "../stats/collector.js";
+import { mergedP99, mergeSnapshots, type StatsSnapshot } from "../stats/collector.js";
 import {
   type LoadHooks,
   type LoadShare,
+  PROGRESS_INTERVAL_MS,
   type Progress,
   type RunningLoad,
   runLoad,
@@ -41,10 +42,13 @@ export function runSharded(config: RunConfig, workers: number, hooks: LoadHooks 
   const latest: (Progress | null)[] = shares.map(() => null);
   const report = (i: number, p: Progress) => {
     latest[i] = p;
-    if (!hooks.progress) return;
-    const total = sumProgress(latest);
-    hooks.progress(total);
   };
+  // One combined report a second from the main thread, whatever order the workers report in.
+  const ticker = hooks.progress
+    ? setInterval(() => {
+        if (latest.some((p) => p !== null)) hooks.progress?.(sumProgress(latest));
+      }, PROGRESS_INTERVAL_MS)
+    : null;
   const pool = new Piscina({
     filename: new URL("./worker.js", import.meta.url).href,
     minThreads: shares.length,
@@ -68,6 +72,7 @@ export function runSharded(config: RunConfig, workers: number, hooks: LoadHooks 
   const result = Promise.all(ports.map((p) => p.done))
     .then((parts) => mergeSnapshots(parts))
     .finally(async () => {
+      if (ticker) clearInterval(ticker);
       for (const p of ports) p.port.close();
       await pool.destroy();
     });
@@ -86,10 +91,23 @@ function sumProgress(parts: readonly (Progress | null)[]): Progress {
     dropped: 0,
     connectionsOpened: 0,
     openSessions: 0,
+    recentHistogram: null,
+    recentP99Ms: 0,
   };
+  const counts = [
+    "attempted",
+    "accepted",
+    "rejected",
+    "failed",
+    "dropped",
+    "connectionsOpened",
+    "openSessions",
+  ] as const;
   for (const part of parts) {
     if (!part) continue;
-    for (const key of Object.keys(total) as (keyof Progress)[]) total[key] += part[key];
+    for (const key of counts) total[key] += part[key];
   }
+  // Latency percentiles do not add up: merge the workers' histograms of the last second.
+  total.recentP99Ms = mergedP99(parts.map((p) => p?.recentHistogram ?? null));
   return total;
 }

@@ -159,6 +159,11 @@ export class RunStats {
     this.series.sample(epochMs, openSessions, c, this.errorClassCounts, final);
   }
 
+  /** The last closed interval's transaction histogram (encoded), for live progress. */
+  lastIntervalHistogram(): string | null {
+    return this.series.points.at(-1)?.histogram ?? null;
+  }
+
   /** Marks an event time; the run's elapsed time spans the first to the last. */
   touch(epochMs: number): void {
     if (this.firstEventMs === 0 || epochMs < this.firstEventMs) this.firstEventMs = epochMs;
@@ -298,4 +303,11 @@ export function fractionAtOrBelow(encoded: string, ms: number): number {
     else hi = mid;
   }
   return lo / 100;
+}
+
+/** p99 in ms of several encoded histograms merged (live progress across workers). */
+export function mergedP99(encoded: readonly (string | null)[]): number {
+  const merged = newHistogram();
+  for (const e of encoded) if (e) merged.add(hdr.decodeFromCompressedBase64(e));
+  return merged.totalCount === 0 ? 0 : merged.getValueAtPercentile(99) / 1000;
 }
