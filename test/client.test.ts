@@ -422,6 +422,18 @@ describe("sessions", () => {
     }
   });
 
+  test("a size distribution sends each body size in its share", async () => {
+    await withServer({}, async (server) => {
+      await runClient(target(server), { sessions: 1, messages: 40, size: "100:1,1k:3" });
+      const sizes: Record<number, number> = {};
+      for (const content of server.connections[0].messages) {
+        const body = content.length - (content.indexOf("\r\n\r\n") + 4);
+        sizes[body] = (sizes[body] ?? 0) + 1;
+      }
+      assert.deepEqual(sizes, { 100: 10, 1024: 30 });
+    });
+  });
+
   test("-M names the client in EHLO", async () => {
     await withServer({}, async (server) => {
       await runClient(target(server), { sessions: 1, messages: 1, helo: "client.test" });

@@ -26,6 +26,38 @@ test("two workers count what one would: totals equal the sink's", async () => {
   assert.equal(result.latency.transactionMs.count, 1001);
 });
 
+test("class shares are exact at the built-in sink, across two workers", async () => {
+  const config = buildRunConfig({
+    sessions: 4,
+    messages: 2000,
+    workers: 2,
+    classes: [
+      { name: "standard", share: 60, headers: [] },
+      { name: "sec", share: 15, headers: [] },
+      { name: "sign", share: 10, headers: [] },
+      { name: "vertraulich", share: 10, headers: [] },
+      { name: "unsec", share: 5, headers: [] },
+    ],
+  });
+  const { result } = await executeRun(config);
+  const atSink = Object.fromEntries(
+    Object.entries(result.sink?.classes ?? {}).map(([name, c]) => [name, c.accepted]),
+  );
+  assert.deepEqual(atSink, { standard: 1200, sec: 300, sign: 200, vertraulich: 200, unsec: 100 });
+  const atClient = Object.fromEntries(result.classes.map((c) => [c.name, c.accepted]));
+  assert.deepEqual(atClient, atSink);
+});
+
+test("a size distribution keeps its shares: --size 100:1,300:1", async () => {
+  const config = buildRunConfig({ sessions: 2, messages: 40, workers: 1, size: "100:1,300:3" });
+  assert.deepEqual(config.sizes, [
+    { size: 100, weight: 1 },
+    { size: 300, weight: 3 },
+  ]);
+  const { result } = await executeRun(config);
+  assert.equal(result.messages.accepted, 40);
+});
+
 test("exit code: 1 when a message was not accepted or the sink disagrees", () => {
   const base = {
     messages: { attempted: 10, accepted: 10, rejected: 0, failed: 0 },

@@ -26,8 +26,10 @@ export enum After {
 interface ClassWire {
   readonly spec: ClassSpec;
   readonly header: HeaderTemplate;
-  /** Generated body (no source), or null. */
-  readonly body: Buffer | null;
+  /** Generated bodies (no source), one per size of the size distribution; empty with a source. */
+  readonly bodies: readonly Buffer[];
+  /** Which body message n of this class gets: sizeCycle[⌊seq / class cycle⌋ % length]. */
+  readonly sizeCycle: Uint16Array;
   readonly source: MessageSource | null;
   readonly from: string;
   readonly to: string;
@@ -60,6 +62,7 @@ export class MessageWire {
     this.simple =
       classes.length === 1 &&
       classes[0].source === null &&
+      classes[0].bodies.length === 1 &&
       !config.uniqueRecipients &&
       fromList === null &&
       toList === null;
@@ -84,7 +87,7 @@ export class MessageWire {
           extra,
           traceOnly: source !== null,
         }),
-        body: source ? null : generateBody(spec.size ?? config.size),
+        ...bodiesOf(spec, config, source),
         source,
         from: spec.from ?? config.from,
         to,
@@ -162,7 +165,7 @@ export class MessageWire {
   /** Octets between DATA's 354 and the final dot of a message of class `cls` (MAIL's SIZE=). */
   messageSize(cls: number, content: Buffer | null): number {
     const c = this.classes[cls];
-    return c.header.length + (content ? content.length : c.body!.length);
+    return c.header.length + (content ? content.length : c.bodies[0].length);
   }
 
   /** The envelope group as one Buffer; shared when nothing in it varies per message. */
@@ -180,11 +183,17 @@ export class MessageWire {
     return buf;
   }
 
-  /** File content of message `seq` (null for generated bodies). */
+  /**
+   * The content of message `seq` when it varies: a file's message, or one body of a size
+   * distribution (shared, not copied). null: the class's single generated body.
+   */
   content(seq: number, cls: number, epochMs: number): Buffer | null {
     const c = this.classes[cls];
-    if (!c.source) return null;
-    return c.source.content(seq, { seq, className: c.spec.name, epochMs }).bytes;
+    if (c.source) return c.source.content(seq, { seq, className: c.spec.name, epochMs }).bytes;
+    if (c.bodies.length === 1) return null;
+    // Sizes advance once per class cycle, so every class sees every size in its share.
+    const turn = Math.floor(seq / this.cycle.length);
+    return c.bodies[c.sizeCycle[turn % c.sizeCycle.length]];
   }
 
   /**
@@ -223,15 +232,29 @@ export class MessageWire {
     const key = `${withEnvelope ? "env" : after === After.Quit ? "quit" : "none"}:${caps.size >= 0}`;
     let buf = c.tails.get(key);
     if (!buf) {
-      const parts = [c.body!, END_OF_DATA];
+      const parts = [c.bodies[0], END_OF_DATA];
       if (after === After.Quit) parts.push(QUIT);
       if (withEnvelope)
-        parts.push(this.envelope(caps, 0, 0, false, c.header.length + c.body!.length));
+        parts.push(this.envelope(caps, 0, 0, false, c.header.length + c.bodies[0].length));
       buf = Buffer.concat(parts);
       c.tails.set(key, buf);
     }
     return buf;
   }
+}
+
+/** A class's generated bodies: its own size, or the run's size distribution. */
+function bodiesOf(
+  spec: ClassSpec,
+  config: RunConfig,
+  source: MessageSource | null,
+): { bodies: Buffer[]; sizeCycle: Uint16Array } {
+  if (source) return { bodies: [], sizeCycle: new Uint16Array(1) };
+  const sizes = spec.size !== undefined ? [{ size: spec.size, weight: 1 }] : config.sizes;
+  return {
+    bodies: sizes.map((s) => generateBody(s.size)),
+    sizeCycle: classCycle(sizes.map((s) => s.weight)),
+  };
 }
 
 async function loadSource(spec: ClassSpec): Promise<MessageSource | null> {

@@ -49,8 +49,10 @@ export interface RunConfig {
   readonly sessions: number;
   /** Messages to send; Infinity when only a duration bounds the run. */
   readonly messages: number;
-  /** Body octets after the header block. */
+  /** Body octets after the header block (the first size of a distribution). */
   readonly size: number;
+  /** Generated body sizes with their weights; one entry for a fixed --size. */
+  readonly sizes: readonly { readonly size: number; readonly weight: number }[];
   readonly recipients: number;
   readonly from: string;
   readonly to: string;
@@ -159,6 +161,7 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
       ? Number.POSITIVE_INFINITY
       : parseCount("--messages", raw.messages ?? 10_000, 1);
   const classes = buildClasses(raw);
+  const sizes = parseSizes(String(raw.size ?? "1024"));
   return Object.freeze({
     target,
     classes,
@@ -174,7 +177,8 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
     sessions,
     messages,
     load,
-    size: parseSize(raw.size ?? 1024),
+    sizes,
+    size: sizes[0].size,
     recipients: parseCount("--recipients", raw.recipients ?? 1, 1, MAX_RECIPIENTS),
     from: parseAddress("--from", raw.from ?? "mailvolley@localhost", true),
     to: parseAddress("--to", raw.to ?? "sink@localhost"),
@@ -204,6 +208,34 @@ function parseHelo(raw: unknown): string {
     throw new ConfigError("--helo", `"${text}" is not a host name; give e.g. client.example.com`);
   }
   return text;
+}
+
+const SIZE_UNITS: Record<string, number> = { "": 1, k: 1024, m: 1024 * 1024 };
+
+/**
+ * `1024`, `10k`, `1m`, or a distribution `512:60,10k:30,1m:10` (size:weight, weights relative;
+ * the shares are kept exact like class shares).
+ */
+export function parseSizes(text: string): { size: number; weight: number }[] {
+  return text.split(",").map((part) => {
+    const [sizeText, weightText] = part.split(":");
+    const match = /^(\d+)([km]?)$/i.exec(sizeText.trim());
+    if (!match) {
+      throw new ConfigError(
+        "--size",
+        `"${sizeText}" is not a size; give e.g. 1024, 10k, 1m or 512:60,10k:40`,
+      );
+    }
+    const size = parseSize(Number(match[1]) * SIZE_UNITS[match[2].toLowerCase()]);
+    const weight = weightText === undefined ? 1 : Number(weightText);
+    if (!(weight > 0) || Math.round(weight * 100) !== weight * 100) {
+      throw new ConfigError(
+        "--size",
+        `weight "${weightText}" must be a positive number with at most 2 decimals`,
+      );
+    }
+    return { size, weight };
+  });
 }
 
 /** Body octets: 0 (header only), or at least 2, since every line ends with CRLF. */

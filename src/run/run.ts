@@ -65,7 +65,17 @@ export async function executeRun(
       await loadAgainst({ ...config, target }, target, "embedded-sink", io, extras),
     );
     const counted = sink.stats();
-    result.sink = { messagesAccepted: counted.messagesAccepted, sessions: counted.sessions };
+    result.sink = {
+      messagesAccepted: counted.messagesAccepted,
+      sessions: counted.sessions,
+      connectionsRefused: counted.connectionsRefused,
+      classes: Object.fromEntries(
+        Object.entries(counted.classes).map(([name, c]) => [
+          name,
+          { accepted: c.accepted, rejected: c.rejected, endToEndP99Ms: c.latencyMs.p99 },
+        ]),
+      ),
+    };
     return { result, exitCode: verdict(result) };
   } finally {
     await sink.close();

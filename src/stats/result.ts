@@ -248,6 +248,13 @@ export interface Result {
   sink?: {
     messagesAccepted: number;
     sessions: number;
+    /** Connections the sink's emulated gateway limits refused at the banner. */
+    connectionsRefused?: number;
+    /**
+     * Accepted messages per class as the sink counted them (from X-Mailvolley-Class), with
+     * the end-to-end latency from each message's X-Mailvolley-Sent time to the sink's reply.
+     */
+    classes?: Record<string, { accepted: number; rejected: number; endToEndP99Ms: number }>;
   };
   /**
    * The histograms behind `latency` (keyed transaction, connect, …) and behind each class
