@@ -114,6 +114,7 @@ const PLAN_KEYS = new Set([
   "reconnectAttempts",
   "reconnectDelay",
   "workers",
+  "interval",
   "duration",
   "rate",
   "ramp",

@@ -133,6 +133,10 @@ export function runOptions<T>(yargs: Argv<T>) {
       describe: "After Ctrl-C, how long messages in flight may take [5s]",
       group: "Load model:",
     })
+    .option("interval", {
+      type: "string",
+      describe: "Resolution of the time series in the result (1s, 500ms, 10s) [1s]",
+    })
     .option("workers", {
       type: "string",
       describe: "Worker threads the sessions are spread over (1: main thread) [cores]",
@@ -191,6 +195,7 @@ export function rawRunOptions(argv: RunArgv): RawRunOptions {
     reconnectAttempts: argv.reconnectAttempts,
     reconnectDelay: argv.reconnectDelay,
     workers: argv.workers,
+    interval: argv.interval,
     duration: argv.duration,
     rate: argv.rate,
     ramp: argv.ramp,

@@ -84,6 +84,8 @@ export interface RunConfig {
   readonly reconnectAttempts: number;
   /** First backoff after a failed session, doubled per consecutive failure up to 16×. */
   readonly reconnectDelayMs: number;
+  /** Resolution of the result's time series, ms. */
+  readonly intervalMs: number;
   /** Worker threads the sessions are spread over; 1 runs them on the main thread. */
   readonly workers: number;
   readonly verbose: boolean;
@@ -126,6 +128,7 @@ export interface RawRunOptions extends RawLoadOptions {
   reconnectAttempts?: unknown;
   reconnectDelay?: unknown;
   workers?: unknown;
+  interval?: unknown;
   verbose?: unknown;
   quiet?: unknown;
   json?: unknown;
@@ -194,6 +197,7 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
     timeouts: Object.freeze(timeouts),
     reconnectAttempts: parseCount("--reconnect-attempts", raw.reconnectAttempts ?? 5, 1, 1000),
     reconnectDelayMs: parseDuration("--reconnect-delay", raw.reconnectDelay ?? "100ms"),
+    intervalMs: parseInterval(raw.interval),
     workers: parseCount("--workers", raw.workers ?? availableParallelism(), 1, 256),
     verbose: Boolean(raw.verbose),
     quiet: Boolean(raw.quiet),
@@ -295,4 +299,11 @@ function buildClasses(raw: RawRunOptions): readonly ClassSpec[] {
     return Object.freeze(raw.classes.map((c) => (c.source || !source ? c : { ...c, source })));
   }
   return Object.freeze([{ name: "default", share: 1, headers: [], source }]);
+}
+
+/** The time series' interval: at least 100 ms (the run loop samples every 100 ms). */
+function parseInterval(raw: unknown): number {
+  const ms = parseDuration("--interval", raw ?? "1s");
+  if (ms < 100) throw new ConfigError("--interval", "must be at least 100ms");
+  return ms;
 }

@@ -84,7 +84,10 @@ class LoadRun implements SessionHost {
     private readonly share: LoadShare,
     hooks: LoadHooks,
   ) {
-    this.stats = new RunStats(config.classes.map((c) => c.name));
+    this.stats = new RunStats(
+      config.classes.map((c) => c.name),
+      config.intervalMs,
+    );
     this.trace = hooks.trace ?? null;
     this.progressHook = hooks.progress ?? null;
     for (let i = 0; i < share.sessions; i++) {
