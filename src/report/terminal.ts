@@ -71,6 +71,15 @@ function overview(result: Result, paint: Paint): string[] {
       `accepted ${fmt(r.accepted)}`,
       `rejected ${fmt(r.rejected)}`,
     ]),
+    ...(m.dropped > 0
+      ? [row("Dropped", [paint.red(`${fmt(m.dropped)} arrivals no session could start in time`)])]
+      : []),
+    ...(result.sources ?? []).map((src) =>
+      row("Source", [
+        `${src.kind} for class ${src.className}: ${fmt(src.count)} messages, ${fmt(src.totalBytes)} octets`,
+        ...(src.longLines > 0 ? [paint.yellow(`${fmt(src.longLines)} lines over 998 octets`)] : []),
+      ]),
+    ),
   ];
 }
 
