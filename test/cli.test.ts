@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { Result } from "../src/stats/result.js";
+import { startScriptedServer } from "./helpers/scripted-server.js";
 
 const BIN = fileURLToPath(new URL("../../bin/mailvolley.js", import.meta.url));
 
@@ -142,6 +143,37 @@ describe("runs", () => {
     assert.equal(result.messages.failed, 3);
     assert.ok(result.errors.some((e) => e.reply === "refused" && e.phase === "connect"));
     assert.doesNotMatch(out.stderr, /\n\s+at /);
+  });
+
+  test("--abort-on-fail stops a run whose p99 breaches its threshold, exit 99", async () => {
+    const server = await startScriptedServer({
+      onMessage: () => ({ reply: "250 ok", delayMs: 20 }),
+    });
+    try {
+      const out = await mailvolley([
+        "run",
+        `127.0.0.1:${server.port}`,
+        "-s",
+        "10",
+        "-m",
+        "100000",
+        "--workers",
+        "1",
+        "--threshold",
+        "p99<5ms",
+        "--abort-on-fail",
+        "--json",
+        "-",
+      ]);
+      assert.equal(out.code, 99, out.stderr);
+      assert.match(out.stderr, /abort-on-fail stopped the run: p99<5ms/);
+      const result = JSON.parse(out.stdout) as Result;
+      assert.ok(result.messages.attempted < 100_000, `${result.messages.attempted}`);
+      const m = result.messages;
+      assert.equal(m.attempted, m.accepted + m.rejected + m.failed);
+    } finally {
+      await server.close();
+    }
   });
 
   test("-v prints the first session's conversation", async () => {

@@ -195,19 +195,38 @@ export interface LiveTotals {
   accepted: number;
   rejected: number;
   failed: number;
+  /** Transaction latency of the run so far (absent: latency thresholds wait for the end). */
+  transactionMs?: LatencySummary;
 }
 
+/** Latency thresholds are judged live only once this many messages were accepted. */
+export const LIVE_MIN_SAMPLES = 100;
+
 /**
- * --abort-on-fail while the run goes: only thresholds that running totals can decide, and that
- * cannot recover once breached by a finished run's standard, are checked: `error_rate` without
- * a selector and with `<` or `<=`. Latency and rate thresholds are checked at the end.
+ * --abort-on-fail while the run goes, as k6 does: the thresholds running totals can decide are
+ * checked once a second against the run so far: `error_rate` without a selector, and the
+ * transaction latency metrics (no selector or `{phase:transaction}`) once LIVE_MIN_SAMPLES
+ * messages were accepted. Rate, Apdex, class and other phase thresholds are checked at the end.
  */
 export function breachedLive(thresholds: readonly Threshold[], totals: LiveTotals): string[] {
   const done = totals.accepted + totals.rejected + totals.failed;
   if (done === 0) return [];
   const errorPercent = ((totals.rejected + totals.failed) / done) * 100;
-  return thresholds
-    .filter((t) => t.metric === "error_rate" && t.selector === null && t.op.startsWith("<"))
-    .filter((t) => !holds(t.op, errorPercent, t.value))
-    .map((t) => `${t.expression} (actual ${errorPercent.toFixed(3)} %)`);
+  const out: string[] = [];
+  for (const t of thresholds) {
+    if (t.metric === "error_rate" && t.selector === null) {
+      if (!holds(t.op, errorPercent, t.value)) {
+        out.push(`${t.expression} (actual ${errorPercent.toFixed(3)} %)`);
+      }
+      continue;
+    }
+    const latency = (LATENCY_METRICS as readonly string[]).includes(t.metric);
+    const transaction =
+      t.selector === null || (t.selector.key === "phase" && t.selector.name === "transaction");
+    const summary = totals.transactionMs;
+    if (!latency || !transaction || !summary || summary.count < LIVE_MIN_SAMPLES) continue;
+    const actual = summary[t.metric as LatencyMetric];
+    if (!holds(t.op, actual, t.value)) out.push(`${t.expression} (actual ${actual} ms so far)`);
+  }
+  return out;
 }

@@ -7,7 +7,8 @@
 import { NOT_YET, Session, type SessionHost } from "../client/session.js";
 import { MessageWire } from "../client/wire.js";
 import type { RunConfig } from "../config/run-config.js";
-import { mergedP99, RunStats, type StatsSnapshot } from "../stats/collector.js";
+import { mergedP99, RunStats, type StatsSnapshot, summariseMerged } from "../stats/collector.js";
+import type { LatencySummary } from "../stats/result.js";
 import { valueAt } from "./schedule.js";
 import { ClosedWork, OpenWork, type SeqSpace, type WorkSource } from "./work.js";
 
@@ -33,6 +34,10 @@ export interface Progress {
   recentHistogram: string | null;
   /** p99 of those, in ms (0 when none). */
   recentP99Ms: number;
+  /** Transaction latencies of the run so far (encoded HDR histogram). */
+  transactionHistogram: string | null;
+  /** Their summary: what --abort-on-fail checks latency thresholds against. */
+  transactionMs: LatencySummary;
 }
 
 export interface LoadHooks {
@@ -250,6 +255,7 @@ class LoadRun implements SessionHost {
   progress(): Progress {
     const c = this.stats.counters;
     const recent = this.stats.lastIntervalHistogram();
+    const cumulative = this.stats.encoded("transaction");
     return {
       attempted: c.attempted,
       accepted: c.accepted,
@@ -260,6 +266,8 @@ class LoadRun implements SessionHost {
       openSessions: this.slotOf.size,
       recentHistogram: recent,
       recentP99Ms: mergedP99([recent]),
+      transactionHistogram: cumulative,
+      transactionMs: summariseMerged([cumulative]),
     };
   }
 

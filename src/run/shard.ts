@@ -5,7 +5,12 @@
 import { MessageChannel } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { RunConfig } from "../config/run-config.js";
-import { mergedP99, mergeSnapshots, type StatsSnapshot } from "../stats/collector.js";
+import {
+  mergedP99,
+  mergeSnapshots,
+  type StatsSnapshot,
+  summariseMerged,
+} from "../stats/collector.js";
 import {
   type LoadHooks,
   type LoadShare,
@@ -93,6 +98,8 @@ function sumProgress(parts: readonly (Progress | null)[]): Progress {
     openSessions: 0,
     recentHistogram: null,
     recentP99Ms: 0,
+    transactionHistogram: null,
+    transactionMs: summariseMerged([]),
   };
   const counts = [
     "attempted",
@@ -109,5 +116,6 @@ function sumProgress(parts: readonly (Progress | null)[]): Progress {
   }
   // Latency percentiles do not add up: merge the workers' histograms of the last second.
   total.recentP99Ms = mergedP99(parts.map((p) => p?.recentHistogram ?? null));
+  total.transactionMs = summariseMerged(parts.map((p) => p?.transactionHistogram ?? null));
   return total;
 }

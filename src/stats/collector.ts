@@ -159,6 +159,11 @@ export class RunStats {
     this.series.sample(epochMs, openSessions, c, this.errorClassCounts, final);
   }
 
+  /** One histogram encoded (running totals for live progress and --abort-on-fail). */
+  encoded(name: HistogramName): string {
+    return hdr.encodeIntoCompressedBase64(this.histograms[name]);
+  }
+
   /** The last closed interval's transaction histogram (encoded), for live progress. */
   lastIntervalHistogram(): string | null {
     return this.series.points.at(-1)?.histogram ?? null;
@@ -268,7 +273,17 @@ function mergeClasses(parts: readonly StatsSnapshot[]): ClassSnapshot[] {
 
 /** Percentiles of an encoded histogram, in milliseconds. */
 export function summariseHistogram(encoded: string): LatencySummary {
-  const h = hdr.decodeFromCompressedBase64(encoded);
+  return summarise(hdr.decodeFromCompressedBase64(encoded));
+}
+
+/** Percentiles of several encoded histograms merged (running totals across workers). */
+export function summariseMerged(encoded: readonly (string | null)[]): LatencySummary {
+  const merged = newHistogram();
+  for (const e of encoded) if (e) merged.add(hdr.decodeFromCompressedBase64(e));
+  return summarise(merged);
+}
+
+function summarise(h: Histogram): LatencySummary {
   if (h.totalCount === 0) {
     return { count: 0, min: 0, mean: 0, p50: 0, p90: 0, p95: 0, p99: 0, max: 0 };
   }
