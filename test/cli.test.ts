@@ -2,43 +2,14 @@
  * The command line as a user meets it: a child process, its exit code, stdout and stderr.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import type { Result } from "../src/stats/result.js";
+import { mailvolley } from "./helpers/cli.js";
 import { startScriptedServer } from "./helpers/scripted-server.js";
-
-const BIN = fileURLToPath(new URL("../../bin/mailvolley.js", import.meta.url));
-
-interface Outcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function mailvolley(args: string[], timeoutMs = 60_000): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (s: string) => {
-      stdout += s;
-    });
-    child.stderr.setEncoding("utf8").on("data", (s: string) => {
-      stderr += s;
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 function closedPort(): Promise<number> {
   return new Promise((resolve) => {

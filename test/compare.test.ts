@@ -4,35 +4,14 @@
  * JSON with both runs, thresholds exiting 99, bad threshold text exiting 2.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { buildRunConfig } from "../src/config/run-config.js";
 import { executeRun } from "../src/run/run.js";
 import type { Result } from "../src/stats/result.js";
-
-const BIN = fileURLToPath(new URL("../../bin/mailvolley.js", import.meta.url));
-
-function mailvolley(
-  args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (s: string) => {
-      stdout += s;
-    });
-    child.stderr.setEncoding("utf8").on("data", (s: string) => {
-      stderr += s;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { mailvolley } from "./helpers/cli.js";
 
 test("per-message meets the gateway's connection rate limit; reuse does not", async () => {
   const sink = { maxConnectionRate: "30/60s" };

@@ -3,16 +3,13 @@
  * arrivals, durations, session ramps and caps, and Ctrl-C leaving a consistent partial result.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { parseLoadModel, parseRate } from "../src/config/load-model.js";
 import { ArrivalSchedule, parseStages, valueAt } from "../src/run/schedule.js";
 import type { Result } from "../src/stats/result.js";
+import { startMailvolley } from "./helpers/cli.js";
 import { runClient } from "./helpers/run-client.js";
 import { type Script, startScriptedServer } from "./helpers/scripted-server.js";
-
-const BIN = fileURLToPath(new URL("../../bin/mailvolley.js", import.meta.url));
 
 describe("schedules", () => {
   test("rates and stages parse", () => {
@@ -173,25 +170,18 @@ describe("closed model", () => {
 });
 
 test("Ctrl-C: the partial JSON result adds up and the exit code is 130", async () => {
-  const child = spawn(
-    process.execPath,
-    [BIN, "run", "-s", "4", "-d", "60s", "--rate", "500", "--workers", "1", "--json", "-", "-q"],
-    { stdio: ["ignore", "pipe", "pipe"] },
+  const { child, done } = startMailvolley(
+    ["run", "-s", "4", "-d", "60s", "--rate", "500", "--workers", "1", "--json", "-"],
+    30_000,
   );
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (s: string) => {
-    stdout += s;
+  // Wait until the run is under way: the first progress line comes after 5 s, off a TTY.
+  await new Promise<void>((resolve) => {
+    child.stderr?.on("data", (s: string) => {
+      if (s.includes("progress")) resolve();
+    });
   });
-  child.stderr.setEncoding("utf8").on("data", (s: string) => {
-    stderr += s;
-  });
-  const killer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-  // Wait until the run is under way: the first progress is not printed with -q, so wait a bit.
-  await new Promise((resolve) => setTimeout(resolve, 1500));
   child.kill("SIGINT");
-  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
-  clearTimeout(killer);
+  const { code, stdout, stderr } = await done;
   assert.equal(code, 130, stderr);
   const result = JSON.parse(stdout) as Result;
   const m = result.messages;

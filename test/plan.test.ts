@@ -8,6 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { classCycle, loadPlan } from "../src/config/plan.js";
+import type { Result } from "../src/stats/result.js";
+import { mailvolley } from "./helpers/cli.js";
 import { runClient } from "./helpers/run-client.js";
 import { type ScriptedServer, startScriptedServer } from "./helpers/scripted-server.js";
 
@@ -122,6 +124,50 @@ describe("plan files", () => {
       assert.throws(() => loadPlan(path, []), pattern);
     });
   }
+});
+
+describe("plans on the command line", () => {
+  test("a plan may hold thresholds and sink emulation; compare ignores its mode", async () => {
+    const path = file(
+      "compare.yaml",
+      [
+        "sessions: 2",
+        "messages: 60",
+        "mode: reuse",
+        "pause: 0s",
+        "sink-max-connection-rate: 10/60s",
+        "threshold: ['error_rate<50%']",
+      ].join("\n"),
+    );
+    const out = await mailvolley(["compare", "--plan", path, "--json", "-", "-q"]);
+    assert.equal(out.code, 99, out.stderr);
+    assert.match(out.stderr, /threshold breached: per-message: error_rate<50%/);
+    const runs = (JSON.parse(out.stdout) as { runs: { mode: string }[] }).runs;
+    assert.deepEqual(
+      runs.map((r) => r.mode),
+      ["per-message", "reuse"],
+    );
+  });
+
+  test("the command line wins over --set, which wins over the plan", async () => {
+    const path = file("layers.yaml", "sessions: 3\nmessages: 30\nworkers: 1\n");
+    const out = await mailvolley([
+      "run",
+      "--plan",
+      path,
+      "--set",
+      "messages=20",
+      "-s",
+      "2",
+      "--json",
+      "-",
+      "-q",
+    ]);
+    assert.equal(out.code, 0, out.stderr);
+    const result = JSON.parse(out.stdout) as Result;
+    assert.equal(result.sessions, 2);
+    assert.equal(result.messages.attempted, 20);
+  });
 });
 
 describe("classes and files on the wire", () => {

@@ -7,13 +7,13 @@
 import { writeFileSync } from "node:fs";
 import type { ArgumentsCamelCase, Argv } from "yargs";
 import { ConfigError, parseDuration } from "../config/parse.js";
-import { buildRunConfig } from "../config/run-config.js";
 import { COMPARE_SCHEMA, type Comparison, renderCompare } from "../report/compare.js";
 import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
 import { executeRun, type RunExtras } from "../run/run.js";
 import { fillSinkOptions, SinkOptionError, type SinkOptions } from "../sink/index.js";
 import type { Mode, Result } from "../stats/result.js";
+import { applyPlan } from "./message-options.js";
 import {
   applyThresholds,
   buildReportOptions,
@@ -21,7 +21,7 @@ import {
   printBreaches,
   reportOptions,
 } from "./report-command.js";
-import { checkWritable, rawRunOptions, runOptions } from "./run-command.js";
+import { checkWritable, configFromArgv, runOptions } from "./run-command.js";
 
 type Argv2 = ArgumentsCamelCase<Record<string, unknown>>;
 
@@ -106,10 +106,11 @@ export const compareCommand = {
     if (argv.mode !== undefined) {
       throw new ConfigError("--mode", "compare runs both modes; choose their order with --order");
     }
+    applyPlan(argv); // after the check: a plan's own mode is overridden per run
     const order = parseOrder(argv.order);
     const pauseMs = parseDuration("--pause", argv.pause ?? "5s");
     const report = buildReportOptions(argv);
-    const configs = order.map((mode) => buildRunConfig({ ...rawRunOptions(argv), mode }));
+    const configs = order.map((mode) => configFromArgv(argv, { mode }));
     const { json, quiet } = configs[0];
     if (json !== null && json !== "-") checkWritable("--json", json);
     if (report.html !== null) checkWritable("--html", report.html);

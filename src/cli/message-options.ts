@@ -4,6 +4,7 @@
  */
 import type { Argv } from "yargs";
 import { ConfigError } from "../config/parse.js";
+import type { ClassSpec } from "../config/plan.js";
 import { loadPlan } from "../config/plan.js";
 import type { RawRunOptions } from "../config/run-config.js";
 
@@ -138,41 +139,64 @@ const PLAN_KEYS = new Set([
   "dsnNotify",
 ]);
 
+/** Options of `run` and `compare` beyond the RunConfig that a plan may also hold. */
+const PLAN_REPORT_KEYS = new Set([
+  "html",
+  "threshold",
+  "apdex",
+  "abortOnFail",
+  "sinkMaxConnections",
+  "sinkMaxConnectionRate",
+  "sinkMaxMessageRate",
+  "order",
+  "pause",
+]);
+
+export interface AppliedPlan {
+  /** Classes from the plan (empty: none). */
+  readonly classes: readonly ClassSpec[];
+  /** Where each value taken from the plan stands, for error messages. */
+  readonly where: Record<string, string>;
+}
+
+const applied = new WeakMap<object, AppliedPlan>();
+
 /**
- * Merges a plan under the command line: an option given on the command line wins, then
- * `--set`, then the plan. Returns the raw options and where each plan value came from.
+ * Merges a plan (and `--set`) under the command line, in place: an option given on the command
+ * line wins, then `--set`, then the plan. Every later reader of argv (run options, report
+ * options, sink emulation) sees the merged values. Idempotent per argv.
  */
-export function withPlan(
-  cli: RawRunOptions,
-  argv: Argv2,
-): { raw: RawRunOptions; where: Record<string, string> } {
+export function applyPlan(argv: Argv2): AppliedPlan {
+  const done = applied.get(argv);
+  if (done) return done;
   const sets = (argv.set as string[] | undefined) ?? [];
-  if (argv.plan === undefined && sets.length === 0) return { raw: cli, where: {} };
-  const plan =
-    argv.plan === undefined
-      ? {
-          options: Object.fromEntries(sets.map(splitSet)),
-          classes: [],
-          where: {} as Record<string, string>,
-        }
-      : loadPlan(String(argv.plan), sets);
-  for (const key of Object.keys(plan.options)) {
-    if (!PLAN_KEYS.has(key)) {
-      const at = plan.where[key] ?? "--set";
-      throw new ConfigError(
-        "--plan",
-        `${at}: "${key}" is not a run option; see mailvolley run --help`,
-      );
+  let result: AppliedPlan = { classes: [], where: {} };
+  if (argv.plan !== undefined || sets.length > 0) {
+    const plan =
+      argv.plan === undefined
+        ? {
+            options: Object.fromEntries(sets.map(splitSet)),
+            classes: [],
+            where: {} as Record<string, string>,
+          }
+        : loadPlan(String(argv.plan), sets);
+    const where: Record<string, string> = {};
+    for (const [key, value] of Object.entries(plan.options)) {
+      if (!PLAN_KEYS.has(key) && !PLAN_REPORT_KEYS.has(key)) {
+        const at = plan.where[key] ?? "--set";
+        throw new ConfigError(
+          "--plan",
+          `${at}: "${key}" is not a run option; see mailvolley run --help`,
+        );
+      }
+      if (argv[key] !== undefined) continue; // the command line wins
+      argv[key] = value;
+      if (plan.where[key]) where[key] = plan.where[key];
     }
+    result = { classes: plan.classes, where };
   }
-  const raw: Record<string, unknown> = { ...plan.options };
-  for (const [key, value] of Object.entries(cli)) if (value !== undefined) raw[key] = value;
-  if (plan.classes.length > 0) raw.classes = plan.classes;
-  const where: Record<string, string> = {};
-  for (const [key, at] of Object.entries(plan.where)) {
-    if ((cli as Record<string, unknown>)[key] === undefined) where[key] = at;
-  }
-  return { raw: raw as RawRunOptions, where };
+  applied.set(argv, result);
+  return result;
 }
 
 function splitSet(set: string): [string, string] {

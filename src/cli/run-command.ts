@@ -7,6 +7,7 @@ import type { ArgumentsCamelCase, Argv } from "yargs";
 import { ConfigError } from "../config/parse.js";
 import {
   buildRunConfig,
+  DEFAULT_TIMEOUTS,
   type RawRunOptions,
   type RunConfig,
   type Timeouts,
@@ -17,7 +18,7 @@ import { renderJson } from "../report/json.js";
 import { renderSummary } from "../report/terminal.js";
 import { executeRun } from "../run/run.js";
 import { sinkEmulation, sinkEmulationOptions } from "./compare-command.js";
-import { locate, messageOptions, rawMessageOptions, withPlan } from "./message-options.js";
+import { applyPlan, locate, messageOptions, rawMessageOptions } from "./message-options.js";
 import { progressPrinter } from "./progress.js";
 import {
   applyThresholds,
@@ -27,17 +28,7 @@ import {
   reportOptions,
 } from "./report-command.js";
 
-const TIMEOUT_PHASES: (keyof Timeouts)[] = [
-  "connect",
-  "banner",
-  "ehlo",
-  "mail",
-  "rcpt",
-  "data",
-  "dot",
-  "rset",
-  "quit",
-];
+const TIMEOUT_PHASES = Object.keys(DEFAULT_TIMEOUTS) as (keyof Timeouts)[];
 
 export function runOptions<T>(yargs: Argv<T>) {
   let y = messageOptions(yargs)
@@ -160,9 +151,14 @@ export function runOptions<T>(yargs: Argv<T>) {
 
 type RunArgv = ArgumentsCamelCase<Record<string, unknown>>;
 
-/** argv (and a plan file, if given) → the checked RunConfig. */
-export function configFromArgv(argv: RunArgv): RunConfig {
-  const { raw, where } = withPlan({ ...rawRunOptions(argv), ...rawMessageOptions(argv) }, argv);
+/**
+ * argv (and a plan file, if given) → the checked RunConfig; `override` wins over both (compare
+ * sets the mode of each of its runs).
+ */
+export function configFromArgv(argv: RunArgv, override: Partial<RawRunOptions> = {}): RunConfig {
+  const { classes, where } = applyPlan(argv);
+  const raw: RawRunOptions = { ...rawRunOptions(argv), ...rawMessageOptions(argv), ...override };
+  if (classes.length > 0) raw.classes = classes;
   try {
     return buildRunConfig(raw);
   } catch (error) {
@@ -220,6 +216,7 @@ export const runCommand = {
       describe: "host:port, [ipv6]:port or unix:/path (port 25 when none)",
     }),
   handler: async (argv: RunArgv) => {
+    applyPlan(argv);
     const config = configFromArgv(argv);
     if (config.json !== null && config.json !== "-") checkWritable("--json", config.json);
     const report = buildReportOptions(argv);
