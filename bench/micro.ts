@@ -217,8 +217,7 @@ async function makeWire(config: RunConfig): Promise<WireCalls> {
     return {
       message: (seq, epochMs, caps) =>
         w.message(seq, 0, epochMs, After.Envelope, caps, null) as Buffer,
-      envelope: (caps, seq) =>
-        w.envelope(caps, seq, 0, false, w.messageSize(seq, 0, null)) as Buffer,
+      envelope: (caps, seq) => w.envelope(caps, seq, 0, false, w.messageSize(0, null)) as Buffer,
     };
   }
   const w = new factory(config);
