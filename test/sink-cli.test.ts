@@ -70,7 +70,7 @@ test("bad input: one line naming the option, exit code 2, no stack trace", async
     [["--fault", "rcpt:maybe"], /--fault rcpt:maybe: unknown action/],
     [["--max-message-rate", "5/xs"], /--max-message-rate 5\/xs: write a rate as N\/60s/],
     [["--idle-exit", "soon"], /--idle-exit soon: write a duration/],
-    [["--bare-lf", "sometimes"], /--bare-lf sometimes: use accept or reject/],
+    [["--bare-lf", "sometimes"], /--bare-lf sometimes: use accept, reject or normalize/],
   ];
   for (const [args, message] of cases) {
     const { code, stderr } = await runCli(args);

@@ -7,7 +7,7 @@ import type { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { EndOfDataScanner } from "../src/sink/data-scanner.js";
+import { EndOfDataScanner, LenientEndScanner } from "../src/sink/data-scanner.js";
 import { startSink } from "../src/sink/index.js";
 import type { SinkServer } from "../src/sink/server.js";
 import { codes, portOf, RawClient, ScriptedSocket, withSink } from "./sink-helpers.js";
@@ -109,6 +109,48 @@ test("the scanner finds the marker split at any byte, and no marker where there 
   const scanner = new EndOfDataScanner();
   assert.equal(scanner.find(Buffer.from(".\r\n"), 0), 3, "an empty message ends at once");
   assert.equal(new EndOfDataScanner().find(Buffer.from("x\n.\nmore\r\n"), 0), -1, "bare LF");
+});
+
+test("--bare-lf normalize: LF ends lines too, found at every split point", () => {
+  const cases: [string, number][] = [
+    ["a\n..\n.x\r\n\n.\nTAIL", "a\n..\n.x\r\n\n.\n".length],
+    ["a\r\nb\r\n.\r\nTAIL", "a\r\nb\r\n.\r\n".length],
+    ["a\nb\r\n.\nTAIL", "a\nb\r\n.\n".length],
+    ["x.\n\r.\n..\r\n", -1],
+  ];
+  for (const [text, end] of cases) {
+    const content = Buffer.from(text, "latin1");
+    for (let a = 0; a <= content.length; a++) {
+      for (let b = a; b <= content.length; b++) {
+        const scanner = new LenientEndScanner();
+        let offset = 0;
+        let found = -1;
+        for (const part of [content.subarray(0, a), content.subarray(a, b), content.subarray(b)]) {
+          const at = scanner.find(part, 0);
+          if (at !== -1) {
+            found = offset + at;
+            break;
+          }
+          offset += part.length;
+        }
+        assert.equal(found, end, `${JSON.stringify(text)} split ${a},${b}`);
+      }
+    }
+  }
+  assert.equal(new LenientEndScanner().find(Buffer.from(".\n"), 0), 2, "an empty message");
+});
+
+test("--bare-lf normalize: a message ended by LF . LF is accepted, as Postfix reads it", async () => {
+  await withSink({ bareLf: "normalize", starttls: false }, async (sink) => {
+    const client = await RawClient.connect(portOf(sink));
+    await client.read();
+    await client.send("EHLO x\r\n");
+    assert.deepEqual(codes(await client.send(ENVELOPE, 3)), [250, 250, 354]);
+    const [verdict] = await client.send("Subject: lf\n\nbody\n.\n");
+    assert.equal(verdict, "250 2.0.0 Ok: queued");
+    assert.equal(sink.stats().messagesAccepted, 1);
+    await client.close();
+  });
 });
 
 test("errors in sequence and syntax get 5xx and the session goes on", async () => {

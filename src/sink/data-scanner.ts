@@ -15,7 +15,7 @@ export const END_OF_DATA = Buffer.from("\r\n.\r\n", "latin1");
 export const START_STATE = 2;
 
 /** Finds the end of DATA content chunk by chunk; one scanner per session, reset per message. */
-export class EndOfDataScanner {
+export class EndOfDataScanner implements EndFinder {
   private state = START_STATE;
 
   reset(): void {
@@ -50,6 +50,56 @@ export class EndOfDataScanner {
       return at + 5;
     }
     this.state = tailState(chunk, pos, chunk.length);
+    return -1;
+  }
+}
+
+/** What finds the end of a message's data; the session keeps one per policy. */
+export interface EndFinder {
+  reset(): void;
+  find(chunk: Buffer, pos: number): number;
+}
+
+/** Lenient scanner states: inside a line, at a line start, after a line-start dot, and its CR. */
+const MID_LINE = 0;
+const LINE_START = 1;
+const DOT_SEEN = 2;
+const DOT_CR_SEEN = 3;
+
+/**
+ * End of data when a bare LF also ends a line (`--bare-lf normalize`, Postfix's reading): a
+ * line holding a single dot, ended by CRLF or LF, after a line ended by CRLF or LF. Slower than
+ * the CRLF scanner (it looks at each line start), so it is used only when asked for.
+ */
+export class LenientEndScanner implements EndFinder {
+  private state = LINE_START;
+
+  reset(): void {
+    this.state = LINE_START;
+  }
+
+  find(chunk: Buffer, pos: number): number {
+    let state = this.state;
+    let i = pos;
+    while (i < chunk.length) {
+      if (state === MID_LINE) {
+        const lf = chunk.indexOf(LF, i);
+        if (lf === -1) {
+          i = chunk.length;
+          break;
+        }
+        state = LINE_START;
+        i = lf + 1;
+        continue;
+      }
+      const c = chunk[i++];
+      if (state === LINE_START) state = c === DOT ? DOT_SEEN : c === LF ? LINE_START : MID_LINE;
+      else if (c === LF) {
+        this.state = LINE_START;
+        return i;
+      } else state = state === DOT_SEEN && c === CR ? DOT_CR_SEEN : MID_LINE;
+    }
+    this.state = state;
     return -1;
   }
 }

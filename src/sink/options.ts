@@ -22,8 +22,10 @@ export interface Rate {
  * What to do with a bare LF inside message data (RFC 5321 §2.3.8 forbids it).
  * "accept": keep it as data; only CRLF.CRLF ends the data, so no smuggled end-of-data is acted on.
  * "reject": answer 550 5.5.2 at the end of data, like Postfix 3.9 `smtpd_forbid_bare_newline`.
+ * "normalize": a bare LF ends a line, as Postfix smtpd has always read input (and 3.9's
+ * `smtpd_forbid_bare_newline = normalize`): LF "." LF ends the data too.
  */
-export type BareLfPolicy = "accept" | "reject";
+export type BareLfPolicy = "accept" | "reject" | "normalize";
 
 export interface SinkOptions {
   /** e.g. ["127.0.0.1:0"], "[::1]:0", "unix:/path", "tls://127.0.0.1:0". */
@@ -267,8 +269,9 @@ function parseAuth(text: string): { user: string; pass: string } {
 }
 
 function parseBareLf(value: string | undefined): BareLfPolicy {
-  if (value === undefined || value === "accept" || value === "reject") return value ?? "accept";
-  throw new SinkOptionError("bare-lf", `--bare-lf ${value}: use accept or reject`);
+  if (value === undefined) return "accept";
+  if (value === "accept" || value === "reject" || value === "normalize") return value;
+  throw new SinkOptionError("bare-lf", `--bare-lf ${value}: use accept, reject or normalize`);
 }
 
 function optionalRate(value: Rate | string | undefined, option: string): Rate | undefined {

@@ -10,7 +10,12 @@ import type { Socket } from "node:net";
 import { TLSSocket } from "node:tls";
 import { command } from "./commands.js";
 import type { SinkContext } from "./context.js";
-import { EndOfDataScanner, LineChecker } from "./data-scanner.js";
+import {
+  type EndFinder,
+  EndOfDataScanner,
+  LenientEndScanner,
+  LineChecker,
+} from "./data-scanner.js";
 import { F_BDAT, F_CONNECT } from "./faults.js";
 import { applyFault, finishMessage, isPositive } from "./transaction.js";
 
@@ -62,7 +67,7 @@ export class SinkSession {
   pieces: Buffer[] | null = null;
   keptBytes = 0;
   readonly lines: LineChecker | null;
-  private readonly scanner = new EndOfDataScanner();
+  private readonly scanner: EndFinder;
   private readonly out: Buffer[] = [];
   private carry: Buffer | null = null;
   private skipLine = false;
@@ -79,6 +84,7 @@ export class SinkSession {
     this.tls = socket instanceof TLSSocket;
     const o = ctx.options;
     this.lines = o.maxTextLine > 0 || o.bareLf === "reject" ? new LineChecker(o.maxTextLine) : null;
+    this.scanner = o.bareLf === "normalize" ? new LenientEndScanner() : new EndOfDataScanner();
   }
 
   /** Greets the client (or applies a connect fault) and starts reading. */
