@@ -53,7 +53,11 @@ export function sinkOptions<T>(yargs: Argv<T>) {
     .option("lmtp", { type: "boolean", describe: "Speak LMTP (LHLO, a reply per recipient)" })
     .option("max-command-line", { type: "string", describe: "Command line limit [512]" })
     .option("max-text-line", { type: "string", describe: "Text line limit, 0 = none [0]" })
-    .option("bare-lf", { type: "string", describe: "Bare LF in data: accept (data) | reject (550) | normalize (a line end, like Postfix) [accept]" })
+    .option("bare-lf", {
+      type: "string",
+      describe:
+        "Bare LF in data: accept (data) | reject (550) | normalize (a line end, like Postfix) [accept]",
+    })
     .option("idle-timeout", { type: "string", describe: "Session idle timeout [300s]" })
     .option("fault", {
       type: "string",
