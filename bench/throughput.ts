@@ -64,98 +64,134 @@ const SINK_SATURATED = 0.9;
 /** Generator CPU per accepted message in reuse mode, µs. */
 const CPU_PER_MESSAGE_US = 8;
 
+interface Collect {
+  verdicts: Verdict[];
+  notes: string[];
+  raw: Record<string, unknown>;
+}
+
 export async function throughputBench(rounds: number, only: Set<string>): Promise<BenchOutput> {
-  const verdicts: Verdict[] = [];
-  const notes: string[] = [];
-  const raw: Record<string, unknown> = {};
-  const want = (key: string) => only.size === 0 || only.has(key);
-  const sink = await startSmtpSink();
+  const out: Collect = { verdicts: [], notes: [], raw: {} };
+  const cases: [string, (sink: SinkProcess) => Promise<void>][] = [
+    ...REUSE_CASES.map((c): [string, (sink: SinkProcess) => Promise<void>] => [
+      c.key,
+      (sink) => reuseCase(sink, rounds, c, out),
+    ]),
+    ["per-message-20", (sink) => perMessageCase(sink, rounds, out)],
+    [
+      "cpu",
+      async (sink) => {
+        out.raw.cpu = await marginalCpu(sink, rounds, out.notes);
+      },
+    ],
+    [
+      "workers",
+      async (sink) => {
+        out.raw.workers = await workersBench(sink, rounds, out.notes);
+      },
+    ],
+    [
+      "pinned",
+      async () => {
+        out.raw.pinned = await pinnedBench(rounds, out.notes);
+      },
+    ],
+  ];
+  let sink = await startSmtpSink();
   try {
-    for (const c of REUSE_CASES) {
-      if (!want(c.key)) continue;
-      const opts: RawRunOptions = { sessions: c.sessions, messages: c.messages };
-      const alt = await alternate(
-        sink,
-        rounds,
-        (s) => runSmtpSource(s, { sessions: c.sessions, messages: c.messages, reuse: true }),
-        (s) => runMailvolley(s, opts),
-      );
-      raw[c.key] = alt;
-      const label = `reuse, ${c.sessions} session${c.sessions > 1 ? "s" : ""}, vs smtp-source -d`;
-      verdicts.push(
-        verdict(
-          label,
-          alt.ratio,
-          ">=",
-          c.bound,
-          `${alt.ratio.toFixed(2)}× (${rates(alt, "smtp-source", "mailvolley")})`,
-        ),
-      );
-      const sinkBusy = median(alt.b.map((s) => s.sinkCpuFraction));
-      const refBusy = median(alt.a.map((s) => s.sinkCpuFraction));
-      if (c.key === "reuse-20") {
-        verdicts.push(
-          verdict(
-            "smtp-sink CPU during mailvolley's reuse-20 run",
-            sinkBusy,
-            ">=",
-            SINK_SATURATED,
-            `${fmt(sinkBusy * 100)}% of a core (${fmt(refBusy * 100)}% during smtp-source's)`,
-          ),
-        );
-        const cpu = median(alt.b.map((s) => s.cpuUsPerMessage!));
-        const user = median(alt.b.map((s) => s.cpuUserUsPerMessage!));
-        const sys = median(alt.b.map((s) => s.cpuSystemUsPerMessage!));
-        const whole = median(alt.b.map((s) => s.cpuProcessUsPerMessage!));
-        verdicts.push(
-          verdict(
-            "generator CPU per message, reuse 20 sessions, 50,000 messages",
-            cpu,
-            "<=",
-            CPU_PER_MESSAGE_US,
-            `${cpu.toFixed(1)} µs (${user.toFixed(1)} user + ${sys.toFixed(1)} sys; over the run, result summary included; ${whole.toFixed(1)} µs with Node's start-up)`,
-          ),
-        );
-      } else {
-        notes.push(
-          `${c.key}: smtp-sink at ${fmt(sinkBusy * 100)}% of a core during mailvolley, ${fmt(refBusy * 100)}% during smtp-source`,
-        );
+    for (const [key, run] of cases) {
+      if (only.size > 0 && !only.has(key)) continue;
+      if (!sink.alive()) {
+        // A sink that died (crashed, or killed from outside) is said so, and replaced.
+        out.notes.push(`smtp-sink exited before ${key}: ${sink.stderr().trim() || "no message"}`);
+        sink = await startSmtpSink();
       }
-    }
-    if (want("per-message-20")) {
-      const messages = 20_000;
-      const alt = await alternate(
-        sink,
-        rounds,
-        (s) => runSmtpSource(s, { sessions: 20, messages, reuse: false }),
-        (s) => runMailvolley(s, { sessions: 20, messages, mode: "per-message" }),
-      );
-      raw["per-message-20"] = alt;
-      verdicts.push(
-        verdict(
-          "connection per message, 20 sessions, vs smtp-source",
-          alt.ratio,
-          ">=",
-          1.3,
-          `${alt.ratio.toFixed(2)}× (${rates(alt, "smtp-source", "mailvolley")})`,
-        ),
-      );
-      const cpu = median(alt.b.map((s) => s.cpuUsPerMessage!));
-      notes.push(`per-message-20: mailvolley CPU ${cpu.toFixed(0)} µs per message`);
-    }
-    if (want("cpu")) {
-      raw.cpu = await marginalCpu(sink, rounds, notes);
-    }
-    if (want("workers")) {
-      raw.workers = await workersBench(sink, rounds, notes);
-    }
-    if (want("pinned")) {
-      raw.pinned = await pinnedBench(rounds, notes);
+      try {
+        await run(sink);
+      } catch (error) {
+        // One failed case is reported as such; the others still run.
+        const why = `${error instanceof Error ? error.message : String(error)}`.slice(0, 400);
+        const died = sink.alive() ? "" : ` (smtp-sink died: ${sink.stderr().trim()})`;
+        out.verdicts.push(verdict(`${key}: run failed`, Number.NaN, ">=", 0, `${why}${died}`));
+      }
     }
   } finally {
     await sink.stop();
   }
-  return { verdicts, notes, raw };
+  return out;
+}
+
+async function reuseCase(sink: SinkProcess, rounds: number, c: ReuseCase, out: Collect) {
+  const opts: RawRunOptions = { sessions: c.sessions, messages: c.messages };
+  const alt = await alternate(
+    sink,
+    rounds,
+    (s) => runSmtpSource(s, { sessions: c.sessions, messages: c.messages, reuse: true }),
+    (s) => runMailvolley(s, opts),
+  );
+  out.raw[c.key] = alt;
+  const label = `reuse, ${c.sessions} session${c.sessions > 1 ? "s" : ""}, vs smtp-source -d`;
+  out.verdicts.push(
+    verdict(
+      label,
+      alt.ratio,
+      ">=",
+      c.bound,
+      `${alt.ratio.toFixed(2)}× (${rates(alt, "smtp-source", "mailvolley")})`,
+    ),
+  );
+  const sinkBusy = median(alt.b.map((s) => s.sinkCpuFraction));
+  const refBusy = median(alt.a.map((s) => s.sinkCpuFraction));
+  if (c.key !== "reuse-20") {
+    out.notes.push(
+      `${c.key}: smtp-sink at ${fmt(sinkBusy * 100)}% of a core during mailvolley, ${fmt(refBusy * 100)}% during smtp-source`,
+    );
+    return;
+  }
+  out.verdicts.push(
+    verdict(
+      "smtp-sink CPU during mailvolley's reuse-20 run",
+      sinkBusy,
+      ">=",
+      SINK_SATURATED,
+      `${fmt(sinkBusy * 100)}% of a core (${fmt(refBusy * 100)}% during smtp-source's)`,
+    ),
+  );
+  const cpu = median(alt.b.map((s) => s.cpuUsPerMessage!));
+  const user = median(alt.b.map((s) => s.cpuUserUsPerMessage!));
+  const sys = median(alt.b.map((s) => s.cpuSystemUsPerMessage!));
+  const whole = median(alt.b.map((s) => s.cpuProcessUsPerMessage!));
+  out.verdicts.push(
+    verdict(
+      "generator CPU per message, reuse 20 sessions, 50,000 messages",
+      cpu,
+      "<=",
+      CPU_PER_MESSAGE_US,
+      `${cpu.toFixed(1)} µs (${user.toFixed(1)} user + ${sys.toFixed(1)} sys; over the run, result summary included; ${whole.toFixed(1)} µs with Node's start-up)`,
+    ),
+  );
+}
+
+async function perMessageCase(sink: SinkProcess, rounds: number, out: Collect) {
+  const messages = 20_000;
+  const alt = await alternate(
+    sink,
+    rounds,
+    (s) => runSmtpSource(s, { sessions: 20, messages, reuse: false }),
+    (s) => runMailvolley(s, { sessions: 20, messages, mode: "per-message" }),
+  );
+  out.raw["per-message-20"] = alt;
+  out.verdicts.push(
+    verdict(
+      "connection per message, 20 sessions, vs smtp-source",
+      alt.ratio,
+      ">=",
+      1.3,
+      `${alt.ratio.toFixed(2)}× (${rates(alt, "smtp-source", "mailvolley")})`,
+    ),
+  );
+  const cpu = median(alt.b.map((s) => s.cpuUsPerMessage!));
+  out.notes.push(`per-message-20: mailvolley CPU ${cpu.toFixed(0)} µs per message`);
 }
 
 /** --workers 1 against --workers 2 (the default on two cores), both modes; report only. */

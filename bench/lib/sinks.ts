@@ -16,6 +16,10 @@ export interface SinkProcess {
   readonly name: "smtp-sink" | "builtin-sink";
   readonly port: number;
   readonly pid: number;
+  /** False once the process has exited (a crashed or killed sink). */
+  alive(): boolean;
+  /** What the sink wrote on stderr so far. */
+  stderr(): string;
   /** Messages the sink itself counted (built-in sink only; smtp-sink runs without -c). */
   stop(): Promise<number | null>;
 }
@@ -99,6 +103,8 @@ export async function startSmtpSink(wrap: SpawnWrap = {}): Promise<SinkProcess> 
     name: "smtp-sink",
     port,
     pid: child.pid!,
+    alive: () => child.exitCode === null && child.signalCode === null,
+    stderr: () => stderr,
     stop: async () => {
       child.kill("SIGTERM");
       await waitExit(child);
@@ -160,6 +166,8 @@ export async function startBuiltinSink(wrap: SpawnWrap = {}): Promise<SinkProces
     name: "builtin-sink",
     port,
     pid: child.pid!,
+    alive: () => child.exitCode === null && child.signalCode === null,
+    stderr: () => stderr,
     stop: async () => {
       child.stdin!.end("stop\n");
       let accepted: number | null = null;
