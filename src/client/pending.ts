@@ -75,3 +75,20 @@ export class PendingReplies {
     this.count = 0;
   }
 }
+
+/**
+ * Whether a positive reply is one the command can get (RFC 5321 §4.3.2): 220 for the banner,
+ * 221 for QUIT, 354 for DATA, 2xx otherwise. A mismatch means the replies are out of step.
+ */
+export function replyFits(kind: Expect, code: number): boolean {
+  switch (kind) {
+    case Expect.Banner:
+      return code === 220;
+    case Expect.Quit:
+      return code === 221 || (code >= 250 && code < 300);
+    case Expect.Data:
+      return code === 354;
+    default:
+      return code >= 250 && code < 300;
+  }
+}

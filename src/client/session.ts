@@ -10,10 +10,12 @@ import type net from "node:net";
 import type { RunConfig } from "../config/run-config.js";
 import { type Capabilities, NO_CAPABILITIES, parseCapabilities } from "../smtp/capabilities.js";
 import { END_OF_DATA } from "../smtp/message.js";
-import { enhancedCode, ReplyParser } from "../smtp/reply-parser.js";
+import { ReplyParser } from "../smtp/reply-parser.js";
 import type { RunStats } from "../stats/collector.js";
 import type { Phase } from "../stats/result.js";
-import { Expect, PendingReplies, PHASE_OF } from "./pending.js";
+import { Expect, PendingReplies, PHASE_OF, replyFits } from "./pending.js";
+import { traceReply, traceWrite } from "./trace.js";
+import { recordReply, type Transaction, TransactionRing, Verdict } from "./transactions.js";
 import { openConnection, transportFailure } from "./transport.js";
 import { After, type MessageWire, QUIT_COMMAND } from "./wire.js";
 
@@ -38,38 +40,6 @@ export interface SessionHost {
   readonly trace: ((line: string) => void) | null;
 }
 
-/** Settlement states of a transaction. */
-enum Verdict {
-  Open = 0,
-  Counted = 1,
-}
-
-interface Transaction {
-  /** Index in the session's transaction ring, carried in the pending-reply ring. */
-  readonly slot: number;
-  seq: number;
-  startMs: number;
-  /** When the message was due (open model); equals startMs in the closed model. */
-  intendedMs: number;
-  /** When the message content was written: the data phase's start. */
-  dataSentAt: number;
-  /** Message class (index into the run's classes) and what it implies. */
-  cls: number;
-  recipients: number;
-  /** File content of this message (null: the class's generated body). */
-  content: Buffer | null;
-  /** Octets of the content as sent, for MAIL's SIZE=. */
-  size: number;
-  rcptReplies: number;
-  rcptOk: number;
-  verdict: Verdict;
-  /** The 354 came although the transaction had failed: only an empty message was sent. */
-  voided: boolean;
-}
-
-/** Transactions in flight at once: one awaiting its dot reply, one body, one envelope. */
-const TX_SLOTS = 4;
-
 const CRLF = "\r\n";
 
 export class Session {
@@ -86,8 +56,7 @@ export class Session {
   private readonly socket: net.Socket;
   private readonly parser: ReplyParser;
   private readonly pending: PendingReplies;
-  private readonly txs: Transaction[] = [];
-  private txNext = 0;
+  private readonly txs: TransactionRing;
   private caps: Capabilities = NO_CAPABILITIES;
   private pipelined = false;
   private needRset = false;
@@ -122,23 +91,7 @@ export class Session {
   ) {
     this.preclaimedIntendedMs = host.intendedMs;
     const { config, stats } = host;
-    for (let i = 0; i < TX_SLOTS; i++) {
-      this.txs.push({
-        slot: i,
-        seq: -1,
-        startMs: 0,
-        intendedMs: 0,
-        dataSentAt: 0,
-        cls: 0,
-        recipients: 0,
-        content: null,
-        size: 0,
-        rcptReplies: 0,
-        rcptOk: 0,
-        verdict: 1,
-        voided: false,
-      });
-    }
+    this.txs = new TransactionRing(stats, host.wire);
     // Two envelopes and a QUIT can be in flight; 1000 is the most recipients a message takes.
     this.pending = new PendingReplies(
       2 * Math.max(config.recipients, ...config.classes.map((c) => c.recipients ?? 0)) + 16,
@@ -190,7 +143,7 @@ export class Session {
 
   onReply(code: number, lines: string[] | null): void {
     if (this.failure) return; // the connection is being torn down; later bytes are moot
-    if (this.host.trace && this.id === 0) this.traceReply(code, lines);
+    if (this.host.trace && this.id === 0) traceReply(this.host.trace, code, lines);
     if (this.pending.count === 0) {
       this.onProtocolError(`unexpected reply ${code} with no command in flight`);
       return;
@@ -199,13 +152,13 @@ export class Session {
     const slot = this.pending.headSlot;
     this.pending.shift();
     this.phaseSince = this.readAt;
-    if (code < 400 && !fits(kind, code)) {
+    if (code < 400 && !replyFits(kind, code)) {
       this.abort("protocol", PHASE_OF[kind], `reply ${code} does not answer ${PHASE_OF[kind]}`);
       return;
     }
     if (code === 421) {
       // RFC 5321 §3.8: the server is closing the channel; whatever is in flight is lost.
-      this.recordReply(code, lines, PHASE_OF[kind]);
+      recordReply(this.host.stats, code, lines, PHASE_OF[kind]);
       this.closeNow();
       return;
     }
@@ -218,19 +171,19 @@ export class Session {
         this.onGreeting(kind, code, lines);
         break;
       case Expect.Mail:
-        this.onMail(this.txs[slot], code, lines);
+        this.onMail(this.txs.slots[slot], code, lines);
         break;
       case Expect.Rcpt:
-        this.onRcpt(this.txs[slot], code, lines);
+        this.onRcpt(this.txs.slots[slot], code, lines);
         break;
       case Expect.Data:
-        this.onData(this.txs[slot], code, lines);
+        this.onData(this.txs.slots[slot], code, lines);
         break;
       case Expect.Dot:
-        this.onDot(this.txs[slot], code, lines);
+        this.onDot(this.txs.slots[slot], code, lines);
         break;
       case Expect.Rset:
-        if (code >= 400) this.recordReply(code, lines, "rset");
+        if (code >= 400) recordReply(this.host.stats, code, lines, "rset");
         if (!this.pipelined) this.nextStep();
         break;
       case Expect.Quit:
@@ -253,7 +206,7 @@ export class Session {
     this.host.stats.record("banner", now - this.connectedAt);
     if (code !== 220) {
       // 554 (or anything else) instead of 220: no service here (RFC 5321 §3.1).
-      this.recordReply(code, lines, "banner");
+      recordReply(this.host.stats, code, lines, "banner");
       this.closeNow();
       return;
     }
@@ -279,7 +232,7 @@ export class Session {
       this.command(`HELO ${this.host.config.helo}${CRLF}`, Expect.Helo, 0);
       return;
     }
-    this.recordReply(code, lines, PHASE_OF[kind]);
+    recordReply(this.host.stats, code, lines, PHASE_OF[kind]);
     this.greetingRefused = true;
     this.quit();
   }
@@ -294,7 +247,7 @@ export class Session {
       if (!this.pipelined) this.command(this.rcptLine(tx, 0), Expect.Rcpt, tx.slot);
       return;
     }
-    this.reject(tx, code, lines, "mail");
+    this.txs.reject(tx, code, lines, "mail", this.phaseSince);
     this.needRset = true;
     if (!this.pipelined) this.afterMessage();
   }
@@ -307,11 +260,11 @@ export class Session {
       counters.rcptAccepted++;
     } else {
       counters.rcptRejected++;
-      if (tx.verdict === Verdict.Open) this.recordReply(code, lines, "rcpt");
+      if (tx.verdict === Verdict.Open) recordReply(this.host.stats, code, lines, "rcpt");
     }
     const last = tx.rcptReplies === tx.recipients;
     if (last && tx.rcptOk === 0 && tx.verdict === Verdict.Open) {
-      this.settle(tx, "rejected");
+      this.txs.settle(tx, "rejected", this.phaseSince);
       this.needRset = true;
     }
     if (this.pipelined) return;
@@ -333,7 +286,7 @@ export class Session {
       }
       return;
     }
-    this.reject(tx, code, lines, "data");
+    this.txs.reject(tx, code, lines, "data", this.phaseSince);
     this.needRset = true;
     if (this.pending.count === 0) this.afterMessage();
   }
@@ -345,9 +298,9 @@ export class Session {
         this.host.stats.record("transaction", latency);
         this.host.stats.record("transactionUncorrected", this.phaseSince - tx.startMs);
         this.host.stats.record("data", this.phaseSince - tx.dataSentAt);
-        this.settle(tx, "accepted", latency);
+        this.txs.settle(tx, "accepted", this.phaseSince, latency);
       } else {
-        this.reject(tx, code, lines, "dot");
+        this.txs.reject(tx, code, lines, "dot", this.phaseSince);
       }
     }
     if (this.pending.count === 0) this.afterMessage();
@@ -476,58 +429,13 @@ export class Session {
 
   /** `now`: performance.now() when the caller has just read it. */
   private newTransaction(seq: number, now = performance.now()): Transaction {
-    const tx = this.txs[this.txNext];
-    this.txNext = (this.txNext + 1) % TX_SLOTS;
-    tx.seq = seq;
-    tx.startMs = now;
     const intended = this.preclaimed >= 0 ? this.preclaimedIntendedMs : this.host.intendedMs;
-    tx.intendedMs = Number.isNaN(intended) ? tx.startMs : intended;
-    tx.rcptReplies = 0;
-    tx.rcptOk = 0;
-    tx.verdict = Verdict.Open;
-    tx.voided = false;
-    const { wire } = this.host;
-    tx.cls = wire.classOf(seq);
-    tx.recipients = wire.recipientCount(tx.cls);
-    tx.content = wire.content(seq, tx.cls, performance.timeOrigin + tx.startMs);
-    tx.size = wire.messageSize(tx.cls, tx.content);
     this.messagesStarted++;
-    const counters = this.host.stats.counters;
-    counters.attempted++;
-    counters.rcptAttempted += tx.recipients;
-    return tx;
+    return this.txs.start(seq, now, intended);
   }
 
   private rcptLine(tx: Transaction, index: number): string {
     return this.host.wire.envelopeLines(this.caps, tx.seq, tx.cls, tx.size)[1 + index];
-  }
-
-  private reject(tx: Transaction, code: number, lines: string[] | null, phase: Phase): void {
-    if (tx.verdict !== Verdict.Open) return;
-    this.recordReply(code, lines, phase);
-    this.settle(tx, "rejected");
-  }
-
-  private settle(
-    tx: Transaction,
-    outcome: "accepted" | "rejected" | "failed",
-    latencyMs = 0,
-  ): void {
-    tx.verdict = Verdict.Counted;
-    tx.content = null;
-    this.host.stats.counters[outcome]++;
-    this.host.stats.recordClass(tx.cls, outcome, latencyMs);
-    // The reply that settled it is the event (on close, onClose touches the close time).
-    this.host.stats.touch(performance.timeOrigin + this.phaseSince);
-  }
-
-  private recordReply(code: number, lines: string[] | null, phase: Phase): void {
-    const first = lines?.[0] ?? "";
-    const enhanced = enhancedCode(first);
-    const text = [enhanced ? first.slice(enhanced.length).trim() : first, ...(lines ?? []).slice(1)]
-      .join(" ")
-      .trim();
-    this.host.stats.error(String(code), enhanced, phase, text);
   }
 
   // Transport -------------------------------------------------------------------------------
@@ -538,7 +446,7 @@ export class Session {
   }
 
   private write(buf: Buffer): void {
-    if (this.host.trace && this.id === 0) this.traceWrite(buf);
+    if (this.host.trace && this.id === 0) traceWrite(this.host.trace, buf);
     this.socket.write(buf);
   }
 
@@ -571,64 +479,21 @@ export class Session {
     if (this.closed) return;
     this.closed = true;
     if (this.waitTimer) clearTimeout(this.waitTimer);
-    const orderly = this.quitSent && this.pending.count <= 1 && this.openTransactions() === 0;
+    const orderly = this.quitSent && this.pending.count <= 1 && this.txs.openCount() === 0;
     if (!orderly && !this.failure) {
       this.host.stats.error("closed", "", this.currentPhase(), "connection closed by the server");
     }
-    for (const tx of this.txs) if (tx.verdict === Verdict.Open) this.settle(tx, "failed");
+    const now = performance.now();
+    this.txs.failOpen(now);
     if (this.preclaimed >= 0 && this.messagesStarted === 0) {
       // Per-message mode: the connection failed before its message could start.
       this.host.stats.counters.attempted++;
       this.host.stats.counters.failed++;
     }
-    const now = performance.now();
     if (!this.established) this.host.stats.counters.connectionsRefused++;
     else this.host.stats.record("session", now - this.openedAt);
     this.pending.clear();
     this.host.stats.touch(performance.timeOrigin + now);
     this.host.sessionEnded(this);
-  }
-
-  private openTransactions(): number {
-    let open = 0;
-    for (const tx of this.txs) if (tx.verdict === Verdict.Open) open++;
-    return open;
-  }
-
-  /** Prints commands and headers; a message's body is shown as its size. */
-  private traceWrite(buf: Buffer): void {
-    const text = buf.toString("latin1");
-    const headerEnd = text.indexOf("\r\n\r\n");
-    const dataEnd = text.lastIndexOf("\r\n.\r\n");
-    let shown = text;
-    if (headerEnd !== -1 && dataEnd !== -1) {
-      const bodyOctets = dataEnd + 2 - (headerEnd + 4);
-      shown = `${text.slice(0, headerEnd + 2)}\r\n[body: ${bodyOctets} octets]\r\n${text.slice(dataEnd + 2)}`;
-    }
-    for (const line of shown.split(CRLF)) if (line) this.host.trace!(`> ${line}`);
-  }
-
-  private traceReply(code: number, lines: string[] | null): void {
-    const all = lines ?? [""];
-    all.forEach((line, i) => {
-      this.host.trace!(`< ${code}${i < all.length - 1 ? "-" : " "}${line}`);
-    });
-  }
-}
-
-/**
- * Whether a positive reply is one the command can get (RFC 5321 §4.3.2): 220 for the banner,
- * 221 for QUIT, 354 for DATA, 2xx otherwise. A mismatch means the replies are out of step.
- */
-function fits(kind: Expect, code: number): boolean {
-  switch (kind) {
-    case Expect.Banner:
-      return code === 220;
-    case Expect.Quit:
-      return code === 221 || (code >= 250 && code < 300);
-    case Expect.Data:
-      return code === 354;
-    default:
-      return code >= 250 && code < 300;
   }
 }

@@ -1,0 +1,138 @@
+/**
+ * The transactions one session has in flight, in a small preallocated ring, and their
+ * accounting: every message a session takes is settled exactly once, as accepted, rejected or
+ * failed, and the reply that decided it is counted in the error table.
+ */
+import { enhancedCode } from "../smtp/reply-parser.js";
+import type { RunStats } from "../stats/collector.js";
+import type { Phase } from "../stats/result.js";
+import type { MessageWire } from "./wire.js";
+
+/** Settlement states of a transaction. */
+export enum Verdict {
+  Open = 0,
+  Counted = 1,
+}
+
+export interface Transaction {
+  /** Index in the session's transaction ring, carried in the pending-reply ring. */
+  readonly slot: number;
+  seq: number;
+  startMs: number;
+  /** When the message was due (open model); equals startMs in the closed model. */
+  intendedMs: number;
+  /** When the message content was written: the data phase's start. */
+  dataSentAt: number;
+  /** Message class (index into the run's classes) and what it implies. */
+  cls: number;
+  recipients: number;
+  /** File content of this message (null: the class's generated body). */
+  content: Buffer | null;
+  /** Octets of the content as sent, for MAIL's SIZE=. */
+  size: number;
+  rcptReplies: number;
+  rcptOk: number;
+  verdict: Verdict;
+  /** The 354 came although the transaction had failed: only an empty message was sent. */
+  voided: boolean;
+}
+
+/** Transactions in flight at once: one awaiting its dot reply, one body, one envelope. */
+const TX_SLOTS = 4;
+
+export type Outcome = "accepted" | "rejected" | "failed";
+
+export class TransactionRing {
+  readonly slots: Transaction[] = [];
+  private next = 0;
+
+  constructor(
+    private readonly stats: RunStats,
+    private readonly wire: MessageWire,
+  ) {
+    for (let slot = 0; slot < TX_SLOTS; slot++) {
+      this.slots.push({
+        slot,
+        seq: -1,
+        startMs: 0,
+        intendedMs: 0,
+        dataSentAt: 0,
+        cls: 0,
+        recipients: 0,
+        content: null,
+        size: 0,
+        rcptReplies: 0,
+        rcptOk: 0,
+        verdict: Verdict.Counted,
+        voided: false,
+      });
+    }
+  }
+
+  /**
+   * Starts message `seq` in the next slot and counts it attempted. `intendedMs` is NaN in the
+   * closed model, where a message is due when it starts.
+   */
+  start(seq: number, now: number, intendedMs: number): Transaction {
+    const tx = this.slots[this.next];
+    this.next = (this.next + 1) % TX_SLOTS;
+    tx.seq = seq;
+    tx.startMs = now;
+    tx.intendedMs = Number.isNaN(intendedMs) ? now : intendedMs;
+    tx.rcptReplies = 0;
+    tx.rcptOk = 0;
+    tx.verdict = Verdict.Open;
+    tx.voided = false;
+    const { wire } = this;
+    tx.cls = wire.classOf(seq);
+    tx.recipients = wire.recipientCount(tx.cls);
+    tx.content = wire.content(seq, tx.cls, performance.timeOrigin + now);
+    tx.size = wire.messageSize(tx.cls, tx.content);
+    const counters = this.stats.counters;
+    counters.attempted++;
+    counters.rcptAttempted += tx.recipients;
+    return tx;
+  }
+
+  /** Counts the message's outcome; `atMs` is when the deciding reply (or failure) came. */
+  settle(tx: Transaction, outcome: Outcome, atMs: number, latencyMs = 0): void {
+    tx.verdict = Verdict.Counted;
+    tx.content = null;
+    this.stats.counters[outcome]++;
+    this.stats.recordClass(tx.cls, outcome, latencyMs);
+    this.stats.touch(performance.timeOrigin + atMs);
+  }
+
+  /** Rejects an open transaction with the reply that refused it. */
+  reject(tx: Transaction, code: number, lines: string[] | null, phase: Phase, atMs: number): void {
+    if (tx.verdict !== Verdict.Open) return;
+    recordReply(this.stats, code, lines, phase);
+    this.settle(tx, "rejected", atMs);
+  }
+
+  /** The connection is gone: whatever is still open failed. */
+  failOpen(atMs: number): void {
+    for (const tx of this.slots) if (tx.verdict === Verdict.Open) this.settle(tx, "failed", atMs);
+  }
+
+  openCount(): number {
+    let open = 0;
+    for (const tx of this.slots) if (tx.verdict === Verdict.Open) open++;
+    return open;
+  }
+}
+
+/** Counts a reply in the error table: code, RFC 3463 enhanced code, phase and text. */
+export function recordReply(
+  stats: RunStats,
+  code: number,
+  lines: string[] | null,
+  phase: Phase,
+): void {
+  const first = lines?.[0] ?? "";
+  const enhanced = enhancedCode(first);
+  const text = [enhanced ? first.slice(enhanced.length).trim() : first, ...(lines ?? []).slice(1)]
+    .join(" ")
+    .trim();
+  stats.error(String(code), enhanced, phase, text);
+}
