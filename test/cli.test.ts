@@ -41,6 +41,9 @@ describe("bad input: one line naming the option, exit code 2", () => {
     [["run", "--frobnicate"], /frobnicate/],
     [["run", "--json", "/nonexistent-dir/result.json"], /--json.*cannot write/],
     [["run", "--workers", "0"], /--workers/],
+    [["run", "--starttls", "--tls-on-connect"], /--tls-on-connect/],
+    [["run", "--auth", "nopassword"], /--auth.*user:password/],
+    [["run", "--auth", "a:b", "--auth-mechanism", "cram-md5"], /--auth-mechanism/],
     [["fly"], /fly/],
     [[], /command/],
   ];

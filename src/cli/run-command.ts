@@ -132,6 +132,36 @@ export function runOptions<T>(yargs: Argv<T>) {
       type: "string",
       describe: "Worker threads the sessions are spread over (1: main thread) [cores]",
     })
+    .option("starttls", {
+      type: "boolean",
+      describe: "STARTTLS after EHLO (RFC 3207); the handshake is timed as its own phase",
+      group: "TLS and AUTH:",
+    })
+    .option("tls-on-connect", {
+      type: "boolean",
+      describe: "TLS from the first byte (implicit TLS, port 465 style)",
+      group: "TLS and AUTH:",
+    })
+    .option("tls-verify", {
+      type: "boolean",
+      describe: "Check the server certificate and name [off: test certificates pass]",
+      group: "TLS and AUTH:",
+    })
+    .option("tls-servername", {
+      type: "string",
+      describe: "SNI name (and the name checked with --tls-verify) [the target host]",
+      group: "TLS and AUTH:",
+    })
+    .option("auth", {
+      type: "string",
+      describe: "AUTH as user:password after EHLO (and STARTTLS)",
+      group: "TLS and AUTH:",
+    })
+    .option("auth-mechanism", {
+      type: "string",
+      describe: "plain or login [PLAIN when offered, else LOGIN]",
+      group: "TLS and AUTH:",
+    })
     .option("json", { type: "string", describe: "Write the JSON result to FILE (- for stdout)" })
     .option("verbose", {
       alias: "v",
@@ -192,6 +222,12 @@ export function rawRunOptions(argv: RunArgv): RawRunOptions {
     reconnectDelay: argv.reconnectDelay,
     workers: argv.workers,
     interval: argv.interval,
+    starttls: argv.starttls,
+    tlsOnConnect: argv.tlsOnConnect,
+    tlsVerify: argv.tlsVerify,
+    tlsServername: argv.tlsServername,
+    auth: argv.auth,
+    authMechanism: argv.authMechanism,
     duration: argv.duration,
     rate: argv.rate,
     ramp: argv.ramp,

@@ -15,6 +15,13 @@ export enum Expect {
   Dot = 6,
   Rset = 7,
   Quit = 8,
+  StartTls = 9,
+  /** AUTH's final 235. */
+  Auth = 10,
+  /** AUTH LOGIN's 334 asking for the username. */
+  AuthUser = 11,
+  /** AUTH LOGIN's 334 asking for the password. */
+  AuthPassword = 12,
 }
 
 /** The phase each expectation is counted under, indexed by Expect. */
@@ -28,6 +35,10 @@ export const PHASE_OF: readonly Phase[] = [
   "dot",
   "rset",
   "quit",
+  "starttls",
+  "auth",
+  "auth",
+  "auth",
 ];
 
 export class PendingReplies {
@@ -88,6 +99,13 @@ export function replyFits(kind: Expect, code: number): boolean {
       return code === 221 || (code >= 250 && code < 300);
     case Expect.Data:
       return code === 354;
+    case Expect.StartTls:
+      return code === 220;
+    case Expect.Auth:
+      return code === 235;
+    case Expect.AuthUser:
+    case Expect.AuthPassword:
+      return code === 334;
     default:
       return code >= 250 && code < 300;
   }

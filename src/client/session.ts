@@ -7,6 +7,7 @@
  * Every message a session takes is settled exactly once: accepted, rejected or failed.
  */
 import type net from "node:net";
+import type tls from "node:tls";
 import type { RunConfig } from "../config/run-config.js";
 import { type Capabilities, NO_CAPABILITIES, parseCapabilities } from "../smtp/capabilities.js";
 import { END_OF_DATA } from "../smtp/message.js";
@@ -14,9 +15,16 @@ import { ReplyParser } from "../smtp/reply-parser.js";
 import type { RunStats } from "../stats/collector.js";
 import type { Phase } from "../stats/result.js";
 import { Expect, PendingReplies, PHASE_OF, replyFits } from "./pending.js";
+import {
+  authLoginAnswer,
+  authPlainLine,
+  chooseMechanism,
+  openTransport,
+  upgradeToTls,
+} from "./secure.js";
 import { traceReply, traceWrite } from "./trace.js";
 import { recordReply, type Transaction, TransactionRing, Verdict } from "./transactions.js";
-import { openConnection, transportFailure } from "./transport.js";
+import { transportFailure } from "./transport.js";
 import { After, type MessageWire, QUIT_COMMAND } from "./wire.js";
 
 /** takeMessage: the run has no more messages. */
@@ -47,13 +55,22 @@ export class Session {
   established = false;
   /** Waiting for a message to become due (open model), connection open. */
   idle = false;
-  /** The server refused the greeting (EHLO and HELO): the session could do no work. */
+  /**
+   * The session could do no work: the server refused EHLO and HELO, STARTTLS or AUTH (or did
+   * not offer what the run requires).
+   */
   private greetingRefused = false;
+  /** A TLS handshake is under way (its own phase and timeout). */
+  private handshaking = false;
+  private tlsDone = false;
+  private authDone = false;
+  private tlsStartedAt = 0;
+  private authSentAt = 0;
   /** Transactions this session started. */
   messagesStarted = 0;
   closed = false;
 
-  private readonly socket: net.Socket;
+  private socket: net.Socket;
   private readonly parser: ReplyParser;
   private readonly pending: PendingReplies;
   private readonly txs: TransactionRing;
@@ -102,14 +119,17 @@ export class Session {
     this.openedAt = this.phaseSince;
     stats.counters.connectionsOpened++;
     stats.touch(performance.timeOrigin + this.phaseSince);
-    this.socket = openConnection(config.target!, (chunk) => {
-      this.readAt = performance.now();
-      this.parser.push(chunk);
-    });
+    this.socket = openTransport(config, this.onBytes);
     this.socket.on("connect", () => this.onConnect());
+    if (config.tls === "implicit") this.socket.on("secureConnect", () => this.onSecure());
     this.socket.on("error", (err: NodeJS.ErrnoException) => this.onSocketError(err));
     this.socket.on("close", () => this.onClose());
   }
+
+  private readonly onBytes = (chunk: Buffer): void => {
+    this.readAt = performance.now();
+    this.parser.push(chunk);
+  };
 
   private onConnect(): void {
     const now = performance.now();
@@ -117,8 +137,40 @@ export class Session {
     this.connecting = false;
     this.connectedAt = now;
     this.phaseSince = now;
+    if (this.host.config.tls === "implicit") {
+      this.handshaking = true; // the banner comes after the handshake
+      this.tlsStartedAt = now;
+      return;
+    }
     // RFC 2920 §3.1 / PROTOCOL.md: nothing is sent before the banner.
     this.pending.push(Expect.Banner, 0);
+  }
+
+  /** The TLS handshake finished: implicit TLS waits for the banner, STARTTLS says EHLO again. */
+  private onSecure(): void {
+    const now = performance.now();
+    this.host.stats.record("tls", now - this.tlsStartedAt);
+    this.handshaking = false;
+    this.tlsDone = true;
+    this.phaseSince = now;
+    if (this.host.trace && this.id === 0) {
+      const s = this.socket as tls.TLSSocket;
+      this.host.trace(`= TLS ${s.getProtocol()} ${s.getCipher()?.name ?? ""}`);
+    }
+    if (this.host.config.tls === "implicit") {
+      this.connectedAt = now;
+      this.pending.push(Expect.Banner, 0);
+      return;
+    }
+    // RFC 3207 §4.2: forget what EHLO said before the handshake and ask again.
+    this.caps = NO_CAPABILITIES;
+    this.greet(now);
+  }
+
+  private greet(now: number): void {
+    this.parser.captureText = true;
+    this.ehloSentAt = now;
+    this.command(`EHLO ${this.host.config.helo}${CRLF}`, Expect.Ehlo, 0);
   }
 
   /** Called by the run's sweeper; a reached timeout is a counted outcome of its phase. */
@@ -127,6 +179,7 @@ export class Session {
     const { timeouts } = this.host.config;
     let phase: Phase;
     if (this.connecting) phase = "connect";
+    else if (this.handshaking) phase = "tls";
     else if (this.pending.count > 0) phase = PHASE_OF[this.pending.headKind];
     else return;
     if (now - this.phaseSince <= timeouts[phase as keyof typeof timeouts]) return;
@@ -186,6 +239,12 @@ export class Session {
         if (code >= 400) recordReply(this.host.stats, code, lines, "rset");
         if (!this.pipelined) this.nextStep();
         break;
+      case Expect.StartTls:
+      case Expect.Auth:
+      case Expect.AuthUser:
+      case Expect.AuthPassword:
+        this.onSecureStep(kind, code, lines);
+        break;
       case Expect.Quit:
         this.host.stats.record("quit", this.phaseSince - this.quitSentAt);
         // RFC 5321 §4.1.1.10: after 221 the session is over; closing now rather than waiting
@@ -212,9 +271,7 @@ export class Session {
     }
     this.established = true;
     this.host.stats.counters.connectionsEstablished++;
-    this.parser.captureText = true;
-    this.ehloSentAt = now;
-    this.command(`EHLO ${this.host.config.helo}${CRLF}`, Expect.Ehlo, 0);
+    this.greet(now);
   }
 
   private onGreeting(kind: Expect, code: number, lines: string[] | null): void {
@@ -223,7 +280,7 @@ export class Session {
       this.host.stats.record("ehlo", this.phaseSince - this.ehloSentAt);
       this.caps = kind === Expect.Ehlo && lines ? parseCapabilities(lines) : NO_CAPABILITIES;
       this.pipelined = this.caps.pipelining && this.host.config.pipelining === "auto";
-      this.nextStep();
+      this.secureOrStart();
       return;
     }
     if (kind === Expect.Ehlo && code >= 500) {
@@ -233,6 +290,77 @@ export class Session {
       return;
     }
     recordReply(this.host.stats, code, lines, PHASE_OF[kind]);
+    this.greetingRefused = true;
+    this.quit();
+  }
+
+  /** After EHLO: STARTTLS, then AUTH, when the run asks for them; then the transactions. */
+  private secureOrStart(): void {
+    const { config } = this.host;
+    if (config.tls === "starttls" && !this.tlsDone) {
+      if (this.caps.starttls) this.command(`STARTTLS${CRLF}`, Expect.StartTls, 0);
+      else this.refuse("starttls", "STARTTLS not offered by the server");
+      return;
+    }
+    if (config.auth && !this.authDone) {
+      const mechanism = chooseMechanism(config, this.caps);
+      if (!mechanism) {
+        const offered = this.caps.auth.join(" ") || "none";
+        this.refuse("auth", `no AUTH mechanism to use (offered: ${offered})`);
+        return;
+      }
+      this.authSentAt = performance.now();
+      if (mechanism === "PLAIN") {
+        this.command(
+          authPlainLine(config.auth.user, config.auth.pass),
+          Expect.Auth,
+          0,
+          "AUTH PLAIN ****",
+        );
+      } else {
+        this.command(`AUTH LOGIN${CRLF}`, Expect.AuthUser, 0);
+      }
+      return;
+    }
+    this.nextStep();
+  }
+
+  /** Replies to STARTTLS and to the AUTH exchange. */
+  private onSecureStep(kind: Expect, code: number, lines: string[] | null): void {
+    if (code >= 400) {
+      recordReply(this.host.stats, code, lines, PHASE_OF[kind]);
+      this.greetingRefused = true;
+      this.quit();
+      return;
+    }
+    const auth = this.host.config.auth!;
+    switch (kind) {
+      case Expect.StartTls:
+        // RFC 3207 §5: nothing the server sent before the handshake may be acted on.
+        this.parser.reset();
+        this.handshaking = true;
+        this.tlsStartedAt = this.phaseSince;
+        this.socket = upgradeToTls(this.socket, this.host.config, this.onBytes);
+        this.socket.on("secureConnect", () => this.onSecure());
+        this.socket.on("error", (err: NodeJS.ErrnoException) => this.onSocketError(err));
+        this.socket.on("close", () => this.onClose());
+        return;
+      case Expect.AuthUser:
+        this.command(authLoginAnswer(auth.user), Expect.AuthPassword, 0, "****");
+        return;
+      case Expect.AuthPassword:
+        this.command(authLoginAnswer(auth.pass), Expect.Auth, 0, "****");
+        return;
+      case Expect.Auth:
+        this.host.stats.record("auth", this.phaseSince - this.authSentAt);
+        this.authDone = true;
+        this.nextStep();
+    }
+  }
+
+  /** The server cannot give what the run requires: counted under `phase`, then QUIT. */
+  private refuse(phase: Phase, text: string): void {
+    this.host.stats.error("unsupported", "", phase, text);
     this.greetingRefused = true;
     this.quit();
   }
@@ -440,18 +568,23 @@ export class Session {
 
   // Transport -------------------------------------------------------------------------------
 
-  private command(line: string, kind: Expect, slot: number): void {
-    this.write(Buffer.from(line, "latin1"));
+  /** Writes one command; `shown` replaces it in the -v trace (credentials). */
+  private command(line: string, kind: Expect, slot: number, shown?: string): void {
+    this.write(Buffer.from(line, "latin1"), shown);
     this.pending.push(kind, slot);
   }
 
-  private write(buf: Buffer): void {
-    if (this.host.trace && this.id === 0) traceWrite(this.host.trace, buf);
+  private write(buf: Buffer, shown?: string): void {
+    if (this.host.trace && this.id === 0) {
+      if (shown === undefined) traceWrite(this.host.trace, buf);
+      else this.host.trace(`> ${shown}`);
+    }
     this.socket.write(buf);
   }
 
   private currentPhase(): Phase {
     if (this.connecting) return "connect";
+    if (this.handshaking) return "tls";
     if (this.pending.count > 0) return PHASE_OF[this.pending.headKind];
     return this.established ? "mail" : "banner";
   }

@@ -13,15 +13,24 @@ import type { Target } from "../config/parse.js";
  */
 const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
-export function openConnection(target: Target, onBytes: (chunk: Buffer) => void): net.Socket {
-  const onread = {
-    buffer: READ_BUFFER,
-    // true: keep reading (false would pause the socket).
-    callback: (nread: number, buf: Buffer): boolean => {
-      onBytes(buf.subarray(0, nread));
-      return true;
-    },
-  };
+/**
+ * A plain connection to `target`. With `onBytes` it reads through the shared buffer; with null
+ * it keeps the stream interface ('data' events), which a later STARTTLS upgrade needs.
+ */
+export function openConnection(
+  target: Target,
+  onBytes: ((chunk: Buffer) => void) | null,
+): net.Socket {
+  const onread = onBytes
+    ? {
+        buffer: READ_BUFFER,
+        // true: keep reading (false would pause the socket).
+        callback: (nread: number, buf: Buffer): boolean => {
+          onBytes(buf.subarray(0, nread));
+          return true;
+        },
+      }
+    : undefined;
   const socket =
     target.kind === "unix"
       ? net.connect({ path: target.path, onread })

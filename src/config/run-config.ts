@@ -28,6 +28,12 @@ export interface Timeouts {
   readonly dot: number;
   readonly rset: number;
   readonly quit: number;
+  /** STARTTLS command to its 220. */
+  readonly starttls: number;
+  /** The TLS handshake itself. */
+  readonly tls: number;
+  /** AUTH to its final 235. */
+  readonly auth: number;
 }
 
 export const DEFAULT_TIMEOUTS: Timeouts = Object.freeze({
@@ -40,6 +46,9 @@ export const DEFAULT_TIMEOUTS: Timeouts = Object.freeze({
   dot: 60_000,
   rset: 30_000,
   quit: 10_000,
+  starttls: 30_000,
+  tls: 30_000,
+  auth: 30_000,
 });
 
 export interface RunConfig {
@@ -65,6 +74,18 @@ export interface RunConfig {
   readonly randomWait: boolean;
   /** Closed or open model, duration, ramps, per-session caps. */
   readonly load: LoadModel;
+  /** none, STARTTLS after EHLO (RFC 3207), or TLS from the first byte (implicit, port 465). */
+  readonly tls: "none" | "starttls" | "implicit";
+  /** Check the server's certificate and name (off by default: load tests meet test certs). */
+  readonly tlsVerify: boolean;
+  /** SNI and the name checked with --tls-verify; default: the target host. */
+  readonly tlsServername: string | null;
+  /** AUTH (RFC 4954) after EHLO (and after STARTTLS), or null. */
+  readonly auth: {
+    readonly user: string;
+    readonly pass: string;
+    readonly mechanism: "PLAIN" | "LOGIN" | null;
+  } | null;
   /** Message classes with their shares; one class "default" when no plan gives any. */
   readonly classes: readonly ClassSpec[];
   /** Files of sender and recipient addresses, used in turn; null: --from / --to. */
@@ -97,6 +118,12 @@ export interface RunConfig {
 
 /** Options as the CLI (or a plan file, later) hands them over: unchecked. */
 export interface RawRunOptions extends RawLoadOptions {
+  starttls?: unknown;
+  tlsOnConnect?: unknown;
+  tlsVerify?: unknown;
+  tlsServername?: unknown;
+  auth?: unknown;
+  authMechanism?: unknown;
   /** From a plan file: classes already checked. */
   classes?: readonly ClassSpec[];
   file?: unknown;
@@ -165,9 +192,20 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
       : parseCount("--messages", raw.messages ?? 10_000, 1);
   const classes = buildClasses(raw);
   const sizes = parseSizes(String(raw.size ?? "1024"));
+  if (raw.starttls && raw.tlsOnConnect) {
+    throw new ConfigError(
+      "--tls-on-connect",
+      "give either --starttls or --tls-on-connect, not both",
+    );
+  }
   return Object.freeze({
     target,
     classes,
+    tls: raw.tlsOnConnect ? "implicit" : raw.starttls ? "starttls" : "none",
+    tlsVerify: Boolean(raw.tlsVerify),
+    tlsServername:
+      raw.tlsServername === undefined ? null : parseLine("--tls-servername", raw.tlsServername),
+    auth: parseAuth(raw.auth, raw.authMechanism),
     fromFile: raw.fromFile === undefined ? null : String(raw.fromFile),
     toFile: raw.toFile === undefined ? null : String(raw.toFile),
     xverp: Boolean(raw.xverp),
@@ -306,4 +344,28 @@ function parseInterval(raw: unknown): number {
   const ms = parseDuration("--interval", raw ?? "1s");
   if (ms < 100) throw new ConfigError("--interval", "must be at least 100ms");
   return ms;
+}
+
+/** `--auth user:password`; the mechanism is PLAIN or LOGIN, or chosen from the server's offer. */
+function parseAuth(raw: unknown, mechanism: unknown): RunConfig["auth"] {
+  if (raw === undefined) {
+    if (mechanism !== undefined)
+      throw new ConfigError("--auth-mechanism", "goes with --auth user:password");
+    return null;
+  }
+  const text = String(raw);
+  const colon = text.indexOf(":");
+  if (colon <= 0) throw new ConfigError("--auth", `"${text}" is not user:password`);
+  const mech =
+    mechanism === undefined
+      ? null
+      : parseChoice("--auth-mechanism", String(mechanism).toUpperCase(), [
+          "PLAIN",
+          "LOGIN",
+        ] as const);
+  return Object.freeze({
+    user: text.slice(0, colon),
+    pass: text.slice(colon + 1),
+    mechanism: mech,
+  });
 }

@@ -8,7 +8,8 @@
  *             | apdex                                       0…1
  *             | errors                                      error occurrences
  *             | connections_per_message
- *   key       = phase (latency: transaction, connect, banner, ehlo, envelope, data, quit, session)
+ *   key       = phase (latency: transaction, connect, banner, ehlo, tls, auth, envelope, data,
+ *                      quit, session)
  *             | class (a message class, or "all")
  *             | type  (errors and error_rate: refused, rateLimited, temporary, rejected,
  *                      transport, unsent)
@@ -36,7 +37,18 @@ const METRICS = [
 type Metric = (typeof METRICS)[number];
 type LatencyMetric = (typeof LATENCY_METRICS)[number];
 
-const PHASES = ["transaction", "connect", "banner", "ehlo", "envelope", "data", "quit", "session"];
+const PHASES = [
+  "transaction",
+  "connect",
+  "banner",
+  "ehlo",
+  "tls",
+  "auth",
+  "envelope",
+  "data",
+  "quit",
+  "session",
+];
 const OPS = ["<=", ">=", "==", "<", ">"] as const;
 type Op = (typeof OPS)[number];
 

@@ -11,6 +11,8 @@ export const PHASE_ROWS: readonly [string, keyof Result["latency"]][] = [
   ["connect", "connectMs"],
   ["banner", "bannerMs"],
   ["ehlo", "ehloMs"],
+  ["tls", "tlsMs"],
+  ["auth", "authMs"],
   ["envelope", "envelopeMs"],
   ["data", "dataMs"],
   ["quit", "quitMs"],

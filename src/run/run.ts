@@ -56,8 +56,13 @@ export async function executeRun(
     const result = withSources(await loadAgainst(config, config.target, label, io, extras));
     return { result, exitCode: verdict(result) };
   }
-  // No STARTTLS unless asked: the client does not use it yet, and the certificate costs startup.
-  const sink = await startSink({ starttls: false, ...extras.sink, listen: ["127.0.0.1:0"] });
+  // The sink offers what the run asks for, and no more: its certificate costs startup.
+  const sink = await startSink({
+    starttls: config.tls === "starttls",
+    auth: config.auth ? `${config.auth.user}:${config.auth.pass}` : undefined,
+    ...extras.sink,
+    listen: [config.tls === "implicit" ? "tls://127.0.0.1:0" : "127.0.0.1:0"],
+  });
   try {
     const { host, port } = sink.addresses[0];
     const target: Target = { kind: "tcp", host, port };

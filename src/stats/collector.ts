@@ -22,6 +22,8 @@ export const HISTOGRAM_NAMES = [
   "data",
   "quit",
   "session",
+  "tls",
+  "auth",
 ] as const;
 export type HistogramName = (typeof HISTOGRAM_NAMES)[number];
 

@@ -33,12 +33,14 @@ const TRANSPORT = new Set(["timeout", "closed", "reset", "protocol", "socket"]);
  * connection count or rate limit with 421 4.7.0 at the banner).
  * rateLimited: 450, or any 4xx with an RFC 3463 enhanced code 4.7.x (policy), at any other phase
  * (anvil's message rate limit: 450 4.7.1 at MAIL).
- * temporary: any other 4xx. rejected: any 5xx not at the banner.
+ * temporary: any other 4xx. rejected: any 5xx not at the banner, and `unsupported` (the server
+ * does not offer what the run requires, STARTTLS or AUTH: a refusal, not a network fault).
  * transport: timeout, closed, reset, protocol, socket. unsent: never started (no session).
  */
 export function classifyError(reply: string, enhanced: string, phase: Phase): ErrorClass {
   if (reply === "refused") return "refused";
   if (reply === "unsent") return "unsent";
+  if (reply === "unsupported") return "rejected";
   if (TRANSPORT.has(reply)) return "transport";
   const first = reply.charCodeAt(0);
   if ((phase === "banner" || phase === "connect") && (reply === "421" || reply === "554")) {

@@ -22,7 +22,10 @@ export type Phase =
   | "data"
   | "dot"
   | "rset"
-  | "quit";
+  | "quit"
+  | "starttls"
+  | "tls"
+  | "auth";
 
 export type Mode = "reuse" | "per-message";
 
@@ -217,6 +220,13 @@ export interface Result {
     quitMs: LatencySummary;
     /** From the connect call to the connection's close, sessions that reached a banner. */
     sessionMs: LatencySummary;
+    /**
+     * The TLS handshake: from the 220 to STARTTLS (or, with --tls-on-connect, from the TCP
+     * connect) to the handshake's end.
+     */
+    tlsMs: LatencySummary;
+    /** From writing AUTH to its 235 (for LOGIN, across the three round trips). */
+    authMs: LatencySummary;
   };
   /** Errors grouped by reply, enhanced code, phase and normalised text, most frequent first. */
   errors: ResultErrorRow[];

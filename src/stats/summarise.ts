@@ -85,6 +85,8 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
       dataMs: summariseHistogram(snapshot.histograms.data),
       quitMs: summariseHistogram(snapshot.histograms.quit),
       sessionMs: summariseHistogram(snapshot.histograms.session),
+      tlsMs: summariseHistogram(snapshot.histograms.tls),
+      authMs: summariseHistogram(snapshot.histograms.auth),
     },
     errors,
     errorClasses,

@@ -1,0 +1,77 @@
+/**
+ * TLS and AUTH for the client: implicit TLS (port 465 style), the STARTTLS upgrade of a plain
+ * connection (RFC 3207), and the AUTH exchanges (RFC 4954: PLAIN with an initial response, one
+ * round trip; LOGIN, three). The session decides when; this module knows how.
+ */
+import type net from "node:net";
+import tls from "node:tls";
+import type { Target } from "../config/parse.js";
+import type { RunConfig } from "../config/run-config.js";
+import type { Capabilities } from "../smtp/capabilities.js";
+import { openConnection } from "./transport.js";
+
+/**
+ * The connection a session starts with. Plain sessions read through the shared buffer; sessions
+ * that will speak TLS use the stream interface, which node:tls needs to take the socket over.
+ */
+export function openTransport(config: RunConfig, onBytes: (chunk: Buffer) => void): net.Socket {
+  const target = config.target!;
+  if (config.tls === "none") return openConnection(target, onBytes);
+  const socket =
+    config.tls === "implicit"
+      ? tls.connect({ ...tcpOrPath(target), ...tlsOptions(config) })
+      : openConnection(target, null);
+  socket.setNoDelay(true);
+  socket.on("data", onBytes);
+  return socket;
+}
+
+function tcpOrPath(target: Target): { host?: string; port?: number; path?: string } {
+  return target.kind === "unix" ? { path: target.path } : { host: target.host, port: target.port };
+}
+
+function tlsOptions(config: RunConfig): tls.ConnectionOptions {
+  const target = config.target!;
+  const host = target.kind === "tcp" ? target.host : undefined;
+  const servername = config.tlsServername ?? (host && !/^[\d.:]+$/.test(host) ? host : undefined);
+  return { servername, rejectUnauthorized: config.tlsVerify };
+}
+
+/**
+ * Wraps a plain connection after the 220 to STARTTLS. Whatever the server sent before the
+ * handshake has already been dropped by the reply parser (RFC 3207 §5).
+ */
+export function upgradeToTls(
+  raw: net.Socket,
+  config: RunConfig,
+  onBytes: (chunk: Buffer) => void,
+): tls.TLSSocket {
+  raw.removeAllListeners("data");
+  const secure = tls.connect({ socket: raw, ...tlsOptions(config) });
+  secure.setNoDelay(true);
+  secure.on("data", onBytes);
+  return secure;
+}
+
+export type AuthMechanism = "PLAIN" | "LOGIN";
+
+/** The mechanism asked for, or PLAIN when offered (one round trip), else LOGIN; null: none fits. */
+export function chooseMechanism(config: RunConfig, caps: Capabilities): AuthMechanism | null {
+  const wanted = config.auth?.mechanism;
+  if (wanted) return caps.auth.includes(wanted) ? wanted : null;
+  if (caps.auth.includes("PLAIN")) return "PLAIN";
+  if (caps.auth.includes("LOGIN")) return "LOGIN";
+  return null;
+}
+
+const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
+
+/** RFC 4616: authorization identity (empty), authentication identity and password, NUL-separated. */
+export function authPlainLine(user: string, pass: string): string {
+  return `AUTH PLAIN ${b64(`\u0000${user}\u0000${pass}`)}\r\n`;
+}
+
+/** The two LOGIN answers, username then password, each base64 on its own line. */
+export function authLoginAnswer(value: string): string {
+  return `${b64(value)}\r\n`;
+}
