@@ -116,6 +116,8 @@ const PLAN_KEYS = new Set([
   "reconnectDelay",
   "workers",
   "interval",
+  "chunking",
+  "window",
   "starttls",
   "tlsOnConnect",
   "tlsVerify",

@@ -132,6 +132,15 @@ export function runOptions<T>(yargs: Argv<T>) {
       type: "string",
       describe: "Worker threads the sessions are spread over (1: main thread) [cores]",
     })
+    .option("chunking", {
+      type: "boolean",
+      describe:
+        "Send with BDAT when CHUNKING and PIPELINING are offered: transactions back to back",
+    })
+    .option("window", {
+      type: "string",
+      describe: "With --chunking: BDAT transactions in flight per session [8]",
+    })
     .option("starttls", {
       type: "boolean",
       describe: "STARTTLS after EHLO (RFC 3207); the handshake is timed as its own phase",
@@ -222,6 +231,8 @@ export function rawRunOptions(argv: RunArgv): RawRunOptions {
     reconnectDelay: argv.reconnectDelay,
     workers: argv.workers,
     interval: argv.interval,
+    chunking: argv.chunking,
+    window: argv.window,
     starttls: argv.starttls,
     tlsOnConnect: argv.tlsOnConnect,
     tlsVerify: argv.tlsVerify,

@@ -22,6 +22,8 @@ export enum Expect {
   AuthUser = 11,
   /** AUTH LOGIN's 334 asking for the password. */
   AuthPassword = 12,
+  /** The reply to BDAT … LAST: the message's final reply (RFC 3030). */
+  Bdat = 13,
 }
 
 /** The phase each expectation is counted under, indexed by Expect. */
@@ -39,6 +41,7 @@ export const PHASE_OF: readonly Phase[] = [
   "auth",
   "auth",
   "auth",
+  "bdat",
 ];
 
 export class PendingReplies {

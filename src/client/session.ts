@@ -23,7 +23,13 @@ import {
   upgradeToTls,
 } from "./secure.js";
 import { traceReply, traceWrite } from "./trace.js";
-import { recordReply, type Transaction, TransactionRing, Verdict } from "./transactions.js";
+import {
+  recordReply,
+  type Transaction,
+  TransactionRing,
+  TX_SLOTS,
+  Verdict,
+} from "./transactions.js";
 import { transportFailure } from "./transport.js";
 import { After, type MessageWire, QUIT_COMMAND } from "./wire.js";
 
@@ -76,6 +82,9 @@ export class Session {
   private readonly txs: TransactionRing;
   private caps: Capabilities = NO_CAPABILITIES;
   private pipelined = false;
+  /** BDAT mode: whole transactions pipelined, up to config.window in flight. */
+  private chunked = false;
+  private inFlight = 0;
   private needRset = false;
   private quitSent = false;
   private failure = false;
@@ -108,11 +117,16 @@ export class Session {
   ) {
     this.preclaimedIntendedMs = host.intendedMs;
     const { config, stats } = host;
-    this.txs = new TransactionRing(stats, host.wire);
-    // Two envelopes and a QUIT can be in flight; 1000 is the most recipients a message takes.
-    this.pending = new PendingReplies(
-      2 * Math.max(config.recipients, ...config.classes.map((c) => c.recipients ?? 0)) + 16,
+    this.txs = new TransactionRing(
+      stats,
+      host.wire,
+      config.chunking ? config.window + 2 : TX_SLOTS,
     );
+    // Two envelopes and a QUIT can be in flight (with BDAT: a window of whole transactions);
+    // 1000 is the most recipients a message takes.
+    const recipients = Math.max(config.recipients, ...config.classes.map((c) => c.recipients ?? 0));
+    const chunked = config.chunking ? config.window * (recipients + 3) : 0;
+    this.pending = new PendingReplies(Math.max(2 * recipients + 16, chunked + 8));
     this.parser = new ReplyParser(this);
     this.parser.captureText = host.trace !== null;
     this.phaseSince = performance.now();
@@ -239,6 +253,9 @@ export class Session {
         if (code >= 400) recordReply(this.host.stats, code, lines, "rset");
         if (!this.pipelined) this.nextStep();
         break;
+      case Expect.Bdat:
+        this.onBdat(this.txs.slots[slot], code, lines);
+        break;
       case Expect.StartTls:
       case Expect.Auth:
       case Expect.AuthUser:
@@ -280,6 +297,7 @@ export class Session {
       this.host.stats.record("ehlo", this.phaseSince - this.ehloSentAt);
       this.caps = kind === Expect.Ehlo && lines ? parseCapabilities(lines) : NO_CAPABILITIES;
       this.pipelined = this.caps.pipelining && this.host.config.pipelining === "auto";
+      this.chunked = this.pipelined && this.caps.chunking && this.host.config.chunking;
       this.secureOrStart();
       return;
     }
@@ -450,7 +468,12 @@ export class Session {
 
   /** Starts the next transaction, an RSET first when one is owed, or QUIT when done. */
   private nextStep(): void {
-    if (this.quitSent || this.closed || this.pending.count > 0) return;
+    if (this.quitSent || this.closed) return;
+    if (this.chunked) {
+      this.fillWindow();
+      return;
+    }
+    if (this.pending.count > 0) return;
     if (this.needRset && !this.pipelined) {
       this.needRset = false;
       this.command(`RSET${CRLF}`, Expect.Rset, 0);
@@ -496,6 +519,65 @@ export class Session {
     this.needRset = false;
     this.write(wire.envelope(this.caps, seq, tx.cls, rset, tx.size));
     this.pushEnvelope(tx.slot, rset, tx.recipients);
+  }
+
+  /**
+   * BDAT mode: keep the window full of whole transactions (RFC 3030 with RFC 2920), written in
+   * one go; QUIT follows the last one in the same write.
+   */
+  private fillWindow(): void {
+    const window = this.host.config.waitMs > 0 ? 1 : this.host.config.window;
+    if (this.inFlight >= window) return;
+    this.socket.cork();
+    while (this.inFlight < window) {
+      const seq = this.claim();
+      if (seq === NOT_YET) {
+        if (this.inFlight === 0) {
+          this.idle = true;
+          this.host.sessionIdle(this);
+        }
+        break;
+      }
+      if (seq < 0) {
+        this.quit();
+        break;
+      }
+      this.beginChunked(seq);
+    }
+    this.socket.uncork();
+  }
+
+  private beginChunked(seq: number): void {
+    const now = performance.now();
+    const tx = this.newTransaction(seq, now);
+    this.inFlight++;
+    const rset = this.needRset;
+    this.needRset = false;
+    tx.dataSentAt = now;
+    const epochMs = performance.timeOrigin + now;
+    this.write(this.host.wire.bdatTransaction(this.caps, seq, tx.cls, rset, epochMs, tx.content));
+    tx.content = null;
+    if (rset) this.pending.push(Expect.Rset, 0);
+    this.pending.push(Expect.Mail, tx.slot);
+    for (let i = 0; i < tx.recipients; i++) this.pending.push(Expect.Rcpt, tx.slot);
+    this.pending.push(Expect.Bdat, tx.slot);
+  }
+
+  /** The final reply to a BDAT transaction; a refusal earlier in it has already counted. */
+  private onBdat(tx: Transaction, code: number, lines: string[] | null): void {
+    this.inFlight--;
+    if (tx.verdict === Verdict.Open) {
+      if (code < 300) {
+        const latency = this.phaseSince - tx.intendedMs;
+        this.host.stats.record("transaction", latency);
+        this.host.stats.record("transactionUncorrected", this.phaseSince - tx.startMs);
+        this.host.stats.record("data", this.phaseSince - tx.dataSentAt);
+        this.txs.settle(tx, "accepted", this.phaseSince, latency);
+      } else {
+        this.txs.reject(tx, code, lines, "bdat", this.phaseSince);
+      }
+    }
+    this.afterMessage();
   }
 
   private pushEnvelope(slot: number, rset: boolean, recipients: number): void {

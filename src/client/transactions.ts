@@ -37,8 +37,11 @@ export interface Transaction {
   voided: boolean;
 }
 
-/** Transactions in flight at once: one awaiting its dot reply, one body, one envelope. */
-const TX_SLOTS = 4;
+/**
+ * Transactions in flight at once with DATA: one awaiting its dot reply, one body, one envelope.
+ * With BDAT the ring holds the window and two more.
+ */
+export const TX_SLOTS = 4;
 
 export type Outcome = "accepted" | "rejected" | "failed";
 
@@ -49,8 +52,9 @@ export class TransactionRing {
   constructor(
     private readonly stats: RunStats,
     private readonly wire: MessageWire,
+    size = TX_SLOTS,
   ) {
-    for (let slot = 0; slot < TX_SLOTS; slot++) {
+    for (let slot = 0; slot < size; slot++) {
       this.slots.push({
         slot,
         seq: -1,
@@ -75,7 +79,7 @@ export class TransactionRing {
    */
   start(seq: number, now: number, intendedMs: number): Transaction {
     const tx = this.slots[this.next];
-    this.next = (this.next + 1) % TX_SLOTS;
+    this.next = (this.next + 1) % this.slots.length;
     tx.seq = seq;
     tx.startMs = now;
     tx.intendedMs = Number.isNaN(intendedMs) ? now : intendedMs;

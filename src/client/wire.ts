@@ -8,7 +8,7 @@ import type { ClassSpec } from "../config/plan.js";
 import { classCycle } from "../config/plan.js";
 import type { RunConfig } from "../config/run-config.js";
 import type { Capabilities } from "../smtp/capabilities.js";
-import { END_OF_DATA, generateBody, HeaderTemplate } from "../smtp/message.js";
+import { END_OF_DATA, generateBody, HeaderTemplate, unstuff } from "../smtp/message.js";
 import { loadAddressList, loadEml, loadEmlDir, loadMbox, loadTemplate } from "../sources/index.js";
 import type { MessageSource } from "../sources/source.js";
 
@@ -224,6 +224,49 @@ export class MessageWire {
     o += END_OF_DATA.copy(out, o);
     if (after === After.Quit) QUIT.copy(out, o);
     return out;
+  }
+
+  /**
+   * A whole BDAT transaction (RFC 3030) in one Buffer: MAIL, every RCPT, `BDAT n LAST`, then
+   * the n octets of the message as they are (no dot-stuffing, no final dot), so transactions
+   * can follow each other without waiting for a 354. `content` is dot-stuffed (from a source or
+   * a size distribution) or null for the class's generated body.
+   */
+  bdatTransaction(
+    caps: Capabilities,
+    seq: number,
+    cls: number,
+    rset: boolean,
+    epochMs: number,
+    content: Buffer | null,
+  ): Buffer {
+    const c = this.classes[cls];
+    const raw = content ? unstuff(content) : c.bodies[0];
+    const size = c.header.length + raw.length;
+    const prefix = this.bdatPrefix(caps, seq, cls, rset, size);
+    const out = Buffer.allocUnsafe(prefix.length + size);
+    prefix.copy(out);
+    c.header.renderInto(out.subarray(prefix.length), seq, epochMs);
+    raw.copy(out, prefix.length + c.header.length);
+    return out;
+  }
+
+  /** MAIL, RCPT… and the BDAT command line; shared when nothing in them varies per message. */
+  private bdatPrefix(
+    caps: Capabilities,
+    seq: number,
+    cls: number,
+    rset: boolean,
+    size: number,
+  ): Buffer {
+    const key = `bdat:${caps.size >= 0}:${rset}`;
+    const cached = this.simple ? this.envelopes.get(key) : undefined;
+    if (cached) return cached;
+    const lines = this.envelopeLines(caps, seq, cls, size).slice(0, -1);
+    const text = `${rset ? `RSET${CRLF}` : ""}${lines.join("")}BDAT ${size} LAST${CRLF}`;
+    const buf = Buffer.from(text, "latin1");
+    if (this.simple) this.envelopes.set(key, buf);
+    return buf;
   }
 
   private tail(c: ClassWire, after: After, caps: Capabilities): Buffer {

@@ -28,6 +28,8 @@ export interface Timeouts {
   readonly dot: number;
   readonly rset: number;
   readonly quit: number;
+  /** BDAT … LAST to its reply. */
+  readonly bdat: number;
   /** STARTTLS command to its 220. */
   readonly starttls: number;
   /** The TLS handshake itself. */
@@ -46,6 +48,7 @@ export const DEFAULT_TIMEOUTS: Timeouts = Object.freeze({
   dot: 60_000,
   rset: 30_000,
   quit: 10_000,
+  bdat: 60_000,
   starttls: 30_000,
   tls: 30_000,
   auth: 30_000,
@@ -80,6 +83,10 @@ export interface RunConfig {
   readonly tlsVerify: boolean;
   /** SNI and the name checked with --tls-verify; default: the target host. */
   readonly tlsServername: string | null;
+  /** Send with BDAT (RFC 3030) when CHUNKING and PIPELINING are offered: whole transactions pipelined. */
+  readonly chunking: boolean;
+  /** With BDAT: transactions in flight per session. */
+  readonly window: number;
   /** AUTH (RFC 4954) after EHLO (and after STARTTLS), or null. */
   readonly auth: {
     readonly user: string;
@@ -118,6 +125,8 @@ export interface RunConfig {
 
 /** Options as the CLI (or a plan file, later) hands them over: unchecked. */
 export interface RawRunOptions extends RawLoadOptions {
+  chunking?: unknown;
+  window?: unknown;
   starttls?: unknown;
   tlsOnConnect?: unknown;
   tlsVerify?: unknown;
@@ -202,6 +211,9 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
     target,
     classes,
     tls: raw.tlsOnConnect ? "implicit" : raw.starttls ? "starttls" : "none",
+    chunking: Boolean(raw.chunking),
+    // The window's slot numbers travel in a byte of the pending-reply ring.
+    window: parseCount("--window", raw.window ?? 8, 1, 200),
     tlsVerify: Boolean(raw.tlsVerify),
     tlsServername:
       raw.tlsServername === undefined ? null : parseLine("--tls-servername", raw.tlsServername),

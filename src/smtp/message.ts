@@ -39,6 +39,27 @@ export function dotStuff(raw: Buffer): Buffer {
   return Buffer.from(out.subarray(0, o));
 }
 
+/**
+ * Undoes dot-stuffing (RFC 5321 §4.5.2): content sent with BDAT (RFC 3030) goes as it is, so a
+ * line that starts with ".." loses its first dot. Input lines end with CRLF.
+ */
+export function unstuff(stuffed: Buffer): Buffer {
+  if (stuffed.indexOf("\r\n.") === -1 && stuffed[0] !== DOT) return stuffed;
+  const out = Buffer.allocUnsafe(stuffed.length);
+  let o = 0;
+  let lineStart = true;
+  for (let i = 0; i < stuffed.length; i++) {
+    const c = stuffed[i];
+    if (lineStart && c === DOT) {
+      lineStart = false;
+      continue; // the stuffed dot
+    }
+    out[o++] = c;
+    lineStart = c === LF;
+  }
+  return out.subarray(0, o);
+}
+
 const BODY_COLUMNS = 76;
 // No "." anywhere: the filler drifts across line starts, and a line starting with a dot would
 // need stuffing (RFC 5321 §4.5.2) that the shared body is built without.

@@ -25,7 +25,8 @@ export type Phase =
   | "quit"
   | "starttls"
   | "tls"
-  | "auth";
+  | "auth"
+  | "bdat";
 
 export type Mode = "reuse" | "per-message";
 

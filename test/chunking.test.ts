@@ -1,0 +1,101 @@
+/**
+ * BDAT (RFC 3030) with whole transactions pipelined: counts at the sink, content exact on the
+ * wire, refusals counted in the bdat phase, and DATA where CHUNKING is not offered.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { type SinkOptions, startSink } from "../src/sink/index.js";
+import { dotStuff, unstuff } from "../src/smtp/message.js";
+import { errorCount, runClient } from "./helpers/run-client.js";
+import { startScriptedServer } from "./helpers/scripted-server.js";
+
+async function withSink<T>(
+  options: Partial<SinkOptions>,
+  body: (target: string, sink: Awaited<ReturnType<typeof startSink>>) => Promise<T>,
+) {
+  const sink = await startSink({ listen: ["127.0.0.1:0"], starttls: false, ...options });
+  try {
+    const { host, port } = sink.addresses[0];
+    return await body(`${host}:${port}`, sink);
+  } finally {
+    await sink.close();
+  }
+}
+
+describe("BDAT", () => {
+  test("unstuff undoes dotStuff", () => {
+    for (const text of ["a\r\n.b\r\n", ".x\r\n..y\r\nz\r\n", "plain\r\n", ".\r\n"]) {
+      const raw = Buffer.from(text, "latin1");
+      assert.deepEqual(unstuff(dotStuff(raw)), raw, JSON.stringify(text));
+    }
+  });
+
+  for (const mode of ["reuse", "per-message"] as const) {
+    test(`${mode}: every transaction pipelined with BDAT, counted by the sink`, async () => {
+      await withSink({}, async (target, sink) => {
+        const lines: string[] = [];
+        const result = await runClient(
+          target,
+          { sessions: 3, messages: 300, chunking: true, mode, window: 4 },
+          (line) => lines.push(line),
+        );
+        assert.equal(result.messages.accepted, 300);
+        assert.equal(sink.stats().messagesAccepted, 300);
+        assert.equal(result.latency.transactionMs.count, 300);
+        assert.ok(
+          lines.some((l) => /^> BDAT \d+ LAST$/.test(l)),
+          "BDAT was used",
+        );
+        assert.ok(!lines.some((l) => l === "> DATA"), "DATA was not");
+      });
+    });
+  }
+
+  test("file content goes unstuffed and arrives exactly as written", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mailvolley-bdat-"));
+    const eml = join(dir, "m.eml");
+    writeFileSync(eml, "Subject: dots\r\n\r\n.one dot\r\n..two dots\r\n.\r\nend\r\n");
+    const dump = join(dir, "dump");
+    await withSink({ dump }, async (target) => {
+      const result = await runClient(target, {
+        sessions: 1,
+        messages: 2,
+        chunking: true,
+        file: eml,
+      });
+      assert.equal(result.messages.accepted, 2);
+    });
+    for (const name of readdirSync(dump)) {
+      const text = readFileSync(join(dump, name), "latin1");
+      assert.ok(text.endsWith("Subject: dots\r\n\r\n.one dot\r\n..two dots\r\n.\r\nend\r\n"), text);
+    }
+  });
+
+  test("a refused BDAT rejects that message; the window goes on", async () => {
+    await withSink({ faults: ["bdat:554:every=3"] }, async (target) => {
+      const result = await runClient(target, { sessions: 1, messages: 30, chunking: true });
+      assert.equal(result.messages.rejected, 10);
+      assert.equal(result.messages.accepted, 20);
+      assert.equal(errorCount(result, "554", "bdat"), 10);
+      assert.equal(result.connections.opened, 1);
+    });
+  });
+
+  test("without CHUNKING offered, --chunking falls back to DATA", async () => {
+    const server = await startScriptedServer({});
+    try {
+      const result = await runClient(`127.0.0.1:${server.port}`, {
+        sessions: 1,
+        messages: 3,
+        chunking: true,
+      });
+      assert.equal(result.messages.accepted, 3);
+      assert.ok(!server.connections[0].commands.some((l) => l.startsWith("BDAT")));
+    } finally {
+      await server.close();
+    }
+  });
+});
