@@ -130,7 +130,7 @@ export function runOptions<T>(yargs: Argv<T>) {
     })
     .option("workers", {
       type: "string",
-      describe: "Worker threads the sessions are spread over (1: main thread) [cores]",
+      describe: "Worker threads the sessions are spread over (1: main thread) [cores - 1]",
     })
     .option("chunking", {
       type: "boolean",
