@@ -189,6 +189,10 @@ describe("classes and files on the wire", () => {
       const rows = Object.fromEntries(result.classes.map((c) => [c.name, c]));
       assert.equal(rows.bulk.accepted, 150);
       assert.equal(rows.vip.accepted, 50);
+      // Per-class phase histograms: every message's envelope and data phase, in its class.
+      assert.equal(rows.bulk.envelopeMs?.count, 150);
+      assert.equal(rows.vip.dataMs?.count, 50);
+      assert.equal(result.latency.envelopeMs.count, 200);
     } finally {
       await server.close();
     }

@@ -421,7 +421,7 @@ export class Session {
 
   private onData(tx: Transaction, code: number, lines: string[] | null): void {
     if (code === 354) {
-      this.host.stats.record("envelope", this.phaseSince - tx.startMs);
+      this.host.stats.recordPhase(tx.cls, "envelope", this.phaseSince - tx.startMs);
       if (tx.verdict === Verdict.Open) {
         this.sendMessage(tx);
       } else {
@@ -443,7 +443,7 @@ export class Session {
         const latency = this.phaseSince - tx.intendedMs;
         this.host.stats.record("transaction", latency);
         this.host.stats.record("transactionUncorrected", this.phaseSince - tx.startMs);
-        this.host.stats.record("data", this.phaseSince - tx.dataSentAt);
+        this.host.stats.recordPhase(tx.cls, "data", this.phaseSince - tx.dataSentAt);
         this.txs.settle(tx, "accepted", this.phaseSince, latency);
       } else {
         this.txs.reject(tx, code, lines, "dot", this.phaseSince);
@@ -571,7 +571,7 @@ export class Session {
         const latency = this.phaseSince - tx.intendedMs;
         this.host.stats.record("transaction", latency);
         this.host.stats.record("transactionUncorrected", this.phaseSince - tx.startMs);
-        this.host.stats.record("data", this.phaseSince - tx.dataSentAt);
+        this.host.stats.recordPhase(tx.cls, "data", this.phaseSince - tx.dataSentAt);
         this.txs.settle(tx, "accepted", this.phaseSince, latency);
       } else {
         this.txs.reject(tx, code, lines, "bdat", this.phaseSince);

@@ -77,7 +77,13 @@ export interface ClassSnapshot {
   failed: number;
   /** Encoded HDR histogram of transaction latency, accepted messages only, µs. */
   histogram: string;
+  /** Encoded per-class phase histograms (envelope, data), µs; absent in old snapshots. */
+  phases?: Partial<Record<ClassPhase, string>>;
 }
+
+/** The phases that belong to one message, and so to its class. */
+export const CLASS_PHASES = ["envelope", "data"] as const;
+export type ClassPhase = (typeof CLASS_PHASES)[number];
 
 /** What a worker (or the in-process run) hands back: plain data, safe to post between threads. */
 export interface StatsSnapshot {
@@ -114,6 +120,7 @@ export class RunStats {
   private readonly errorClassCounts: number[] = ERROR_CLASSES.map(() => 0);
   private readonly classOutcomes: { accepted: number; rejected: number; failed: number }[];
   private readonly classHistograms: Histogram[];
+  private readonly classPhaseHistograms: Record<ClassPhase, Histogram>[];
   private readonly series: SeriesRecorder;
   firstEventMs = 0;
   lastEventMs = 0;
@@ -130,6 +137,10 @@ export class RunStats {
     for (const name of HISTOGRAM_NAMES) this.histograms[name] = newHistogram();
     this.classOutcomes = classNames.map(() => ({ accepted: 0, rejected: 0, failed: 0 }));
     this.classHistograms = classNames.map(() => newHistogram());
+    this.classPhaseHistograms = classNames.map(() => ({
+      envelope: newHistogram(),
+      data: newHistogram(),
+    }));
     this.series = new SeriesRecorder(intervalMs, newHistogram());
   }
 
@@ -150,6 +161,13 @@ export class RunStats {
     if (outcome === "accepted") {
       this.classHistograms[classIndex].recordValue(Math.max(Math.round(transactionMs * 1000), 1));
     }
+  }
+
+  /** Records a message phase's latency (ms) both for the run and for the message's class. */
+  recordPhase(classIndex: number, phase: ClassPhase, ms: number): void {
+    const us = Math.max(Math.round(ms * 1000), 1);
+    this.histograms[phase].recordValue(us);
+    this.classPhaseHistograms[classIndex][phase].recordValue(us);
   }
 
   /**
@@ -201,6 +219,10 @@ export class RunStats {
         name,
         ...this.classOutcomes[i],
         histogram: hdr.encodeIntoCompressedBase64(this.classHistograms[i]),
+        phases: {
+          envelope: hdr.encodeIntoCompressedBase64(this.classPhaseHistograms[i].envelope),
+          data: hdr.encodeIntoCompressedBase64(this.classPhaseHistograms[i].data),
+        },
       })),
       series: this.series.snapshot(),
     };
@@ -250,7 +272,8 @@ export function mergeSnapshots(parts: readonly StatsSnapshot[]): StatsSnapshot {
 
 /** Classes merge by name, in order of first appearance. */
 function mergeClasses(parts: readonly StatsSnapshot[]): ClassSnapshot[] {
-  const byName = new Map<string, { snap: ClassSnapshot; histogram: Histogram }>();
+  type Entry = { snap: ClassSnapshot; histogram: Histogram; phases: Record<ClassPhase, Histogram> };
+  const byName = new Map<string, Entry>();
   for (const part of parts) {
     for (const c of part.classes ?? []) {
       let entry = byName.get(c.name);
@@ -258,6 +281,7 @@ function mergeClasses(parts: readonly StatsSnapshot[]): ClassSnapshot[] {
         entry = {
           snap: { name: c.name, accepted: 0, rejected: 0, failed: 0, histogram: "" },
           histogram: newHistogram(),
+          phases: { envelope: newHistogram(), data: newHistogram() },
         };
         byName.set(c.name, entry);
       }
@@ -265,11 +289,19 @@ function mergeClasses(parts: readonly StatsSnapshot[]): ClassSnapshot[] {
       entry.snap.rejected += c.rejected;
       entry.snap.failed += c.failed;
       entry.histogram.add(hdr.decodeFromCompressedBase64(c.histogram));
+      for (const phase of CLASS_PHASES) {
+        const encoded = c.phases?.[phase];
+        if (encoded) entry.phases[phase].add(hdr.decodeFromCompressedBase64(encoded));
+      }
     }
   }
-  return [...byName.values()].map(({ snap, histogram }) => ({
+  return [...byName.values()].map(({ snap, histogram, phases }) => ({
     ...snap,
     histogram: hdr.encodeIntoCompressedBase64(histogram),
+    phases: {
+      envelope: hdr.encodeIntoCompressedBase64(phases.envelope),
+      data: hdr.encodeIntoCompressedBase64(phases.data),
+    },
   }));
 }
 

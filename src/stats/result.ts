@@ -80,6 +80,10 @@ export interface ClassResult {
   errorPercent: number;
   /** Transaction latency (MAIL to the final reply), accepted messages only. */
   transactionMs: LatencySummary;
+  /** The class's envelope phase (MAIL to the 354), as latency.envelopeMs; absent for "all". */
+  envelopeMs?: LatencySummary;
+  /** The class's data phase (content to the final reply), as latency.dataMs; absent for "all". */
+  dataMs?: LatencySummary;
   /** accepted / elapsedSeconds (the whole run's elapsed time). */
   messagesPerSecond: number;
   /**

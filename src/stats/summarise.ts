@@ -112,6 +112,9 @@ function summariseClass(
     const tolerable = fractionAtOrBelow(cls.histogram, apdex.toleratingMs) * cls.accepted;
     score = round((satisfied + (tolerable - satisfied) / 2) / attempted, 3);
   }
+  const phases: Partial<ClassResult> = {};
+  if (cls.phases?.envelope) phases.envelopeMs = summariseHistogram(cls.phases.envelope);
+  if (cls.phases?.data) phases.dataMs = summariseHistogram(cls.phases.data);
   return {
     name: cls.name,
     attempted,
@@ -122,6 +125,7 @@ function summariseClass(
     transactionMs: summariseHistogram(cls.histogram),
     messagesPerSecond: elapsedSeconds > 0 ? round(cls.accepted / elapsedSeconds, 1) : 0,
     apdex: score,
+    ...phases,
   };
 }
 
