@@ -116,6 +116,7 @@ const PLAN_KEYS = new Set([
   "reconnectDelay",
   "workers",
   "interval",
+  "lmtp",
   "chunking",
   "window",
   "starttls",

@@ -132,6 +132,10 @@ export function runOptions<T>(yargs: Argv<T>) {
       type: "string",
       describe: "Worker threads the sessions are spread over (1: main thread) [cores - 1]",
     })
+    .option("lmtp", {
+      type: "boolean",
+      describe: "Speak LMTP (RFC 2033): LHLO, one reply per accepted recipient after the data",
+    })
     .option("chunking", {
       type: "boolean",
       describe:
@@ -231,6 +235,7 @@ export function rawRunOptions(argv: RunArgv): RawRunOptions {
     reconnectDelay: argv.reconnectDelay,
     workers: argv.workers,
     interval: argv.interval,
+    lmtp: argv.lmtp,
     chunking: argv.chunking,
     window: argv.window,
     starttls: argv.starttls,

@@ -184,7 +184,9 @@ export class Session {
   private greet(now: number): void {
     this.parser.captureText = true;
     this.ehloSentAt = now;
-    this.command(`EHLO ${this.host.config.helo}${CRLF}`, Expect.Ehlo, 0);
+    // RFC 2033 §4.1: LMTP greets with LHLO; its reply is read like EHLO's.
+    const verb = this.host.config.lmtp ? "LHLO" : "EHLO";
+    this.command(`${verb} ${this.host.config.helo}${CRLF}`, Expect.Ehlo, 0);
   }
 
   /** Called by the run's sweeper; a reached timeout is a counted outcome of its phase. */
@@ -301,7 +303,7 @@ export class Session {
       this.secureOrStart();
       return;
     }
-    if (kind === Expect.Ehlo && code >= 500) {
+    if (kind === Expect.Ehlo && code >= 500 && !this.host.config.lmtp) {
       // RFC 5321 §4.1.4: a server that does not know EHLO still knows HELO.
       this.parser.captureText = true;
       this.command(`HELO ${this.host.config.helo}${CRLF}`, Expect.Helo, 0);
@@ -438,6 +440,10 @@ export class Session {
   }
 
   private onDot(tx: Transaction, code: number, lines: string[] | null): void {
+    if (this.host.config.lmtp && !tx.voided) {
+      if (!this.lmtpReply(tx, code, lines)) return;
+      code = 250; // a recipient took it; the others' refusals are counted already
+    }
     if (!tx.voided) {
       if (code < 300) {
         const latency = this.phaseSince - tx.intendedMs;
@@ -450,6 +456,29 @@ export class Session {
       }
     }
     if (this.pending.count === 0) this.afterMessage();
+  }
+
+  /**
+   * LMTP (RFC 2033 §4.2): one reply per accepted recipient after the data. Refused recipients
+   * are counted in the error table; returns true on the last reply, with `code` turned into the
+   * message's verdict: accepted when any recipient took it.
+   */
+  private lmtpReply(tx: Transaction, code: number, lines: string[] | null): boolean {
+    tx.dotReplies++;
+    if (code < 300) tx.dotOk++;
+    else recordReply(this.host.stats, code, lines, "dot");
+    if (tx.dotReplies < this.dotRepliesOf(tx)) return false;
+    if (tx.dotOk === 0) {
+      this.txs.settle(tx, "rejected", this.phaseSince);
+      if (this.pending.count === 0) this.afterMessage();
+      return false;
+    }
+    return true;
+  }
+
+  /** Replies the final dot gets: one (SMTP), or one per accepted recipient (LMTP). */
+  private dotRepliesOf(tx: Transaction): number {
+    return this.host.config.lmtp && !tx.voided ? tx.rcptOk : 1;
   }
 
   /** The last transaction is done and nothing is in flight: pause (-w/-R) or go on. */
@@ -605,7 +634,9 @@ export class Session {
     const epochMs = performance.timeOrigin + now;
     const message = wire.message(tx.seq, tx.cls, epochMs, after, this.caps, tx.content);
     tx.content = null;
-    this.pending.push(Expect.Dot, tx.slot);
+    for (let replies = this.dotRepliesOf(tx); replies > 0; replies--) {
+      this.pending.push(Expect.Dot, tx.slot);
+    }
     if (after === After.Envelope) {
       const nextTx = this.newTransaction(next, now);
       if (wire.simple) {

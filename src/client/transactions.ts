@@ -32,6 +32,9 @@ export interface Transaction {
   size: number;
   rcptReplies: number;
   rcptOk: number;
+  /** LMTP (RFC 2033): replies after the data so far, one per accepted recipient, and the 2xx ones. */
+  dotReplies: number;
+  dotOk: number;
   verdict: Verdict;
   /** The 354 came although the transaction had failed: only an empty message was sent. */
   voided: boolean;
@@ -67,6 +70,8 @@ export class TransactionRing {
         size: 0,
         rcptReplies: 0,
         rcptOk: 0,
+        dotReplies: 0,
+        dotOk: 0,
         verdict: Verdict.Counted,
         voided: false,
       });
@@ -85,6 +90,8 @@ export class TransactionRing {
     tx.intendedMs = Number.isNaN(intendedMs) ? now : intendedMs;
     tx.rcptReplies = 0;
     tx.rcptOk = 0;
+    tx.dotReplies = 0;
+    tx.dotOk = 0;
     tx.verdict = Verdict.Open;
     tx.voided = false;
     const { wire } = this;

@@ -83,6 +83,8 @@ export interface RunConfig {
   readonly tlsVerify: boolean;
   /** SNI and the name checked with --tls-verify; default: the target host. */
   readonly tlsServername: string | null;
+  /** Speak LMTP (RFC 2033): LHLO, and one reply per accepted recipient after the data. */
+  readonly lmtp: boolean;
   /** Send with BDAT (RFC 3030) when CHUNKING and PIPELINING are offered: whole transactions pipelined. */
   readonly chunking: boolean;
   /** With BDAT: transactions in flight per session. */
@@ -125,6 +127,7 @@ export interface RunConfig {
 
 /** Options as the CLI (or a plan file, later) hands them over: unchecked. */
 export interface RawRunOptions extends RawLoadOptions {
+  lmtp?: unknown;
   chunking?: unknown;
   window?: unknown;
   starttls?: unknown;
@@ -201,6 +204,11 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
       : parseCount("--messages", raw.messages ?? 10_000, 1);
   const classes = buildClasses(raw);
   const sizes = parseSizes(String(raw.size ?? "1024"));
+  if (raw.lmtp && raw.chunking) {
+    // With BDAT the replies to a pipelined transaction's data would depend on RCPT replies that
+    // have not arrived when it is written; LMTP here speaks DATA.
+    throw new ConfigError("--chunking", "not with --lmtp; LMTP sessions use DATA");
+  }
   if (raw.starttls && raw.tlsOnConnect) {
     throw new ConfigError(
       "--tls-on-connect",
@@ -211,6 +219,7 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
     target,
     classes,
     tls: raw.tlsOnConnect ? "implicit" : raw.starttls ? "starttls" : "none",
+    lmtp: Boolean(raw.lmtp),
     chunking: Boolean(raw.chunking),
     // The window's slot numbers travel in a byte of the pending-reply ring.
     window: parseCount("--window", raw.window ?? 8, 1, 200),

@@ -59,6 +59,7 @@ export async function executeRun(
   // The sink offers what the run asks for, and no more: its certificate costs startup.
   const sink = await startSink({
     starttls: config.tls === "starttls",
+    lmtp: config.lmtp,
     auth: config.auth ? `${config.auth.user}:${config.auth.pass}` : undefined,
     ...extras.sink,
     listen: [config.tls === "implicit" ? "tls://127.0.0.1:0" : "127.0.0.1:0"],
