@@ -116,6 +116,7 @@ const PLAN_KEYS = new Set([
   "reconnectDelay",
   "workers",
   "interval",
+  "source",
   "lmtp",
   "chunking",
   "window",

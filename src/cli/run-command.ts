@@ -132,6 +132,11 @@ export function runOptions<T>(yargs: Argv<T>) {
       type: "string",
       describe: "Worker threads the sessions are spread over (1: main thread) [cores - 1]",
     })
+    .option("source", {
+      type: "string",
+      array: true,
+      describe: "Local addresses to connect from, in turn per session (a,b or 127.0.0.2-127.0.0.9)",
+    })
     .option("lmtp", {
       type: "boolean",
       describe: "Speak LMTP (RFC 2033): LHLO, one reply per accepted recipient after the data",
@@ -235,6 +240,7 @@ export function rawRunOptions(argv: RunArgv): RawRunOptions {
     reconnectDelay: argv.reconnectDelay,
     workers: argv.workers,
     interval: argv.interval,
+    source: argv.source,
     lmtp: argv.lmtp,
     chunking: argv.chunking,
     window: argv.window,

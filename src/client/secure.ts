@@ -14,13 +14,22 @@ import { openConnection } from "./transport.js";
  * The connection a session starts with. Plain sessions read through the shared buffer; sessions
  * that will speak TLS use the stream interface, which node:tls needs to take the socket over.
  */
-export function openTransport(config: RunConfig, onBytes: (chunk: Buffer) => void): net.Socket {
+export function openTransport(
+  config: RunConfig,
+  onBytes: (chunk: Buffer) => void,
+  localAddress?: string,
+): net.Socket {
   const target = config.target!;
-  if (config.tls === "none") return openConnection(target, onBytes);
+  if (config.tls === "none") return openConnection(target, onBytes, localAddress);
   const socket =
     config.tls === "implicit"
-      ? tls.connect({ ...tcpOrPath(target), ...tlsOptions(config) })
-      : openConnection(target, null);
+      ? // node:tls hands localAddress on to net.connect; its type does not list it.
+        tls.connect({
+          ...tcpOrPath(target),
+          ...tlsOptions(config),
+          localAddress,
+        } as tls.ConnectionOptions)
+      : openConnection(target, null, localAddress);
   socket.setNoDelay(true);
   socket.on("data", onBytes);
   return socket;

@@ -133,7 +133,10 @@ export class Session {
     this.openedAt = this.phaseSince;
     stats.counters.connectionsOpened++;
     stats.touch(performance.timeOrigin + this.phaseSince);
-    this.socket = openTransport(config, this.onBytes);
+    // Many source addresses: sessions take them in turn, as a sender with several IPs would.
+    const sources = config.sourceAddresses;
+    const local = sources.length > 0 ? sources[id % sources.length] : undefined;
+    this.socket = openTransport(config, this.onBytes, local);
     this.socket.on("connect", () => this.onConnect());
     if (config.tls === "implicit") this.socket.on("secureConnect", () => this.onSecure());
     this.socket.on("error", (err: NodeJS.ErrnoException) => this.onSocketError(err));

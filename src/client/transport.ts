@@ -20,6 +20,7 @@ const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 export function openConnection(
   target: Target,
   onBytes: ((chunk: Buffer) => void) | null,
+  localAddress?: string,
 ): net.Socket {
   const onread = onBytes
     ? {
@@ -34,7 +35,7 @@ export function openConnection(
   const socket =
     target.kind === "unix"
       ? net.connect({ path: target.path, onread })
-      : net.connect({ host: target.host, port: target.port, onread });
+      : net.connect({ host: target.host, port: target.port, onread, localAddress });
   // Pipelined groups are written whole; Nagle would only add delay between them.
   socket.setNoDelay(true);
   return socket;

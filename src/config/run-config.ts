@@ -2,6 +2,7 @@
  * The checked, frozen configuration of `mailvolley run`. Core modules see only this, never argv.
  */
 import { randomBytes } from "node:crypto";
+import { isIP } from "node:net";
 import { availableParallelism } from "node:os";
 import type { Mode } from "../stats/result.js";
 import { type LoadModel, parseLoadModel, type RawLoadOptions } from "./load-model.js";
@@ -83,6 +84,8 @@ export interface RunConfig {
   readonly tlsVerify: boolean;
   /** SNI and the name checked with --tls-verify; default: the target host. */
   readonly tlsServername: string | null;
+  /** Local addresses the connections come from, in turn per session; empty: the system's choice. */
+  readonly sourceAddresses: readonly string[];
   /** Speak LMTP (RFC 2033): LHLO, and one reply per accepted recipient after the data. */
   readonly lmtp: boolean;
   /** Send with BDAT (RFC 3030) when CHUNKING and PIPELINING are offered: whole transactions pipelined. */
@@ -127,6 +130,7 @@ export interface RunConfig {
 
 /** Options as the CLI (or a plan file, later) hands them over: unchecked. */
 export interface RawRunOptions extends RawLoadOptions {
+  source?: unknown;
   lmtp?: unknown;
   chunking?: unknown;
   window?: unknown;
@@ -219,6 +223,7 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
     target,
     classes,
     tls: raw.tlsOnConnect ? "implicit" : raw.starttls ? "starttls" : "none",
+    sourceAddresses: parseSources(raw.source),
     lmtp: Boolean(raw.lmtp),
     chunking: Boolean(raw.chunking),
     // The window's slot numbers travel in a byte of the pending-reply ring.
@@ -399,4 +404,36 @@ function parseAuth(raw: unknown, mechanism: unknown): RunConfig["auth"] {
  */
 export function defaultWorkers(): number {
   return Math.max(1, availableParallelism() - 1);
+}
+
+/**
+ * `--source 127.0.0.2,127.0.0.3` or `127.0.0.2-127.0.0.9` (IPv4 ranges in the last octet), or
+ * repeated: the local addresses connections come from.
+ */
+function parseSources(raw: unknown): string[] {
+  if (raw === undefined) return [];
+  const parts = (Array.isArray(raw) ? raw : [raw]).flatMap((r) => String(r).split(","));
+  const out: string[] = [];
+  for (const part of parts.map((p) => p.trim()).filter(Boolean)) {
+    const range = /^(\d+\.\d+\.\d+\.)(\d+)-(?:\d+\.\d+\.\d+\.)?(\d+)$/.exec(part);
+    if (range) {
+      const [first, last] = [Number(range[2]), Number(range[3])];
+      if (first > last || last > 255) {
+        throw new ConfigError(
+          "--source",
+          `"${part}" is not a range; give e.g. 127.0.0.2-127.0.0.9`,
+        );
+      }
+      for (let n = first; n <= last; n++) out.push(`${range[1]}${n}`);
+      continue;
+    }
+    if (isIP(part) === 0) {
+      throw new ConfigError(
+        "--source",
+        `"${part}" is not an IP address; give e.g. 192.0.2.10,192.0.2.11`,
+      );
+    }
+    out.push(part);
+  }
+  return out;
 }
