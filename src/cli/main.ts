@@ -8,6 +8,7 @@ import { hideBin } from "yargs/helpers";
 import { ConfigError } from "../config/parse.js";
 import { SourceError } from "../sources/source.js";
 import { compareCommand } from "./compare-command.js";
+import { mergeCommand } from "./merge-command.js";
 import { reportCommand } from "./report-command.js";
 import { runCommand } from "./run-command.js";
 import { sinkCommand } from "./sink-command.js";
@@ -50,7 +51,8 @@ export async function main(args: string[]): Promise<void> {
     .command(sinkCommand)
     .command(compareCommand)
     .command(reportCommand)
-    .demandCommand(1, "name a command: run, compare, report or sink (see --help)")
+    .command(mergeCommand)
+    .demandCommand(1, "name a command: run, compare, report, merge or sink (see --help)")
     .strict()
     .version(version())
     .help()

@@ -35,6 +35,11 @@ export function newHistogram(): Histogram {
   });
 }
 
+/** An empty histogram, encoded (a figure a saved result lacks). */
+export function newHistogramEncoded(): string {
+  return hdr.encodeIntoCompressedBase64(newHistogram());
+}
+
 export interface Counters {
   attempted: number;
   accepted: number;

@@ -1,0 +1,56 @@
+/**
+ * `mailvolley merge shard1.json shard2.json … [--json out.json] [--html out.html]`: one result
+ * from a run sharded across machines, as if one generator had sent it all.
+ */
+import { writeFileSync } from "node:fs";
+import type { ArgumentsCamelCase, Argv } from "yargs";
+import { ConfigError } from "../config/parse.js";
+import { renderHtml } from "../report/html.js";
+import { renderJson } from "../report/json.js";
+import { renderSummary } from "../report/terminal.js";
+import { mergeResults } from "../stats/merge-results.js";
+import type { Result } from "../stats/result.js";
+import { readResultFile } from "./report-command.js";
+
+type MergeArgv = ArgumentsCamelCase<Record<string, unknown>>;
+
+export const mergeCommand = {
+  command: "merge <results..>",
+  describe: "Merge the JSON results of a run sharded across machines into one",
+  builder: (yargs: Argv) =>
+    yargs
+      .positional("results", { type: "string", array: true, describe: "JSON results (--json)" })
+      .option("json", {
+        type: "string",
+        describe: "Write the merged JSON result to FILE (- for stdout)",
+      })
+      .option("html", { type: "string", describe: "Write the merged HTML report to FILE" })
+      .option("quiet", { alias: "q", type: "boolean", describe: "Print no summary" }),
+  handler: (argv: MergeArgv) => {
+    const files = (argv.results as string[]) ?? [];
+    if (files.length < 2) throw new ConfigError("merge", "give at least two result files");
+    const shards: Result[] = files.flatMap((file) => {
+      const runs = readResultFile(file);
+      if (runs.length !== 1) {
+        throw new ConfigError("merge", `"${file}" holds a compare (two runs); merge single runs`);
+      }
+      return runs;
+    });
+    let merged: Result;
+    try {
+      merged = mergeResults(shards);
+    } catch (error) {
+      throw new ConfigError("merge", (error as Error).message);
+    }
+    const toStdout = argv.json === "-";
+    if (!argv.quiet) {
+      const stream = toStdout ? process.stderr : process.stdout;
+      stream.write(renderSummary(merged, { color: Boolean(stream.isTTY) }));
+    }
+    if (argv.html !== undefined) writeFileSync(String(argv.html), renderHtml([merged]));
+    if (argv.json !== undefined) {
+      if (toStdout) process.stdout.write(renderJson(merged));
+      else writeFileSync(String(argv.json), renderJson(merged));
+    }
+  },
+};

@@ -1,0 +1,84 @@
+/**
+ * Runs sharded across machines, merged: each shard's saved Result carries its counters, error
+ * rows and encoded histograms, so the shards merge as if one generator had counted everything.
+ */
+import {
+  HISTOGRAM_NAMES,
+  type HistogramName,
+  mergeSnapshots,
+  newHistogramEncoded,
+  type StatsSnapshot,
+} from "./collector.js";
+import type { Result } from "./result.js";
+import { buildResult, seriesSnapshot } from "./summarise.js";
+
+/** A saved Result turned back into the snapshot it was summarised from. */
+export function snapshotOfResult(r: Result): StatsSnapshot {
+  const empty = newHistogramEncoded();
+  const histograms = {} as Record<HistogramName, string>;
+  for (const name of HISTOGRAM_NAMES) histograms[name] = r.histograms[name] ?? empty;
+  const first = Date.parse(r.startedAt);
+  return {
+    counters: {
+      attempted: r.messages.attempted,
+      accepted: r.messages.accepted,
+      rejected: r.messages.rejected,
+      failed: r.messages.failed,
+      dropped: r.messages.dropped ?? 0,
+      rcptAttempted: r.recipients.attempted,
+      rcptAccepted: r.recipients.accepted,
+      rcptRejected: r.recipients.rejected,
+      connectionsOpened: r.connections.opened,
+      connectionsEstablished: r.connections.established,
+      connectionsRefused: r.connections.refused,
+    },
+    errors: r.errors.map(({ reply, enhanced, phase, text, count }) => ({
+      reply,
+      enhanced,
+      phase,
+      text,
+      count,
+    })),
+    histograms,
+    firstEventMs: first,
+    lastEventMs: first + r.elapsedSeconds * 1000,
+    classes: (r.classes ?? []).map((c) => ({
+      name: c.name,
+      accepted: c.accepted,
+      rejected: c.rejected,
+      failed: c.failed,
+      histogram: r.histograms[`class:${c.name}`] ?? empty,
+    })),
+    series: seriesSnapshot(r.series ?? { intervalMs: 1000, points: [] }),
+  };
+}
+
+/**
+ * One Result from several shards of the same run: counts add, histograms and error rows merge,
+ * the time series aligns on epoch time, elapsed time spans the earliest start to the latest end.
+ * The shards must share mode and series interval.
+ */
+export function mergeResults(shards: readonly Result[]): Result {
+  const modes = new Set(shards.map((r) => r.mode));
+  if (modes.size > 1) throw new Error(`shards of different modes: ${[...modes].join(", ")}`);
+  const intervals = new Set(shards.map((r) => r.series?.intervalMs ?? 1000));
+  if (intervals.size > 1) {
+    throw new Error(`shards with different series intervals: ${[...intervals].join(", ")} ms`);
+  }
+  const merged = mergeSnapshots(shards.map(snapshotOfResult));
+  const unique = (values: string[]) => [...new Set(values)].join(",");
+  const result = buildResult(merged, {
+    mode: shards[0].mode,
+    target: unique(shards.map((r) => r.target)),
+    runId: unique(shards.map((r) => r.runId)),
+    sessions: shards.reduce((n, r) => n + r.sessions, 0),
+    apdexMs: shards[0].apdex?.satisfiedMs,
+  });
+  if (shards.every((r) => r.sink)) {
+    result.sink = {
+      messagesAccepted: shards.reduce((n, r) => n + (r.sink?.messagesAccepted ?? 0), 0),
+      sessions: shards.reduce((n, r) => n + (r.sink?.sessions ?? 0), 0),
+    };
+  }
+  return result;
+}
