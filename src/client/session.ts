@@ -448,15 +448,8 @@ export class Session {
       code = 250; // a recipient took it; the others' refusals are counted already
     }
     if (!tx.voided) {
-      if (code < 300) {
-        const latency = this.phaseSince - tx.intendedMs;
-        this.host.stats.record("transaction", latency);
-        this.host.stats.record("transactionUncorrected", this.phaseSince - tx.startMs);
-        this.host.stats.recordPhase(tx.cls, "data", this.phaseSince - tx.dataSentAt);
-        this.txs.settle(tx, "accepted", this.phaseSince, latency);
-      } else {
-        this.txs.reject(tx, code, lines, "dot", this.phaseSince);
-      }
+      if (code < 300) this.accept(tx);
+      else this.txs.reject(tx, code, lines, "dot", this.phaseSince);
     }
     if (this.pending.count === 0) this.afterMessage();
   }
@@ -482,6 +475,15 @@ export class Session {
   /** Replies the final dot gets: one (SMTP), or one per accepted recipient (LMTP). */
   private dotRepliesOf(tx: Transaction): number {
     return this.host.config.lmtp && !tx.voided ? tx.rcptOk : 1;
+  }
+
+  /** The final reply took the message: its latencies (intended and actual start) and verdict. */
+  private accept(tx: Transaction): void {
+    const latency = this.phaseSince - tx.intendedMs;
+    this.host.stats.record("transaction", latency);
+    this.host.stats.record("transactionUncorrected", this.phaseSince - tx.startMs);
+    this.host.stats.recordPhase(tx.cls, "data", this.phaseSince - tx.dataSentAt);
+    this.txs.settle(tx, "accepted", this.phaseSince, latency);
   }
 
   /** The last transaction is done and nothing is in flight: pause (-w/-R) or go on. */
@@ -589,34 +591,25 @@ export class Session {
     const epochMs = performance.timeOrigin + now;
     this.write(this.host.wire.bdatTransaction(this.caps, seq, tx.cls, rset, epochMs, tx.content));
     tx.content = null;
-    if (rset) this.pending.push(Expect.Rset, 0);
-    this.pending.push(Expect.Mail, tx.slot);
-    for (let i = 0; i < tx.recipients; i++) this.pending.push(Expect.Rcpt, tx.slot);
-    this.pending.push(Expect.Bdat, tx.slot);
+    this.pushEnvelope(tx.slot, rset, tx.recipients, Expect.Bdat);
   }
 
   /** The final reply to a BDAT transaction; a refusal earlier in it has already counted. */
   private onBdat(tx: Transaction, code: number, lines: string[] | null): void {
     this.inFlight--;
     if (tx.verdict === Verdict.Open) {
-      if (code < 300) {
-        const latency = this.phaseSince - tx.intendedMs;
-        this.host.stats.record("transaction", latency);
-        this.host.stats.record("transactionUncorrected", this.phaseSince - tx.startMs);
-        this.host.stats.recordPhase(tx.cls, "data", this.phaseSince - tx.dataSentAt);
-        this.txs.settle(tx, "accepted", this.phaseSince, latency);
-      } else {
-        this.txs.reject(tx, code, lines, "bdat", this.phaseSince);
-      }
+      if (code < 300) this.accept(tx);
+      else this.txs.reject(tx, code, lines, "bdat", this.phaseSince);
     }
     this.afterMessage();
   }
 
-  private pushEnvelope(slot: number, rset: boolean, recipients: number): void {
+  /** The replies an envelope group earns: RSET's, MAIL's, one per RCPT, then DATA's (or BDAT's). */
+  private pushEnvelope(slot: number, rset: boolean, recipients: number, last = Expect.Data): void {
     if (rset) this.pending.push(Expect.Rset, 0);
     this.pending.push(Expect.Mail, slot);
     for (let i = 0; i < recipients; i++) this.pending.push(Expect.Rcpt, slot);
-    this.pending.push(Expect.Data, slot);
+    this.pending.push(last, slot);
   }
 
   /**
