@@ -31,57 +31,87 @@ import {
 const TIMEOUT_PHASES = Object.keys(DEFAULT_TIMEOUTS) as (keyof Timeouts)[];
 
 export function runOptions<T>(yargs: Argv<T>) {
-  let y = messageOptions(yargs)
+  let y = yargs
     .option("sessions", {
       alias: "s",
       type: "string",
       describe: "Sessions (connections) at once [10]",
+      group: "Run:",
     })
-    .option("messages", { alias: "m", type: "string", describe: "Messages to send [10000]" })
-    .option("size", { alias: "l", type: "string", describe: "Body octets per message [1024]" })
-    .option("recipients", { alias: "r", type: "string", describe: "Recipients per message [1]" })
+    .option("messages", {
+      alias: "m",
+      type: "string",
+      describe: "Messages to send [10000]",
+      group: "Run:",
+    })
+    .option("size", {
+      alias: "l",
+      type: "string",
+      describe: "Body octets per message [1024]",
+      group: "Run:",
+    })
+    .option("recipients", {
+      alias: "r",
+      type: "string",
+      describe: "Recipients per message [1]",
+      group: "Run:",
+    })
     .option("from", {
       alias: "f",
       type: "string",
       describe: "Envelope sender [mailvolley@localhost]",
+      group: "Run:",
     })
-    .option("to", { alias: "t", type: "string", describe: "Recipient address [sink@localhost]" })
-    .option("subject", { alias: "S", type: "string", describe: "Subject header" })
-    .option("helo", { alias: "M", type: "string", describe: "EHLO/HELO host name" })
+    .option("to", {
+      alias: "t",
+      type: "string",
+      describe: "Recipient address [sink@localhost]",
+      group: "Run:",
+    })
+    .option("subject", { alias: "S", type: "string", describe: "Subject header", group: "Run:" })
+    .option("helo", { alias: "M", type: "string", describe: "EHLO/HELO host name", group: "Run:" })
     .option("unique-recipients", {
       alias: "N",
       type: "boolean",
       describe: "Prefix every recipient with a unique number, like smtp-source -N",
+      group: "Run:",
     })
     .option("wait", {
       alias: "w",
       type: "string",
       describe: "Pause after each message in a session (2s, 250ms)",
+      group: "Run:",
     })
     .option("random-wait", {
       alias: "R",
       type: "string",
       describe: "Pause a random time between 0 and this after each message",
+      group: "Run:",
     })
     .option("mode", {
       type: "string",
       describe: "reuse: sessions stay open; per-message: one connection a message [reuse]",
+      group: "Run:",
     })
     .option("messages-per-session", {
       type: "string",
       describe: "Reuse mode: reconnect after K messages, or a random K in LOW-HIGH [0 = no cap]",
+      group: "Run:",
     })
     .option("pipelining", {
       type: "string",
       describe: "auto: pipeline when offered; off: lock-step [auto]",
+      group: "Run:",
     })
     .option("reconnect-attempts", {
       type: "string",
       describe: "Reuse mode: failed connections in a row before a session slot gives up [5]",
+      group: "Run:",
     })
     .option("reconnect-delay", {
       type: "string",
       describe: "First backoff after a failed session [100ms]",
+      group: "Run:",
     })
     .option("duration", {
       alias: "d",
@@ -127,28 +157,34 @@ export function runOptions<T>(yargs: Argv<T>) {
     .option("interval", {
       type: "string",
       describe: "Resolution of the time series in the result (1s, 500ms, 10s) [1s]",
+      group: "Run:",
     })
     .option("workers", {
       type: "string",
       describe: "Worker threads the sessions are spread over (1: main thread) [cores - 1]",
+      group: "Run:",
     })
     .option("source", {
       type: "string",
       array: true,
       describe: "Local addresses to connect from, in turn per session (a,b or 127.0.0.2-127.0.0.9)",
+      group: "Run:",
     })
     .option("lmtp", {
       type: "boolean",
       describe: "Speak LMTP (RFC 2033): LHLO, one reply per accepted recipient after the data",
+      group: "Run:",
     })
     .option("chunking", {
       type: "boolean",
       describe:
         "Send with BDAT when CHUNKING and PIPELINING are offered: transactions back to back",
+      group: "Run:",
     })
     .option("window", {
       type: "string",
       describe: "With --chunking: BDAT transactions in flight per session [8]",
+      group: "Run:",
     })
     .option("starttls", {
       type: "boolean",
@@ -180,13 +216,18 @@ export function runOptions<T>(yargs: Argv<T>) {
       describe: "plain or login [PLAIN when offered, else LOGIN]",
       group: "TLS and AUTH:",
     })
-    .option("json", { type: "string", describe: "Write the JSON result to FILE (- for stdout)" })
+    .option("json", {
+      type: "string",
+      describe: "Write the JSON result to FILE (- for stdout)",
+      group: "Run:",
+    })
     .option("verbose", {
       alias: "v",
       type: "boolean",
       describe: "Print the first session's SMTP conversation",
+      group: "Run:",
     })
-    .option("quiet", { alias: "q", type: "boolean", describe: "Print no summary" });
+    .option("quiet", { alias: "q", type: "boolean", describe: "Print no summary", group: "Run:" });
   for (const phase of TIMEOUT_PHASES) {
     y = y.option(`timeout-${phase}`, {
       type: "string",
@@ -194,6 +235,7 @@ export function runOptions<T>(yargs: Argv<T>) {
       group: "Timeouts:",
     });
   }
+  y = messageOptions(y);
   return y;
 }
 
