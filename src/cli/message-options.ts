@@ -4,8 +4,7 @@
  */
 import type { Argv } from "yargs";
 import { ConfigError } from "../config/parse.js";
-import type { ClassSpec } from "../config/plan.js";
-import { loadPlan } from "../config/plan.js";
+import { type ClassSpec, camel, loadPlan, planFromSets } from "../config/plan.js";
 import type { RawRunOptions } from "../config/run-config.js";
 
 const GROUP = "Messages:";
@@ -182,14 +181,7 @@ export function applyPlan(argv: Argv2): AppliedPlan {
   const sets = (argv.set as string[] | undefined) ?? [];
   let result: AppliedPlan = { classes: [], where: {} };
   if (argv.plan !== undefined || sets.length > 0) {
-    const plan =
-      argv.plan === undefined
-        ? {
-            options: Object.fromEntries(sets.map(splitSet)),
-            classes: [],
-            where: {} as Record<string, string>,
-          }
-        : loadPlan(String(argv.plan), sets);
+    const plan = argv.plan === undefined ? planFromSets(sets) : loadPlan(String(argv.plan), sets);
     const where: Record<string, string> = {};
     for (const [key, value] of Object.entries(plan.options)) {
       if (!PLAN_KEYS.has(key) && !PLAN_REPORT_KEYS.has(key)) {
@@ -209,22 +201,10 @@ export function applyPlan(argv: Argv2): AppliedPlan {
   return result;
 }
 
-function splitSet(set: string): [string, string] {
-  const eq = set.indexOf("=");
-  if (eq <= 0)
-    throw new ConfigError("--set", `"${set}" is not KEY=VALUE; give e.g. --set rate=500`);
-  return [
-    set.slice(0, eq).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()),
-    set.slice(eq + 1),
-  ];
-}
-
 /** Points a ConfigError about an option that came from the plan at the plan's line. */
 export function locate(error: unknown, where: Record<string, string>): unknown {
   if (!(error instanceof ConfigError)) return error;
-  const key = error.option
-    .replace(/^--/, "")
-    .replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  const key = camel(error.option.replace(/^--/, ""));
   const at = where[key];
   return at
     ? new ConfigError(error.option, `${error.message.slice(error.option.length + 2)} (from ${at})`)

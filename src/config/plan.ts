@@ -57,7 +57,14 @@ const CLASS_FIELDS = new Set([
   "order",
 ]);
 
-const camel = (key: string) => key.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+/** `ramp-up` → `rampUp`: options are named in kebab-case on the command line, camelCase in code. */
+export const camel = (key: string) => key.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** `--set` overrides alone, without a plan file: options only, no classes, no plan lines. */
+export function planFromSets(sets: readonly string[]): Plan {
+  const options = Object.fromEntries(parseSets(sets).map(([key, value]) => [camel(key), value]));
+  return { options, classes: [], where: {} };
+}
 
 /** Reads and checks a plan; `sets` are the `--set key=value` overrides. */
 export function loadPlan(path: string, sets: readonly string[]): Plan {
