@@ -54,14 +54,14 @@ describe("RunConfig", () => {
     assert.equal(config.mode, "reuse");
     assert.equal(config.sessions, 10);
     assert.equal(config.messages, 10_000);
-    assert.equal(config.size, 1024);
+    assert.deepEqual(config.sizes, [{ size: 1024, weight: 1 }]);
     assert.deepEqual(config.timeouts, DEFAULT_TIMEOUTS);
     assert.ok(Object.isFrozen(config));
     assert.match(config.runId, /^[0-9a-f]{12}$/);
   });
   test("--size 1 is refused: a one-octet body cannot end with CRLF", () => {
     assert.throws(() => buildRunConfig({ size: 1 }), /--size.*0 or at least 2/);
-    assert.equal(buildRunConfig({ size: 0 }).size, 0);
+    assert.deepEqual(buildRunConfig({ size: 0 }).sizes, [{ size: 0, weight: 1 }]);
   });
   test("per-phase timeouts and random wait", () => {
     const config = buildRunConfig({ timeout: { banner: "5s" }, randomWait: "100ms" });

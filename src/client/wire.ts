@@ -117,10 +117,6 @@ export class MessageWire {
     );
   }
 
-  get classNames(): string[] {
-    return this.classes.map((c) => c.spec.name);
-  }
-
   /** The class of message `seq`: exact shares over every whole cycle. */
   classOf(seq: number): number {
     return this.cycle[seq % this.cycle.length];

@@ -62,9 +62,7 @@ export interface RunConfig {
   readonly sessions: number;
   /** Messages to send; Infinity when only a duration bounds the run. */
   readonly messages: number;
-  /** Body octets after the header block (the first size of a distribution). */
-  readonly size: number;
-  /** Generated body sizes with their weights; one entry for a fixed --size. */
+  /** Generated body sizes (octets after the header block) with their weights; one for --size N. */
   readonly sizes: readonly { readonly size: number; readonly weight: number }[];
   readonly recipients: number;
   readonly from: string;
@@ -245,7 +243,6 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
     messages,
     load,
     sizes,
-    size: sizes[0].size,
     recipients: parseCount("--recipients", raw.recipients ?? 1, 1, MAX_RECIPIENTS),
     from: parseAddress("--from", raw.from ?? "mailvolley@localhost", true),
     to: parseAddress("--to", raw.to ?? "sink@localhost"),
