@@ -7,7 +7,7 @@
 import { NOT_YET, Session, type SessionHost } from "../client/session.js";
 import { MessageWire } from "../client/wire.js";
 import type { RunConfig } from "../config/run-config.js";
-import { mergedP99, RunStats, type StatsSnapshot, summariseMerged } from "../stats/collector.js";
+import { RunStats, type StatsSnapshot } from "../stats/collector.js";
 import type { LatencySummary } from "../stats/result.js";
 import { valueAt } from "./schedule.js";
 import { ClosedWork, OpenWork, type SeqSpace, type WorkSource } from "./work.js";
@@ -21,8 +21,8 @@ export interface LoadShare extends SeqSpace {
   readonly rateShare: number;
 }
 
-/** What a share reports once a second while it runs: running totals. */
-export interface Progress {
+/** Running totals: what a share counts and what the run reports, once a second. */
+export interface ProgressCounts {
   attempted: number;
   accepted: number;
   rejected: number;
@@ -30,21 +30,32 @@ export interface Progress {
   dropped: number;
   connectionsOpened: number;
   openSessions: number;
-  /** The last whole second's transaction latencies (encoded HDR histogram), or null. */
+}
+
+/**
+ * What one share reports: its totals and its latencies as encoded histograms, which merge
+ * across workers (percentiles do not add up). The run turns them into a Progress.
+ */
+export interface ShareProgress extends ProgressCounts {
+  /** The last whole interval's transaction latencies, or null before the first. */
   recentHistogram: string | null;
-  /** p99 of those, in ms (0 when none). */
+  /** Transaction latencies of the share so far. */
+  transactionHistogram: string;
+}
+
+/** What the run reports once a second (progress line, --abort-on-fail). */
+export interface Progress extends ProgressCounts {
+  /** p99 of the last whole interval's transaction latencies, ms (0 when none). */
   recentP99Ms: number;
-  /** Transaction latencies of the run so far (encoded HDR histogram). */
-  transactionHistogram: string | null;
-  /** Their summary: what --abort-on-fail checks latency thresholds against. */
+  /** Transaction latency of the run so far: what --abort-on-fail judges latency against. */
   transactionMs: LatencySummary;
 }
 
 export interface LoadHooks {
   /** Prints the conversation of the first session (-v). */
   readonly trace?: (line: string) => void;
-  /** Running totals, once per PROGRESS_INTERVAL_MS. */
-  readonly progress?: (progress: Progress) => void;
+  /** This share's running totals, once per PROGRESS_INTERVAL_MS. */
+  readonly progress?: (progress: ShareProgress) => void;
 }
 
 export const PROGRESS_INTERVAL_MS = 1000;
@@ -78,7 +89,7 @@ class LoadRun implements SessionHost {
   private activeTarget: number;
   private sweeper: NodeJS.Timeout | null = null;
   private lastProgressMs = performance.now();
-  private readonly progressHook: ((progress: Progress) => void) | null;
+  private readonly progressHook: ((progress: ShareProgress) => void) | null;
   private hardStopped = false;
   private drainRequested = false;
   private finished = false;
@@ -252,10 +263,8 @@ class LoadRun implements SessionHost {
     return all;
   }
 
-  progress(): Progress {
+  progress(): ShareProgress {
     const c = this.stats.counters;
-    const recent = this.stats.lastIntervalHistogram();
-    const cumulative = this.stats.encoded("transaction");
     return {
       attempted: c.attempted,
       accepted: c.accepted,
@@ -264,10 +273,8 @@ class LoadRun implements SessionHost {
       dropped: this.work.dropped,
       connectionsOpened: c.connectionsOpened,
       openSessions: this.slotOf.size,
-      recentHistogram: recent,
-      recentP99Ms: mergedP99([recent]),
-      transactionHistogram: cumulative,
-      transactionMs: summariseMerged([cumulative]),
+      recentHistogram: this.stats.lastIntervalHistogram(),
+      transactionHistogram: this.stats.encoded("transaction"),
     };
   }
 

@@ -5,19 +5,15 @@
 import { MessageChannel } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { RunConfig } from "../config/run-config.js";
+import { mergeSnapshots, type StatsSnapshot, summariseMerged } from "../stats/collector.js";
 import {
-  mergedP99,
-  mergeSnapshots,
-  type StatsSnapshot,
-  summariseMerged,
-} from "../stats/collector.js";
-import {
-  type LoadHooks,
   type LoadShare,
   PROGRESS_INTERVAL_MS,
   type Progress,
+  type ProgressCounts,
   type RunningLoad,
   runLoad,
+  type ShareProgress,
 } from "./load.js";
 import type { FromWorker, ToWorker, WorkerTask } from "./worker.js";
 
@@ -39,13 +35,26 @@ export function splitShares(sessions: number, messages: number, workers: number)
   return shares;
 }
 
-export function runSharded(config: RunConfig, workers: number, hooks: LoadHooks = {}): RunningLoad {
+export interface RunHooks {
+  /** Prints the conversation of the first session (-v). */
+  readonly trace?: (line: string) => void;
+  /** The run's running totals, once per PROGRESS_INTERVAL_MS. */
+  readonly progress?: (progress: Progress) => void;
+}
+
+export function runSharded(config: RunConfig, workers: number, hooks: RunHooks = {}): RunningLoad {
   const { trace } = hooks;
   const shares = splitShares(config.sessions, config.messages, workers);
-  if (shares.length === 1) return runLoad(config, shares[0], hooks);
+  if (shares.length === 1) {
+    const { progress } = hooks;
+    return runLoad(config, shares[0], {
+      trace,
+      progress: progress ? (p) => progress(sumProgress([p])) : undefined,
+    });
+  }
   // Each worker reports its own running totals; the sum is the run's.
-  const latest: (Progress | null)[] = shares.map(() => null);
-  const report = (i: number, p: Progress) => {
+  const latest: (ShareProgress | null)[] = shares.map(() => null);
+  const report = (i: number, p: ShareProgress) => {
     latest[i] = p;
   };
   // One combined report a second from the main thread, whatever order the workers report in.
@@ -87,8 +96,9 @@ export function runSharded(config: RunConfig, workers: number, hooks: LoadHooks 
   return { result, stop: tell("stop"), drain: tell("drain") };
 }
 
-function sumProgress(parts: readonly (Progress | null)[]): Progress {
-  const total: Progress = {
+/** The run's totals from its shares': counts add, latencies merge as histograms first. */
+function sumProgress(parts: readonly (ShareProgress | null)[]): Progress {
+  const total: ProgressCounts = {
     attempted: 0,
     accepted: 0,
     rejected: 0,
@@ -96,26 +106,15 @@ function sumProgress(parts: readonly (Progress | null)[]): Progress {
     dropped: 0,
     connectionsOpened: 0,
     openSessions: 0,
-    recentHistogram: null,
-    recentP99Ms: 0,
-    transactionHistogram: null,
-    transactionMs: summariseMerged([]),
   };
-  const counts = [
-    "attempted",
-    "accepted",
-    "rejected",
-    "failed",
-    "dropped",
-    "connectionsOpened",
-    "openSessions",
-  ] as const;
+  const keys = Object.keys(total) as (keyof ProgressCounts)[];
   for (const part of parts) {
     if (!part) continue;
-    for (const key of counts) total[key] += part[key];
+    for (const key of keys) total[key] += part[key];
   }
-  // Latency percentiles do not add up: merge the workers' histograms of the last second.
-  total.recentP99Ms = mergedP99(parts.map((p) => p?.recentHistogram ?? null));
-  total.transactionMs = summariseMerged(parts.map((p) => p?.transactionHistogram ?? null));
-  return total;
+  return {
+    ...total,
+    recentP99Ms: summariseMerged(parts.map((p) => p?.recentHistogram ?? null)).p99,
+    transactionMs: summariseMerged(parts.map((p) => p?.transactionHistogram ?? null)),
+  };
 }

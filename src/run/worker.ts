@@ -6,7 +6,7 @@
 import type { MessagePort } from "node:worker_threads";
 import type { RunConfig } from "../config/run-config.js";
 import type { StatsSnapshot } from "../stats/collector.js";
-import { type LoadShare, type Progress, runLoad } from "./load.js";
+import { type LoadShare, runLoad, type ShareProgress } from "./load.js";
 
 export interface WorkerTask {
   config: RunConfig;
@@ -18,14 +18,16 @@ export interface WorkerTask {
 
 /** Messages on a worker's port. */
 export type ToWorker = { type: "stop" } | { type: "drain" };
-export type FromWorker = { type: "trace"; line: string } | { type: "progress"; progress: Progress };
+export type FromWorker =
+  | { type: "trace"; line: string }
+  | { type: "progress"; progress: ShareProgress };
 
 export default async function runShare(task: WorkerTask): Promise<StatsSnapshot> {
   const { port } = task;
   const trace = task.trace
     ? (line: string) => port.postMessage({ type: "trace", line } satisfies FromWorker)
     : undefined;
-  const progress = (p: Progress) =>
+  const progress = (p: ShareProgress) =>
     port.postMessage({ type: "progress", progress: p } satisfies FromWorker);
   const load = runLoad(task.config, task.share, { trace, progress });
   port.on("message", (message: ToWorker) => {

@@ -358,10 +358,3 @@ export function fractionAtOrBelow(encoded: string, ms: number): number {
   }
   return lo / 100;
 }
-
-/** p99 in ms of several encoded histograms merged (live progress across workers). */
-export function mergedP99(encoded: readonly (string | null)[]): number {
-  const merged = newHistogram();
-  for (const e of encoded) if (e) merged.add(hdr.decodeFromCompressedBase64(e));
-  return merged.totalCount === 0 ? 0 : merged.getValueAtPercentile(99) / 1000;
-}
