@@ -56,6 +56,8 @@ export interface LoadHooks {
   readonly trace?: (line: string) => void;
   /** This share's running totals, once per PROGRESS_INTERVAL_MS. */
   readonly progress?: (progress: ShareProgress) => void;
+  /** Message files already loaded on this thread, to send from instead of loading them again. */
+  readonly wire?: MessageWire;
 }
 
 export const PROGRESS_INTERVAL_MS = 1000;
@@ -90,6 +92,7 @@ class LoadRun implements SessionHost {
   private sweeper: NodeJS.Timeout | null = null;
   private lastProgressMs = performance.now();
   private readonly progressHook: ((progress: ShareProgress) => void) | null;
+  private readonly preloaded: MessageWire | null;
   private hardStopped = false;
   private drainRequested = false;
   private finished = false;
@@ -106,6 +109,7 @@ class LoadRun implements SessionHost {
     );
     this.trace = hooks.trace ?? null;
     this.progressHook = hooks.progress ?? null;
+    this.preloaded = hooks.wire ?? null;
     for (let i = 0; i < share.sessions; i++) {
       this.slots.push({
         index: i,
@@ -141,7 +145,7 @@ class LoadRun implements SessionHost {
   }
 
   async run(): Promise<StatsSnapshot> {
-    this.wire = await MessageWire.create(this.config);
+    this.wire = this.preloaded ?? (await MessageWire.create(this.config));
     this.work = this.newWorkSource();
     this.work.onAvailable = () => this.wake();
     if (this.drainRequested || this.hardStopped) this.work.drain(); // Ctrl-C while loading

@@ -44,16 +44,18 @@ export async function executeRun(
   io: RunIo = {},
   extras: RunExtras = {},
 ): Promise<RunOutcome> {
-  // Load the message files once here, before any traffic: a bad file fails the run at once,
-  // and the result reports what was loaded. Each worker loads its own copy to send from.
-  const sources = (await MessageWire.create(config)).sources();
+  // Load the message files here, before any traffic: a bad file fails the run at once, and the
+  // result reports what was loaded. An in-process run sends from this copy; each worker thread
+  // loads its own.
+  const wire = await MessageWire.create(config);
+  const sources = wire.sources();
   const withSources = (result: Result) => {
     if (sources.length > 0) result.sources = sources;
     return result;
   };
   if (config.target !== null) {
     const label = formatTarget(config.target);
-    const result = withSources(await loadAgainst(config, config.target, label, io, extras));
+    const result = withSources(await loadAgainst(config, config.target, label, io, extras, wire));
     return { result, exitCode: verdict(result) };
   }
   // The sink offers what the run asks for, and no more: its certificate costs startup.
@@ -68,7 +70,7 @@ export async function executeRun(
     const { host, port } = sink.addresses[0];
     const target: Target = { kind: "tcp", host, port };
     const result = withSources(
-      await loadAgainst({ ...config, target }, target, "embedded-sink", io, extras),
+      await loadAgainst({ ...config, target }, target, "embedded-sink", io, extras, wire),
     );
     const counted = sink.stats();
     result.sink = {
@@ -94,9 +96,14 @@ async function loadAgainst(
   label: string,
   io: RunIo,
   extras: RunExtras,
+  wire: MessageWire,
 ): Promise<Result> {
   const frozen: RunConfig = Object.freeze({ ...config, target });
-  const load = runSharded(frozen, config.workers, { trace: io.trace, progress: io.progress });
+  const load = runSharded(frozen, config.workers, {
+    trace: io.trace,
+    progress: io.progress,
+    wire,
+  });
   io.onStart?.(load.stop, load.drain);
   const snapshot = await load.result;
   return buildResult(snapshot, {

@@ -4,6 +4,7 @@
  */
 import { MessageChannel } from "node:worker_threads";
 import { Piscina } from "piscina";
+import type { MessageWire } from "../client/wire.js";
 import type { RunConfig } from "../config/run-config.js";
 import { mergeSnapshots, type StatsSnapshot, summariseMerged } from "../stats/collector.js";
 import {
@@ -40,6 +41,11 @@ export interface RunHooks {
   readonly trace?: (line: string) => void;
   /** The run's running totals, once per PROGRESS_INTERVAL_MS. */
   readonly progress?: (progress: Progress) => void;
+  /**
+   * Message files already loaded on this thread: a run on this thread sends from them; worker
+   * threads load their own (a MessageWire does not cross threads).
+   */
+  readonly wire?: MessageWire;
 }
 
 export function runSharded(config: RunConfig, workers: number, hooks: RunHooks = {}): RunningLoad {
@@ -50,6 +56,7 @@ export function runSharded(config: RunConfig, workers: number, hooks: RunHooks =
     return runLoad(config, shares[0], {
       trace,
       progress: progress ? (p) => progress(sumProgress([p])) : undefined,
+      wire: hooks.wire,
     });
   }
   // Each worker reports its own running totals; the sum is the run's.
