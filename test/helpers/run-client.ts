@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { buildRunConfig, type RawRunOptions } from "../../src/config/run-config.js";
 import { runLoad } from "../../src/run/load.js";
+import { splitShares } from "../../src/run/shard.js";
 import type { Result } from "../../src/stats/result.js";
 import { buildResult } from "../../src/stats/summarise.js";
 
@@ -14,13 +15,7 @@ export async function runClient(
   trace?: (line: string) => void,
 ): Promise<Result> {
   const config = buildRunConfig({ target, ...options });
-  const share = {
-    sessions: config.sessions,
-    messages: config.messages,
-    seqBase: 0,
-    stride: 1,
-    rateShare: 1,
-  };
+  const [share] = splitShares(config.sessions, config.messages, 1);
   const load = runLoad(config, share, { trace });
   const snapshot = await load.result;
   const result = buildResult(snapshot, {
