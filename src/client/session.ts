@@ -337,6 +337,6 @@ export class Session extends HandshakeSession {
   }
 
   private rcptLine(tx: Transaction, index: number): string {
-    return this.host.wire.envelopeLines(this.caps, tx.seq, tx.cls, tx.size)[1 + index];
+    return this.host.wire.rcptLine(tx.seq, tx.cls, index);
   }
 }

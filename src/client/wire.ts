@@ -126,19 +126,20 @@ export class MessageWire {
     return this.classes[cls].recipients;
   }
 
-  /** The recipient addresses of message `seq`, in RCPT order. */
-  recipients(seq: number, cls: number): string[] {
+  /** Recipient `i` (in RCPT order) of message `seq`. */
+  private recipient(seq: number, cls: number, i: number): string {
     const c = this.classes[cls];
-    const { uniqueRecipients } = this.config;
-    const out: string[] = [];
-    for (let i = 0; i < c.recipients; i++) {
-      const n = seq * c.recipients + i;
-      let rcpt = this.toList ? this.toList[n % this.toList.length] : c.to;
-      if (uniqueRecipients) rcpt = `${n + 1}.${rcpt}`;
-      else if (!this.toList && c.recipients > 1) rcpt = `${i + 1}.${rcpt}`;
-      out.push(rcpt);
-    }
-    return out;
+    const n = seq * c.recipients + i;
+    const rcpt = this.toList ? this.toList[n % this.toList.length] : c.to;
+    if (this.config.uniqueRecipients) return `${n + 1}.${rcpt}`;
+    return !this.toList && c.recipients > 1 ? `${i + 1}.${rcpt}` : rcpt;
+  }
+
+  /** The RCPT command for recipient `i` of message `seq` (lock-step sends them one by one). */
+  rcptLine(seq: number, cls: number, i: number): string {
+    const { dsnNotify } = this.config;
+    const notify = dsnNotify ? ` NOTIFY=${dsnNotify}` : "";
+    return `RCPT TO:<${this.recipient(seq, cls, i)}>${notify}${CRLF}`;
   }
 
   private sender(seq: number, cls: number): string {
@@ -147,13 +148,13 @@ export class MessageWire {
 
   /** MAIL FROM, every RCPT TO and DATA, as command lines. */
   envelopeLines(caps: Capabilities, seq: number, cls: number, size: number): string[] {
-    const { xverp, dsnRet, dsnNotify } = this.config;
+    const { xverp, dsnRet } = this.config;
     let params = caps.size >= 0 ? ` SIZE=${size}` : "";
     if (xverp) params += " XVERP";
     if (dsnRet) params += ` RET=${dsnRet}`;
     const lines = [`MAIL FROM:<${this.sender(seq, cls)}>${params}${CRLF}`];
-    const notify = dsnNotify ? ` NOTIFY=${dsnNotify}` : "";
-    for (const rcpt of this.recipients(seq, cls)) lines.push(`RCPT TO:<${rcpt}>${notify}${CRLF}`);
+    const count = this.classes[cls].recipients;
+    for (let i = 0; i < count; i++) lines.push(this.rcptLine(seq, cls, i));
     lines.push(`DATA${CRLF}`);
     return lines;
   }
