@@ -179,9 +179,12 @@ class LoadRun implements SessionHost {
   }
 
   takeMessage(session: Session): number {
-    // A session ramp going down retires sessions above the target after their message.
-    const slot = this.slotOf.get(session);
-    if (slot && slot.index >= this.activeTarget) return -1;
+    // A session ramp going down retires sessions above the target after their message; without
+    // one (every slot active) the per-message slot lookup is not needed.
+    if (this.activeTarget < this.slots.length) {
+      const slot = this.slotOf.get(session);
+      if (slot && slot.index >= this.activeTarget) return -1;
+    }
     return this.work.take();
   }
 
