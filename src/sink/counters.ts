@@ -2,8 +2,8 @@
  * What the sink counts. The fields' doc comments are the one definition of each figure; the CLI
  * summary, its JSON file and the library's `stats()` all read them from here.
  */
-import hdr from "hdr-histogram-js";
-import { newHistogram, summariseHistogram } from "../stats/collector.js";
+import { summariseHistogram } from "../stats/collector.js";
+import { LatencyRecorder } from "../stats/histogram.js";
 import type { LatencySummary } from "../stats/result.js";
 
 export interface SinkClassStats {
@@ -68,12 +68,10 @@ export function zeroSinkCounters(): SinkCounters {
   };
 }
 
-type Histogram = ReturnType<typeof hdr.build>;
-
 interface ClassEntry {
   accepted: number;
   rejected: number;
-  latency: Histogram;
+  latency: LatencyRecorder;
 }
 
 /** Per-class counts and latency histograms (microseconds). */
@@ -83,7 +81,7 @@ export class ClassCounter {
   private entry(name: string): ClassEntry {
     let entry = this.entries.get(name);
     if (entry === undefined) {
-      entry = { accepted: 0, rejected: 0, latency: newHistogram() };
+      entry = { accepted: 0, rejected: 0, latency: new LatencyRecorder() };
       this.entries.set(name, entry);
     }
     return entry;
@@ -93,7 +91,7 @@ export class ClassCounter {
   accepted(name: string, latencyMs: number): void {
     const entry = this.entry(name);
     entry.accepted++;
-    if (latencyMs >= 0) entry.latency.recordValue(Math.max(1, Math.round(latencyMs * 1000)));
+    if (latencyMs >= 0) entry.latency.record(Math.max(1, Math.round(latencyMs * 1000)));
   }
 
   rejected(name: string): void {
@@ -106,7 +104,7 @@ export class ClassCounter {
       out[name] = {
         accepted: entry.accepted,
         rejected: entry.rejected,
-        latencyMs: summariseHistogram(hdr.encodeIntoCompressedBase64(entry.latency)),
+        latencyMs: summariseHistogram(entry.latency.encoded()),
       };
     }
     return out;

@@ -4,13 +4,9 @@
  */
 import hdr from "hdr-histogram-js";
 import { ERROR_CLASSES, errorClassIndex } from "./errors.js";
+import { type Histogram, LatencyRecorder, newHistogram } from "./histogram.js";
 import type { ErrorRow, LatencySummary, Phase } from "./result.js";
 import { DEFAULT_INTERVAL_MS, mergeSeries, SeriesRecorder, type SeriesSnapshot } from "./series.js";
-
-type Histogram = ReturnType<typeof hdr.build>;
-
-/** One hour in microseconds: the longest latency a histogram tracks before it resizes. */
-const HIGHEST_TRACKABLE_US = 3_600_000_000;
 
 export const HISTOGRAM_NAMES = [
   "transaction",
@@ -26,14 +22,6 @@ export const HISTOGRAM_NAMES = [
   "auth",
 ] as const;
 export type HistogramName = (typeof HISTOGRAM_NAMES)[number];
-
-export function newHistogram(): Histogram {
-  return hdr.build({
-    lowestDiscernibleValue: 1,
-    highestTrackableValue: HIGHEST_TRACKABLE_US,
-    numberOfSignificantValueDigits: 3,
-  });
-}
 
 /** An empty histogram, encoded (a figure a saved result lacks). */
 export function newHistogramEncoded(): string {
@@ -119,13 +107,13 @@ export function normaliseErrorText(text: string): string {
 
 export class RunStats {
   readonly counters: Counters = zeroCounters();
-  readonly histograms: Record<HistogramName, Histogram>;
+  private readonly histograms: Record<HistogramName, LatencyRecorder>;
   private readonly errorRows = new Map<string, ErrorRow>();
   /** Error occurrences so far, indexed like ERROR_CLASSES; the series takes differences. */
   private readonly errorClassCounts: number[] = ERROR_CLASSES.map(() => 0);
   private readonly classOutcomes: { accepted: number; rejected: number; failed: number }[];
-  private readonly classHistograms: Histogram[];
-  private readonly classPhaseHistograms: Record<ClassPhase, Histogram>[];
+  private readonly classHistograms: LatencyRecorder[];
+  private readonly classPhaseHistograms: Record<ClassPhase, LatencyRecorder>[];
   private readonly series: SeriesRecorder;
   firstEventMs = 0;
   lastEventMs = 0;
@@ -138,22 +126,22 @@ export class RunStats {
     readonly classNames: readonly string[] = ["default"],
     intervalMs = DEFAULT_INTERVAL_MS,
   ) {
-    this.histograms = {} as Record<HistogramName, Histogram>;
-    for (const name of HISTOGRAM_NAMES) this.histograms[name] = newHistogram();
+    this.histograms = {} as Record<HistogramName, LatencyRecorder>;
+    for (const name of HISTOGRAM_NAMES) this.histograms[name] = new LatencyRecorder();
     this.classOutcomes = classNames.map(() => ({ accepted: 0, rejected: 0, failed: 0 }));
-    this.classHistograms = classNames.map(() => newHistogram());
+    this.classHistograms = classNames.map(() => new LatencyRecorder());
     this.classPhaseHistograms = classNames.map(() => ({
-      envelope: newHistogram(),
-      data: newHistogram(),
+      envelope: new LatencyRecorder(),
+      data: new LatencyRecorder(),
     }));
-    this.series = new SeriesRecorder(intervalMs, newHistogram());
+    this.series = new SeriesRecorder(intervalMs, new LatencyRecorder());
   }
 
   /** Records a latency in milliseconds (fractional) as whole microseconds, at least 1. */
   record(name: HistogramName, ms: number): void {
     const us = Math.max(Math.round(ms * 1000), 1);
-    this.histograms[name].recordValue(us);
-    if (name === "transaction") this.series.histogram.recordValue(us);
+    this.histograms[name].record(us);
+    if (name === "transaction") this.series.histogram.record(us);
   }
 
   /**
@@ -164,15 +152,15 @@ export class RunStats {
   recordClass(classIndex: number, outcome: MessageOutcome, transactionMs: number): void {
     this.classOutcomes[classIndex][outcome]++;
     if (outcome === "accepted") {
-      this.classHistograms[classIndex].recordValue(Math.max(Math.round(transactionMs * 1000), 1));
+      this.classHistograms[classIndex].record(Math.max(Math.round(transactionMs * 1000), 1));
     }
   }
 
   /** Records a message phase's latency (ms) both for the run and for the message's class. */
   recordPhase(classIndex: number, phase: ClassPhase, ms: number): void {
     const us = Math.max(Math.round(ms * 1000), 1);
-    this.histograms[phase].recordValue(us);
-    this.classPhaseHistograms[classIndex][phase].recordValue(us);
+    this.histograms[phase].record(us);
+    this.classPhaseHistograms[classIndex][phase].record(us);
   }
 
   /**
@@ -186,7 +174,7 @@ export class RunStats {
 
   /** One histogram encoded (running totals for live progress and --abort-on-fail). */
   encoded(name: HistogramName): string {
-    return hdr.encodeIntoCompressedBase64(this.histograms[name]);
+    return this.histograms[name].encoded();
   }
 
   /** The last closed interval's transaction histogram (encoded), for live progress. */
@@ -212,7 +200,7 @@ export class RunStats {
   snapshot(): StatsSnapshot {
     const histograms = {} as Record<HistogramName, string>;
     for (const name of HISTOGRAM_NAMES) {
-      histograms[name] = hdr.encodeIntoCompressedBase64(this.histograms[name]);
+      histograms[name] = this.histograms[name].encoded();
     }
     return {
       counters: { ...this.counters },
@@ -223,10 +211,10 @@ export class RunStats {
       classes: this.classNames.map((name, i) => ({
         name,
         ...this.classOutcomes[i],
-        histogram: hdr.encodeIntoCompressedBase64(this.classHistograms[i]),
+        histogram: this.classHistograms[i].encoded(),
         phases: {
-          envelope: hdr.encodeIntoCompressedBase64(this.classPhaseHistograms[i].envelope),
-          data: hdr.encodeIntoCompressedBase64(this.classPhaseHistograms[i].data),
+          envelope: this.classPhaseHistograms[i].envelope.encoded(),
+          data: this.classPhaseHistograms[i].data.encoded(),
         },
       })),
       series: this.series.snapshot(),

@@ -6,10 +6,9 @@
  */
 import hdr from "hdr-histogram-js";
 import { ERROR_CLASSES } from "./errors.js";
+import { type LatencyRecorder, newHistogram } from "./histogram.js";
 
 export const DEFAULT_INTERVAL_MS = 1000;
-
-type Histogram = ReturnType<typeof hdr.build>;
 
 export interface SeriesPoint {
   /** Start of the interval, epoch ms, a multiple of the interval length. */
@@ -57,7 +56,7 @@ export class SeriesRecorder {
   constructor(
     readonly intervalMs: number,
     /** Transactions of the interval in progress; RunStats records into it. */
-    readonly histogram: Histogram,
+    readonly histogram: LatencyRecorder,
   ) {}
 
   /**
@@ -89,7 +88,7 @@ export class SeriesRecorder {
       connectionsOpened: totals.connectionsOpened - b.connectionsOpened,
       openSessions,
       errors: errors.map((n, i) => n - this.baseErrors[i]),
-      histogram: hdr.encodeIntoCompressedBase64(this.histogram),
+      histogram: this.histogram.encoded(),
     });
     this.histogram.reset();
     this.openStart = start;
@@ -131,14 +130,6 @@ function combine(points: SeriesPoint[], across: "workers" | "time"): SeriesPoint
   }
   out.histogram = hdr.encodeIntoCompressedBase64(sum);
   return out;
-}
-
-function newHistogram(): Histogram {
-  return hdr.build({
-    lowestDiscernibleValue: 1,
-    highestTrackableValue: 3_600_000_000,
-    numberOfSignificantValueDigits: 3,
-  });
 }
 
 function groupBy(

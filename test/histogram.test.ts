@@ -1,0 +1,72 @@
+/**
+ * The latency recorder's tally must be invisible: whatever is read from it is the histogram
+ * that recording every value into hdr-histogram-js one by one builds, byte for byte.
+ */
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import hdr from "hdr-histogram-js";
+import { LatencyRecorder, newHistogram, TALLY_LIMIT_US } from "../src/stats/histogram.js";
+
+/** Values around every edge: 1, the tally's last slot and first value past it, hours. */
+function values(count: number): number[] {
+  let seed = 7;
+  const next = () => {
+    seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+    return seed / 2 ** 32;
+  };
+  const out = [1, 2, TALLY_LIMIT_US - 1, TALLY_LIMIT_US, TALLY_LIMIT_US + 1, 3_600_000_000];
+  for (let i = 0; i < count; i++) {
+    const scale = [10, 1000, 70_000, 10_000_000][i % 4];
+    out.push(Math.max(1, Math.round(next() * scale)));
+  }
+  return out;
+}
+
+function direct(recorded: readonly number[]) {
+  const h = newHistogram();
+  for (const us of recorded) h.recordValue(us);
+  return h;
+}
+
+describe("LatencyRecorder", () => {
+  test("what is read equals recording each value, encoded byte for byte", () => {
+    const recorded = values(20_000);
+    const recorder = new LatencyRecorder();
+    for (const us of recorded) recorder.record(us);
+    const expected = direct(recorded);
+    const got = recorder.read();
+    assert.equal(got.totalCount, recorded.length);
+    assert.equal(got.minNonZeroValue, expected.minNonZeroValue);
+    assert.equal(got.maxValue, expected.maxValue);
+    assert.equal(got.mean, expected.mean);
+    assert.equal(got.getValueAtPercentile(99), expected.getValueAtPercentile(99));
+    assert.equal(recorder.encoded(), hdr.encodeIntoCompressedBase64(expected));
+  });
+
+  test("values recorded after a read join the earlier ones", () => {
+    const recorded = values(5000);
+    const recorder = new LatencyRecorder();
+    const half = recorded.length / 2;
+    for (const us of recorded.slice(0, half)) recorder.record(us);
+    assert.equal(recorder.read().totalCount, half);
+    for (const us of recorded.slice(half)) recorder.record(us);
+    assert.equal(recorder.encoded(), hdr.encodeIntoCompressedBase64(direct(recorded)));
+  });
+
+  test("reset forgets tallied and direct values alike", () => {
+    const recorder = new LatencyRecorder();
+    for (const us of values(1000)) recorder.record(us);
+    recorder.reset();
+    assert.equal(recorder.read().totalCount, 0);
+    recorder.record(5);
+    recorder.record(TALLY_LIMIT_US * 2);
+    const after = recorder.read();
+    assert.equal(after.totalCount, 2);
+    assert.equal(after.minNonZeroValue, 5);
+  });
+
+  test("an empty recorder reads as an empty histogram", () => {
+    const recorder = new LatencyRecorder();
+    assert.equal(recorder.encoded(), hdr.encodeIntoCompressedBase64(newHistogram()));
+  });
+});
