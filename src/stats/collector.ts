@@ -4,7 +4,7 @@
  */
 import hdr from "hdr-histogram-js";
 import { ERROR_CLASSES, errorClassIndex } from "./errors.js";
-import { type Histogram, LatencyRecorder, newHistogram } from "./histogram.js";
+import { addEncoded, type Histogram, LatencyRecorder, newHistogram } from "./histogram.js";
 import type { ErrorRow, LatencySummary, Phase } from "./result.js";
 import { DEFAULT_INTERVAL_MS, mergeSeries, SeriesRecorder, type SeriesSnapshot } from "./series.js";
 
@@ -226,8 +226,6 @@ export class RunStats {
 export function mergeSnapshots(parts: readonly StatsSnapshot[]): StatsSnapshot {
   const counters = zeroCounters();
   const rows = new Map<string, ErrorRow>();
-  const merged = {} as Record<HistogramName, Histogram>;
-  for (const name of HISTOGRAM_NAMES) merged[name] = newHistogram();
   let first = 0;
   let last = 0;
   for (const part of parts) {
@@ -240,9 +238,6 @@ export function mergeSnapshots(parts: readonly StatsSnapshot[]): StatsSnapshot {
       if (have) have.count += row.count;
       else rows.set(key, { ...row });
     }
-    for (const name of HISTOGRAM_NAMES) {
-      merged[name].add(hdr.decodeFromCompressedBase64(part.histograms[name]));
-    }
     if (part.firstEventMs > 0 && (first === 0 || part.firstEventMs < first)) {
       first = part.firstEventMs;
     }
@@ -250,7 +245,7 @@ export function mergeSnapshots(parts: readonly StatsSnapshot[]): StatsSnapshot {
   }
   const histograms = {} as Record<HistogramName, string>;
   for (const name of HISTOGRAM_NAMES) {
-    histograms[name] = hdr.encodeIntoCompressedBase64(merged[name]);
+    histograms[name] = addEncoded(parts.map((part) => part.histograms[name]));
   }
   return {
     counters,
@@ -265,7 +260,7 @@ export function mergeSnapshots(parts: readonly StatsSnapshot[]): StatsSnapshot {
 
 /** Classes merge by name, in order of first appearance. */
 function mergeClasses(parts: readonly StatsSnapshot[]): ClassSnapshot[] {
-  type Entry = { snap: ClassSnapshot; histogram: Histogram; phases: Record<ClassPhase, Histogram> };
+  type Entry = { snap: ClassSnapshot; histograms: string[]; phases: Record<ClassPhase, string[]> };
   const byName = new Map<string, Entry>();
   for (const part of parts) {
     for (const c of part.classes ?? []) {
@@ -273,28 +268,25 @@ function mergeClasses(parts: readonly StatsSnapshot[]): ClassSnapshot[] {
       if (!entry) {
         entry = {
           snap: { name: c.name, accepted: 0, rejected: 0, failed: 0, histogram: "" },
-          histogram: newHistogram(),
-          phases: { envelope: newHistogram(), data: newHistogram() },
+          histograms: [],
+          phases: { envelope: [], data: [] },
         };
         byName.set(c.name, entry);
       }
       entry.snap.accepted += c.accepted;
       entry.snap.rejected += c.rejected;
       entry.snap.failed += c.failed;
-      entry.histogram.add(hdr.decodeFromCompressedBase64(c.histogram));
+      entry.histograms.push(c.histogram);
       for (const phase of CLASS_PHASES) {
         const encoded = c.phases?.[phase];
-        if (encoded) entry.phases[phase].add(hdr.decodeFromCompressedBase64(encoded));
+        if (encoded) entry.phases[phase].push(encoded);
       }
     }
   }
-  return [...byName.values()].map(({ snap, histogram, phases }) => ({
+  return [...byName.values()].map(({ snap, histograms, phases }) => ({
     ...snap,
-    histogram: hdr.encodeIntoCompressedBase64(histogram),
-    phases: {
-      envelope: hdr.encodeIntoCompressedBase64(phases.envelope),
-      data: hdr.encodeIntoCompressedBase64(phases.data),
-    },
+    histogram: addEncoded(histograms),
+    phases: { envelope: addEncoded(phases.envelope), data: addEncoded(phases.data) },
   }));
 }
 

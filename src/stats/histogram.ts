@@ -85,3 +85,12 @@ export class LatencyRecorder {
     this.tallied = 0;
   }
 }
+
+/** Encoded histograms added into one. A lone one is returned as it is: decoding and encoding
+ * it again would cost about 1 ms and change nothing. */
+export function addEncoded(encoded: readonly string[]): string {
+  if (encoded.length === 1) return encoded[0];
+  const sum = newHistogram();
+  for (const e of encoded) sum.add(hdr.decodeFromCompressedBase64(e));
+  return hdr.encodeIntoCompressedBase64(sum);
+}

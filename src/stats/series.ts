@@ -4,9 +4,8 @@
  * epoch time (an interval starts at a multiple of its length), so series from several workers
  * merge by adding the points that share a start time.
  */
-import hdr from "hdr-histogram-js";
 import { ERROR_CLASSES } from "./errors.js";
-import { type LatencyRecorder, newHistogram } from "./histogram.js";
+import { addEncoded, type LatencyRecorder } from "./histogram.js";
 
 export const DEFAULT_INTERVAL_MS = 1000;
 
@@ -115,9 +114,7 @@ function copyPoint(p: SeriesPoint): SeriesPoint {
  * are grouped into longer ones (`across: "time"`).
  */
 function combine(points: SeriesPoint[], across: "workers" | "time"): SeriesPoint {
-  const sum = newHistogram();
   const out = copyPoint(points[0]);
-  sum.add(hdr.decodeFromCompressedBase64(points[0].histogram));
   for (const p of points.slice(1)) {
     out.sent += p.sent;
     out.accepted += p.accepted;
@@ -126,9 +123,8 @@ function combine(points: SeriesPoint[], across: "workers" | "time"): SeriesPoint
     out.connectionsOpened += p.connectionsOpened;
     out.openSessions = across === "workers" ? out.openSessions + p.openSessions : p.openSessions;
     out.errors = out.errors.map((n, i) => n + (p.errors[i] ?? 0));
-    sum.add(hdr.decodeFromCompressedBase64(p.histogram));
   }
-  out.histogram = hdr.encodeIntoCompressedBase64(sum);
+  out.histogram = addEncoded(points.map((p) => p.histogram));
   return out;
 }
 
