@@ -2,7 +2,8 @@
  * `npm run bench [-- NAME…]`: runs the benchmarks (all, or the named groups and cases), prints
  * one verdict line per target, and writes the raw runs to bench/results/NAME.json.
  *
- *   groups: throughput (cases reuse-20 reuse-1 reuse-100 per-message-20 cpu workers pinned),
+ *   groups: throughput (cases reuse-20 reuse-1 reuse-100 per-message-20 cpu floor workers
+ *           pinned),
  *           sink, memory, micro
  *   BENCH_ROUNDS=N   alternated rounds per comparison (default 5)
  */
@@ -20,6 +21,7 @@ const THROUGHPUT_CASES = [
   "reuse-100",
   "per-message-20",
   "cpu",
+  "floor",
   "workers",
   "pinned",
 ];

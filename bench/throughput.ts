@@ -4,7 +4,7 @@
  * generator's CPU per message, --workers 1 against 2, and the 1-session case pinned to one core.
  */
 import type { RawRunOptions } from "../src/config/run-config.js";
-import { runMailvolley, runSmtpSource, type Sample } from "./lib/contenders.js";
+import { runFloor, runMailvolley, runSmtpSource, type Sample } from "./lib/contenders.js";
 import { loadAverage, median } from "./lib/proc.js";
 import { fmt, type Verdict, verdict } from "./lib/report.js";
 import { type SinkProcess, type SpawnWrap, startSmtpSink } from "./lib/sinks.js";
@@ -82,6 +82,12 @@ export async function throughputBench(rounds: number, only: Set<string>): Promis
       "cpu",
       async (sink) => {
         out.raw.cpu = await marginalCpu(sink, rounds, out.notes);
+      },
+    ],
+    [
+      "floor",
+      async (sink) => {
+        out.raw.floor = await floorBench(sink, rounds, out.notes);
       },
     ],
     [
@@ -266,4 +272,40 @@ async function marginalCpu(sink: SinkProcess, rounds: number, notes: string[]) {
     out.push(row);
   }
   return out;
+}
+
+/**
+ * mailvolley beside bench/floor.ts (the least a Node.js client can do for the same pipelined
+ * DATA load), both by the marginal method of marginalCpu: what mailvolley adds to Node's and
+ * the kernel's share of a message, and whether the floor itself is any faster.
+ */
+async function floorBench(sink: SinkProcess, rounds: number, notes: string[]) {
+  const small = 50_000;
+  const large = 250_000;
+  const runs = {
+    floor: { small: [] as Sample[], large: [] as Sample[] },
+    mailvolley: { small: [] as Sample[], large: [] as Sample[] },
+  };
+  for (let i = 0; i < rounds; i++) {
+    for (const [n, key] of [
+      [small, "small"],
+      [large, "large"],
+    ] as const) {
+      runs.floor[key].push(await runFloor(sink, { sessions: 20, messages: n }));
+      runs.mailvolley[key].push(
+        await runMailvolley(sink, { sessions: 20, messages: n, workers: 1 }),
+      );
+    }
+  }
+  const steady = (r: { small: Sample[]; large: Sample[] }) => {
+    const cpuOf = (xs: Sample[], n: number) => median(xs.map((s) => s.cpuUsPerMessage! * n));
+    return (cpuOf(r.large, large) - cpuOf(r.small, small)) / (large - small);
+  };
+  const rate = (xs: Sample[]) => median(xs.map((s) => s.messagesPerSecond));
+  const floorUs = steady(runs.floor);
+  const mailvolleyUs = steady(runs.mailvolley);
+  notes.push(
+    `floor (bench/floor.ts), reuse 20 sessions: ${floorUs.toFixed(1)} µs CPU per message in steady state against mailvolley's ${mailvolleyUs.toFixed(1)}; ${fmt(rate(runs.floor.large))} vs ${fmt(rate(runs.mailvolley.large))} msg/s (250,000 messages)`,
+  );
+  return { ...runs, floorUsPerMessage: floorUs, mailvolleyUsPerMessage: mailvolleyUs };
 }

@@ -11,7 +11,7 @@ import { type SinkProcess, SMTP_SOURCE, type SpawnWrap, wrapCommand } from "./si
 
 /** One timed run of either generator. */
 export interface Sample {
-  generator: "smtp-source" | "mailvolley";
+  generator: "smtp-source" | "mailvolley" | "floor";
   messages: number;
   /** Messages the generator saw accepted (smtp-source: all of them when it exits 0). */
   accepted: number;
@@ -20,7 +20,7 @@ export interface Sample {
   seconds: number;
   /** The sink's CPU over that interval: 1.0 is one core saturated. */
   sinkCpuFraction: number;
-  /** mailvolley only: its own CPU (user + system, every thread) per accepted message, µs. */
+  /** mailvolley and floor: own CPU (user + system, every thread) per accepted message, µs. */
   cpuUsPerMessage?: number;
   cpuUserUsPerMessage?: number;
   cpuSystemUsPerMessage?: number;
@@ -121,5 +121,51 @@ export async function runMailvolley(
     processWallSeconds: exited.wallMs / 1000,
     maxRssBytes: d.maxRssBytes,
     drive: d,
+  };
+}
+
+const FLOOR = fileURLToPath(new URL("../floor.js", import.meta.url));
+
+/**
+ * One run of bench/floor.ts, the least a Node.js pipelined DATA client can do, against the
+ * sink: its rate and CPU per message, measured from inside like mailvolley's.
+ */
+export async function runFloor(
+  sink: SinkProcess,
+  opts: { sessions: number; messages: number },
+): Promise<Sample> {
+  let sinkBefore = 0;
+  const args = [
+    FLOOR,
+    "127.0.0.1",
+    String(sink.port),
+    String(opts.sessions),
+    String(opts.messages),
+  ];
+  const exited = await runTimed(process.execPath, args, RUN_TIMEOUT_MS, () => {
+    sinkBefore = procCpuSeconds(sink.pid);
+  });
+  const sinkCpu = procCpuSeconds(sink.pid) - sinkBefore;
+  const line = exited.stdout.trim().split("\n").pop() ?? "";
+  if (exited.code !== 0 || !line.startsWith("{")) {
+    throw new Error(`floor ${args.slice(1).join(" ")} failed: ${exited.stderr.trim()}`);
+  }
+  const f = JSON.parse(line) as {
+    messages: number;
+    seconds: number;
+    cpuUserUs: number;
+    cpuSystemUs: number;
+  };
+  return {
+    generator: "floor",
+    messages: f.messages,
+    accepted: f.messages,
+    messagesPerSecond: f.messages / f.seconds,
+    seconds: f.seconds,
+    // Over the process's life (Node's start-up is about 0.05 s of it), so a slight underestimate.
+    sinkCpuFraction: sinkCpu / (exited.wallMs / 1000),
+    cpuUsPerMessage: (f.cpuUserUs + f.cpuSystemUs) / f.messages,
+    cpuUserUsPerMessage: f.cpuUserUs / f.messages,
+    cpuSystemUsPerMessage: f.cpuSystemUs / f.messages,
   };
 }

@@ -1,0 +1,125 @@
+/**
+ * The floor under any Node.js SMTP generator: the fewest system calls and the least JavaScript
+ * that can send pipelined DATA transactions. Each session writes the envelope group, and on the
+ * 354 the same prebuilt message (body, dot, next envelope) in one write; it counts the replies'
+ * last lines and nothing else: no histograms, no header per message, no reply checks, no
+ * timeouts. Reads go through `onread` into one shared buffer, as mailvolley's do. It is not a
+ * tool; it tells how much of mailvolley's CPU per message is its own and how much is Node's
+ * and the kernel's.
+ *
+ *   node dist/bench/floor.js HOST PORT SESSIONS MESSAGES
+ *
+ * Prints one JSON line: messages, seconds (first connect to last reply) and CPU µs (user,
+ * system) of the whole process over the same span.
+ */
+import net from "node:net";
+
+const [host, portText, sessionsText, messagesText] = process.argv.slice(2);
+const port = Number(portText);
+const sessions = Number(sessionsText);
+const messages = Number(messagesText);
+
+const CRLF = "\r\n";
+const ENVELOPE = `MAIL FROM:<floor@example.com>${CRLF}RCPT TO:<sink@example.com>${CRLF}DATA${CRLF}`;
+/** 1,281 octets between the 354 and the dot, the size of mailvolley's default message. */
+const MESSAGE_SIZE = 1281;
+const HEADER = `From: <floor@example.com>${CRLF}To: <sink@example.com>${CRLF}Subject: floor${CRLF}${CRLF}`;
+const LINE = `${"x".repeat(76)}${CRLF}`;
+const FULL_LINES = Math.floor((MESSAGE_SIZE - HEADER.length) / LINE.length);
+const REST = MESSAGE_SIZE - HEADER.length - FULL_LINES * LINE.length;
+const BODY = `${HEADER}${LINE.repeat(FULL_LINES)}${"x".repeat(REST - 2)}${CRLF}`;
+const MESSAGE_THEN_ENVELOPE = Buffer.from(`${BODY}.${CRLF}${ENVELOPE}`, "latin1");
+const MESSAGE_THEN_QUIT = Buffer.from(`${BODY}.${CRLF}QUIT${CRLF}`, "latin1");
+const EHLO = Buffer.from(`EHLO floor.example.com${CRLF}`, "latin1");
+const FIRST_ENVELOPE = Buffer.from(ENVELOPE, "latin1");
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
+const LF = 10;
+const SPACE = 32;
+
+let next = 0;
+let accepted = 0;
+let open = 0;
+const started = performance.now();
+const cpuBefore = process.cpuUsage();
+
+function session(): void {
+  /** 0: banner awaited, 1: EHLO's reply, 2: transactions, 3: last dot's reply, 4: QUIT's. */
+  let stage = 0;
+  let sent = 0;
+  let atLineStart = true;
+  let column = 0;
+  let finalLine = false;
+  let firstDigit = 0;
+  const socket = net.connect({
+    host,
+    port,
+    onread: {
+      buffer: READ_BUFFER,
+      callback(nread: number, buf: Buffer): boolean {
+        for (let i = 0; i < nread; i++) {
+          const b = buf[i];
+          if (atLineStart) {
+            column = 0;
+            firstDigit = b;
+          }
+          atLineStart = false;
+          if (column === 3) finalLine = b === SPACE;
+          column++;
+          if (b !== LF) continue;
+          atLineStart = true;
+          if (finalLine) onReplyEnd(firstDigit);
+        }
+        return true;
+      },
+    },
+  });
+  socket.setNoDelay(true);
+  open++;
+  // The first digit of each reply is all this reads: 3 means the 354, go on with the data.
+  function onReplyEnd(digit: number): void {
+    if (stage === 0) {
+      stage = 1;
+      socket.write(EHLO);
+    } else if (stage === 1) {
+      stage = 2;
+      next++;
+      sent++;
+      socket.write(FIRST_ENVELOPE);
+    } else if (digit === 0x33) {
+      if (next < messages) {
+        next++;
+        sent++;
+        socket.write(MESSAGE_THEN_ENVELOPE);
+      } else {
+        stage = 3;
+        socket.write(MESSAGE_THEN_QUIT);
+      }
+    } else if (stage === 3) {
+      stage = 4; // the last dot's 250; the 221 follows
+    } else if (stage === 4) {
+      socket.end();
+    }
+  }
+  socket.on("close", () => {
+    accepted += sent;
+    if (--open === 0) finish();
+  });
+  socket.on("error", (err) => {
+    process.stderr.write(`floor: ${err.message}\n`);
+    process.exit(1);
+  });
+}
+
+function finish(): void {
+  const cpu = process.cpuUsage(cpuBefore);
+  process.stdout.write(
+    `${JSON.stringify({
+      messages: accepted,
+      seconds: (performance.now() - started) / 1000,
+      cpuUserUs: cpu.user,
+      cpuSystemUs: cpu.system,
+    })}\n`,
+  );
+}
+
+for (let i = 0; i < sessions; i++) session();
