@@ -4,6 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { After, MessageWire, OutgoingMessage } from "../src/client/wire.js";
+import { buildRunConfig } from "../src/config/run-config.js";
+import { parseCapabilities } from "../src/smtp/capabilities.js";
 import {
   dotStuff,
   END_OF_DATA,
@@ -132,6 +135,17 @@ describe("writeDecimal", () => {
     writeDecimal(buf, 0, 8, 12345678.9);
     assert.equal(text(buf), "12345678");
   });
+
+  test("values past int32 (epoch milliseconds), and the low digits when the width is short", () => {
+    for (const value of [1_764_683_707_123, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 9, 9_999_999_999_999]) {
+      const buf = Buffer.alloc(13);
+      writeDecimal(buf, 0, 13, value);
+      assert.equal(text(buf), String(value).padStart(13, "0"));
+    }
+    const short = Buffer.alloc(4);
+    writeDecimal(short, 0, 4, 1_764_683_707_123);
+    assert.equal(text(short), "7123");
+  });
 });
 
 describe("HeaderTemplate", () => {
@@ -210,5 +224,45 @@ describe("HeaderTemplate", () => {
     const out = template.render(1, 1_764_683_707_000);
     assert.equal(out.length, template.length);
     assert.equal(out.toString("utf8").match(/^Subject: (.*)\r$/m)?.[1], "Grüße");
+  });
+});
+
+describe("MessageWire.message with a session's reused buffer", () => {
+  const caps = parseCapabilities(["mx", "PIPELINING", "SIZE 10240000"]);
+  const epochMs = 1_764_683_707_123.456;
+
+  test("a patched buffer equals a freshly built message, byte for byte", async () => {
+    const wire = await MessageWire.create(buildRunConfig({ size: 700, quiet: true }));
+    const outgoing = new OutgoingMessage();
+    const first = wire.message(1, 0, epochMs, After.Envelope, caps, null, outgoing);
+    const copyOfFirst = Buffer.from(first);
+    // A second later, another sequence number: the Date, Message-ID and sent time all change.
+    const second = wire.message(2, 0, epochMs + 1000.5, After.Envelope, caps, null, outgoing);
+    assert.equal(second, first, "the buffer is reused");
+    const fresh = wire.message(
+      2,
+      0,
+      epochMs + 1000.5,
+      After.Envelope,
+      caps,
+      null,
+      new OutgoingMessage(),
+    );
+    assert.notEqual(fresh, second);
+    assert.equal(text(second), text(fresh));
+    assert.notEqual(text(second), text(copyOfFirst));
+  });
+
+  test("a buffer a write still holds, or one with another tail, is not reused", async () => {
+    const wire = await MessageWire.create(buildRunConfig({ size: 700, quiet: true }));
+    const outgoing = new OutgoingMessage();
+    const first = wire.message(1, 0, epochMs, After.Envelope, caps, null, outgoing);
+    outgoing.written(true);
+    const second = wire.message(2, 0, epochMs, After.Envelope, caps, null, outgoing);
+    assert.notEqual(second, first);
+    outgoing.written(false);
+    const last = wire.message(3, 0, epochMs, After.Quit, caps, null, outgoing);
+    assert.notEqual(last, second, "QUIT follows this one, not an envelope");
+    assert.ok(text(last).endsWith("\r\n.\r\nQUIT\r\n"));
   });
 });

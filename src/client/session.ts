@@ -14,13 +14,15 @@ import { Expect, PHASE_OF, replyFits } from "./pending.js";
 import { NO_WORK, NOT_YET } from "./session-base.js";
 import { traceReply } from "./trace.js";
 import { recordReply, type Transaction, Verdict } from "./transactions.js";
-import { After } from "./wire.js";
+import { After, OutgoingMessage } from "./wire.js";
 
 export { NO_WORK, NOT_YET, type SessionHost } from "./session-base.js";
 
 const CRLF = "\r\n";
 
 export class Session extends HandshakeSession {
+  private readonly outgoing = new OutgoingMessage();
+
   onReply(code: number, lines: string[] | null): void {
     if (this.failure) return; // the connection is being torn down; later bytes are moot
     if (this.host.trace && this.id === 0) traceReply(this.host.trace, code, lines);
@@ -310,7 +312,15 @@ export class Session extends HandshakeSession {
     const now = performance.now();
     tx.dataSentAt = now;
     const epochMs = performance.timeOrigin + now;
-    const message = wire.message(tx.seq, tx.cls, epochMs, after, this.caps, tx.content);
+    const message = wire.message(
+      tx.seq,
+      tx.cls,
+      epochMs,
+      after,
+      this.caps,
+      tx.content,
+      this.outgoing,
+    );
     tx.content = null;
     for (let replies = this.dotRepliesOf(tx); replies > 0; replies--) {
       this.pending.push(Expect.Dot, tx.slot);
@@ -325,10 +335,12 @@ export class Session extends HandshakeSession {
         this.write(wire.envelope(this.caps, next, nextTx.cls, false, nextTx.size));
         this.socket.uncork();
       }
+      this.outgoing.written(this.socket.writableLength > 0);
       this.pushEnvelope(nextTx.slot, false, nextTx.recipients);
       return;
     }
     this.write(message);
+    this.outgoing.written(this.socket.writableLength > 0);
     if (after === After.Quit) {
       this.quitSentAt = now;
       this.quitSent = true;

@@ -38,6 +38,27 @@ interface ClassWire {
   readonly tails: Map<string, Buffer>;
 }
 
+/**
+ * A session's last message Buffer, kept for its next message once the socket has let go of it:
+ * the body, final dot and next envelope stay in place and only the header's varying fields are
+ * patched, which saves an allocation and a copy of the whole message per message.
+ */
+export class OutgoingMessage {
+  buffer: Buffer | null = null;
+  /** The shared tail `buffer` holds after its header. */
+  tail: Buffer | null = null;
+
+  /**
+   * Called after the message was written. A write the socket could not finish at once still
+   * holds the Buffer (Node keeps it until the kernel took it all), so it must not be reused.
+   */
+  written(stillQueued: boolean): void {
+    if (!stillQueued) return;
+    this.buffer = null;
+    this.tail = null;
+  }
+}
+
 export interface SourceSummary {
   readonly className: string;
   readonly kind: string;
@@ -197,6 +218,7 @@ export class MessageWire {
    * Message `seq` whole in one Buffer: its rendered header, the content, the final dot and
    * what follows. The fast path (one class, generated body) also carries the next envelope,
    * so the session makes one write per message; otherwise the caller writes that separately.
+   * A generated body is rendered into `outgoing`'s Buffer when that holds the same tail.
    */
   message(
     seq: number,
@@ -205,9 +227,13 @@ export class MessageWire {
     after: After,
     caps: Capabilities,
     content: Buffer | null,
+    outgoing: OutgoingMessage,
   ): Buffer {
     const c = this.classes[cls];
     const tail = content ? null : this.tail(c, after, caps);
+    if (tail !== null && outgoing.tail === tail && outgoing.buffer !== null) {
+      return c.header.renderInto(outgoing.buffer, seq, epochMs, true);
+    }
     const contentLength = content
       ? content.length + END_OF_DATA.length + (after === After.Quit ? QUIT.length : 0)
       : 0;
@@ -215,6 +241,8 @@ export class MessageWire {
     c.header.renderInto(out, seq, epochMs);
     if (tail) {
       tail.copy(out, c.header.length);
+      outgoing.buffer = out;
+      outgoing.tail = tail;
       return out;
     }
     let o = c.header.length + content!.copy(out, c.header.length);

@@ -92,9 +92,19 @@ export function generateBody(size: number): Buffer {
 /** Writes `value` as `width` zero-padded decimal digits at `offset`. */
 export function writeDecimal(buf: Buffer, offset: number, width: number, value: number): void {
   let v = Math.floor(value);
-  for (let i = offset + width - 1; i >= offset; i--) {
-    buf[i] = 48 + (v % 10);
-    v = Math.floor(v / 10);
+  let i = offset + width - 1;
+  // Digits of a value past int32 (epoch milliseconds) come from double division until the rest
+  // fits, then from int32 arithmetic, several times cheaper: this runs three times a message.
+  for (; v > 0x7fff_ffff && i >= offset; i--) {
+    const q = Math.floor(v / 10);
+    buf[i] = 48 + (v - q * 10);
+    v = q;
+  }
+  let n = v | 0;
+  for (; i >= offset; i--) {
+    const q = (n / 10) | 0;
+    buf[i] = 48 + (n - q * 10);
+    n = q;
   }
 }
 
@@ -159,9 +169,13 @@ export class HeaderTemplate {
     return this.renderInto(Buffer.allocUnsafe(this.length), seq, epochMs);
   }
 
-  /** Renders the header into the first `length` octets of `out` and returns `out`. */
-  renderInto(out: Buffer, seq: number, epochMs: number): Buffer {
-    this.template.copy(out);
+  /**
+   * Renders the header into the first `length` octets of `out` and returns `out`.
+   * `templateInPlace`: `out` already holds a header this template rendered; only the fields
+   * that vary are patched.
+   */
+  renderInto(out: Buffer, seq: number, epochMs: number, templateInPlace = false): Buffer {
+    if (!templateInPlace) this.template.copy(out);
     if (this.seqOffset >= 0) {
       writeDecimal(out, this.seqOffset, SEQ_WIDTH, seq);
       const second = Math.floor(epochMs / 1000);
