@@ -6,10 +6,14 @@
  *           pinned),
  *           sink, memory, micro
  *   BENCH_ROUNDS=N   alternated rounds per comparison (default 5)
+ *
+ * A whole group writes bench/results/NAME.json (the figures the README quotes); some cases of
+ * the throughput group write bench/results/NAME.partial.json instead (not committed), so that
+ * trying one case leaves the full results as they were.
  */
 import { fileURLToPath } from "node:url";
 import { loadAverage, runTimed } from "./lib/proc.js";
-import { fmt, machine, type Verdict, verdictLine, writeResults } from "./lib/report.js";
+import { commit, fmt, machine, type Verdict, verdictLine, writeResults } from "./lib/report.js";
 import { memoryBench } from "./memory.js";
 import type { MicroResult } from "./micro.js";
 import { sinkBench } from "./sink.js";
@@ -49,10 +53,12 @@ async function group(name: string, run: () => Promise<BenchOutput>): Promise<voi
   const out = await run();
   for (const v of out.verdicts) process.stdout.write(`${verdictLine(v)}\n`);
   for (const n of out.notes) process.stdout.write(`info  ${n}\n`);
-  const path = writeResults(name, {
+  const partial = name === "throughput" && cases.size > 0;
+  const path = writeResults(partial ? `${name}.partial` : name, {
     benchmark: name,
     startedAt,
     finishedAt: new Date().toISOString(),
+    commit: commit(),
     machine: machine(),
     loadAverageAtEnd: loadAverage(),
     rounds,

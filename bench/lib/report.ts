@@ -2,6 +2,7 @@
  * Verdict lines and the raw-results files under bench/results/. Every benchmark hands back its
  * raw runs and its verdicts; nothing is dropped when a target is missed.
  */
+import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -51,6 +52,33 @@ export function machine(): Record<string, unknown> {
     node: process.version,
     loadAverageAtStart: loadAverage(),
   };
+}
+
+/**
+ * The commit the benchmarks ran on, with "-dirty" when tracked files differ from it (results
+ * files aside, which every run rewrites); null outside a git checkout.
+ */
+export function commit(): string | null {
+  const git = (...args: string[]) =>
+    execFileSync("git", args, {
+      cwd: RESULTS,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+  try {
+    const head = git("rev-parse", "--short", "HEAD").trim();
+    const changed = git(
+      "status",
+      "--porcelain",
+      "--untracked-files=no",
+      "--",
+      ":(top)",
+      ":(top,exclude)bench/results",
+    );
+    return changed.trim() === "" ? head : `${head}-dirty`;
+  } catch {
+    return null;
+  }
 }
 
 const RESULTS = fileURLToPath(new URL("../../../bench/results/", import.meta.url));
