@@ -85,6 +85,9 @@ describe("Postfix smtpd", () => {
       assert.equal(errorCount(perMessage, "421", "banner"), perMessage.connections.refused);
       assert.equal(perMessage.connections.refused, 6);
       assert.equal(perMessage.errorClasses.refused, perMessage.connections.refused);
+      assert.deepEqual(reuse.firstSeen, []);
+      assert.equal(perMessage.firstSeen?.[0].class, "refused");
+      assert.ok((perMessage.firstSeen?.[0].connectionsOpened ?? 0) >= 5);
       assert.equal(counts.messages, 24);
     } finally {
       await peer.stop();

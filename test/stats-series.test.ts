@@ -8,7 +8,7 @@ import { mergeSnapshots, RunStats } from "../src/stats/collector.js";
 import { classifyError } from "../src/stats/errors.js";
 import type { SeriesPointResult } from "../src/stats/result.js";
 import { regroupSeries } from "../src/stats/series.js";
-import { buildResult, plateau, seriesResult } from "../src/stats/summarise.js";
+import { buildResult, firstSeen, plateau, seriesResult } from "../src/stats/summarise.js";
 
 const META = { mode: "reuse" as const, target: "t", runId: "r", sessions: 1 };
 const T0 = 1_764_683_700_000; // a multiple of 1000
@@ -149,5 +149,62 @@ describe("plateau", () => {
   test("null when fewer than three steady intervals remain", () => {
     assert.equal(plateau(series([1, 100, 100, 1])), null);
     assert.equal(plateau(series([])), null);
+  });
+});
+
+describe("first seen", () => {
+  const point = (i: number, opened: number, sent: number, open: number, errors = {}) =>
+    ({
+      t: T0 + i * 1000,
+      sent,
+      connectionsOpened: opened,
+      openSessions: open,
+      errors: {
+        refused: 0,
+        rateLimited: 0,
+        temporary: 0,
+        rejected: 0,
+        transport: 0,
+        unsent: 0,
+        ...errors,
+      },
+    }) as SeriesPointResult;
+
+  test("each class at its first interval, with the counts through it, in order of appearance", () => {
+    const series = {
+      intervalMs: 1000,
+      points: [
+        point(0, 10, 100, 10),
+        point(1, 10, 150, 20, { rateLimited: 2 }),
+        point(2, 30, 200, 50, { refused: 5, rateLimited: 1 }),
+        point(3, 5, 90, 50, { refused: 9 }),
+      ],
+    };
+    // The first connect came 0.25 s into the first interval; the run lasted 3.5 s.
+    assert.deepEqual(firstSeen(series, T0 + 250, 3.5), [
+      {
+        class: "rateLimited",
+        fromSeconds: 0.75,
+        toSeconds: 1.75,
+        openSessions: 20,
+        connectionsOpened: 20,
+        sent: 250,
+      },
+      {
+        class: "refused",
+        fromSeconds: 1.75,
+        toSeconds: 2.75,
+        openSessions: 50,
+        connectionsOpened: 50,
+        sent: 450,
+      },
+    ]);
+  });
+
+  test("bounds are clamped to the run, and a run without errors has none", () => {
+    const series = { intervalMs: 1000, points: [point(0, 4, 10, 4, { transport: 1 })] };
+    const [f] = firstSeen(series, T0 + 900, 0.05);
+    assert.deepEqual([f.class, f.fromSeconds, f.toSeconds], ["transport", 0, 0.05]);
+    assert.deepEqual(firstSeen({ intervalMs: 1000, points: [point(0, 4, 10, 4)] }, T0, 1), []);
   });
 });

@@ -3,7 +3,7 @@
  * reuse, side by side, with the ratio reuse / per-message of every figure. Pure: Results in,
  * text out.
  */
-import { ERROR_CLASS_LABELS, ERROR_CLASSES } from "../stats/errors.js";
+import { ERROR_CLASS_LABELS, ERROR_CLASSES, type ErrorClass } from "../stats/errors.js";
 import type { Result } from "../stats/result.js";
 import { fmt, ms, PHASE_ROWS, ratio } from "./figures.js";
 import { painter, table } from "./terminal.js";
@@ -36,6 +36,7 @@ export function headline(runs: readonly Result[]): string[] {
   if (refusedBase > 0 || refusedReuse > 0) {
     lines.push(
       `The gateway refused ${fmt(refusedBase)} connections of the per-message run and ${fmt(refusedReuse)} of the reuse run.`,
+      `First refusal: ${onset(base, "refused")}; ${onset(reuse, "refused")}.`,
     );
   }
   const limitedBase = base.errorClasses?.rateLimited ?? 0;
@@ -43,9 +44,17 @@ export function headline(runs: readonly Result[]): string[] {
   if (limitedBase > 0 || limitedReuse > 0) {
     lines.push(
       `Message rate limits answered ${fmt(limitedBase)} times per-message and ${fmt(limitedReuse)} times with reuse: reuse does not dodge those.`,
+      `First rate limit: ${onset(base, "rateLimited")}; ${onset(reuse, "rateLimited")}.`,
     );
   }
   return lines;
+}
+
+/** Where an error class first appeared in a run, in words (see Result.firstSeen). */
+function onset(run: Result, cls: ErrorClass): string {
+  const f = run.firstSeen?.find((s) => s.class === cls);
+  if (!f) return `none in the ${run.mode} run`;
+  return `${f.fromSeconds.toFixed(1)}–${f.toSeconds.toFixed(1)} s into the ${run.mode} run, after ${fmt(f.connectionsOpened)} connections and ${fmt(f.sent)} messages`;
 }
 
 export function renderCompare(runs: readonly Result[], options: { color: boolean }): string {

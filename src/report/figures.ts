@@ -4,7 +4,7 @@
  * and rounded the same everywhere.
  */
 import { ERROR_CLASS_LABELS, ERROR_CLASSES, type ErrorClass } from "../stats/errors.js";
-import type { ClassResult, Result } from "../stats/result.js";
+import type { ClassResult, FirstSeen, Result } from "../stats/result.js";
 
 export const PHASE_ROWS: readonly [string, keyof Result["latency"]][] = [
   ["transaction", "transactionMs"],
@@ -74,4 +74,18 @@ export function apdexText(value: number | null): string {
 /** "500ms", "1.5s": an Apdex threshold as it was given. */
 export function durationText(msValue: number): string {
   return msValue >= 1000 && msValue % 100 === 0 ? `${msValue / 1000}s` : `${msValue}ms`;
+}
+
+/** One Result.firstSeen entry in words: "refused by gateway 3.0–4.0 s in: 20 sessions open, …". */
+export function firstSeenText(f: FirstSeen): string {
+  return `${ERROR_CLASS_LABELS[f.class]} ${firstSeenWhere(f)}`;
+}
+
+/** The same without the class: "3.0–4.0 s in: 20 sessions open, …". */
+export function firstSeenWhere(f: FirstSeen): string {
+  return (
+    `${f.fromSeconds.toFixed(1)}–${f.toSeconds.toFixed(1)} s in: ` +
+    `${fmt(f.openSessions)} sessions open, ${fmt(f.connectionsOpened)} connections and ` +
+    `${fmt(f.sent)} messages started by then`
+  );
 }

@@ -15,6 +15,7 @@ import {
   apdexText,
   durationText,
   errorClassRows,
+  firstSeenWhere,
   fmt,
   ms,
   PHASE_ROWS,
@@ -221,10 +222,14 @@ function phases(runs: readonly Result[], prefix: (i: number) => string): string 
 function errors(r: Result, prefix: string, compare: boolean): string {
   const title = compare ? `<h3>${esc(r.mode)}</h3>` : "";
   if (r.errors.length === 0) return `${title}<p class="good">no errors</p>`;
+  const where = (c: string) => {
+    const f = r.firstSeen?.find((s) => s.class === c);
+    return `<td class="text">${f ? esc(firstSeenWhere(f)) : ""}</td>`;
+  };
   const classes = errorClassRows(r)
     .map(
       ([c, label, count]) =>
-        `<tr><td>${esc(label)}</td>${num(`${prefix}errorClasses.${c}`, count, fmt(count))}</tr>`,
+        `<tr><td>${esc(label)}</td>${num(`${prefix}errorClasses.${c}`, count, fmt(count))}${where(c)}</tr>`,
     )
     .join("");
   const rows = r.errors
@@ -233,7 +238,7 @@ function errors(r: Result, prefix: string, compare: boolean): string {
         `<tr>${num(`${prefix}errors.${i}.count`, e.count, fmt(e.count))}<td class="text">${esc(e.class ?? "")}</td><td class="text">${esc(e.reply)}</td><td class="text">${esc(e.enhanced || "-")}</td><td class="text">${esc(e.phase)}</td><td class="text">${esc(e.text)}</td></tr>`,
     )
     .join("");
-  return `${title}<table><tr><th>error class</th><th>count</th></tr>${classes}</table><table><tr><th>count</th><th>class</th><th>reply</th><th>enhanced</th><th>phase</th><th>text</th></tr>${rows}</table>`;
+  return `${title}<table><tr><th>error class</th><th>count</th><th>first seen</th></tr>${classes}</table><table><tr><th>count</th><th>class</th><th>reply</th><th>enhanced</th><th>phase</th><th>text</th></tr>${rows}</table>`;
 }
 
 function thresholds(runs: readonly Result[], prefix: (i: number) => string): string {

@@ -7,6 +7,7 @@ import {
   apdexText,
   durationText,
   errorClassRows,
+  firstSeenText,
   fmt,
   ms,
   PHASE_ROWS,
@@ -134,10 +135,16 @@ function latencyTable(result: Result): string {
 function errorClassLine(result: Result, paint: Paint): string {
   const classes = errorClassRows(result);
   if (classes.length === 0) return "";
-  return row(
-    "Error classes",
-    classes.map(([, label, count]) => paint.red(`${label} ${fmt(count)}`)),
-  );
+  const lines = [
+    row(
+      "Error classes",
+      classes.map(([, label, count]) => paint.red(`${label} ${fmt(count)}`)),
+    ),
+  ];
+  (result.firstSeen ?? []).forEach((f, i) => {
+    lines.push(row(i === 0 ? "First seen" : "", [firstSeenText(f)]));
+  });
+  return lines.join("\n");
 }
 
 function errorTable(result: Result): string {

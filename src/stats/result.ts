@@ -118,6 +118,23 @@ export interface SeriesPointResult {
   histogram: string;
 }
 
+/**
+ * Where an error class first appeared, read off the time series, so to its interval's
+ * resolution (`--interval`) and exact across workers: the first interval holding an
+ * occurrence of the class.
+ */
+export interface FirstSeen {
+  class: ErrorClass;
+  /** That interval's bounds in seconds since the first connect (clamped to the run). */
+  fromSeconds: number;
+  toSeconds: number;
+  /** Sessions open at the interval's end. */
+  openSessions: number;
+  /** Connections attempted and messages started from the run's start through the interval. */
+  connectionsOpened: number;
+  sent: number;
+}
+
 export interface ThresholdOutcome {
   /** The threshold as given, e.g. "p99{phase:envelope}<5ms". */
   expression: string;
@@ -237,6 +254,12 @@ export interface Result {
   errors: ResultErrorRow[];
   /** Error occurrences summed by class. */
   errorClasses: Record<ErrorClass, number>;
+  /**
+   * Where each error class that occurred first appeared, in that order (see FirstSeen): where
+   * a gateway's 421s or 450s started, with how many sessions open. Absent in results saved
+   * before it existed.
+   */
+  firstSeen?: FirstSeen[];
   /** The Apdex thresholds (satisfied ≤ T, tolerating ≤ 4T by the Apdex standard). */
   apdex: { satisfiedMs: number; toleratingMs: number };
   /** The statistics table: every message of the run in one row. */

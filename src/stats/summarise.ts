@@ -7,7 +7,14 @@ import {
   summariseHistogram,
 } from "./collector.js";
 import { classifyError, ERROR_CLASSES, type ErrorClass, zeroErrorClasses } from "./errors.js";
-import type { ClassResult, Mode, Result, ResultErrorRow, SeriesPointResult } from "./result.js";
+import type {
+  ClassResult,
+  FirstSeen,
+  Mode,
+  Result,
+  ResultErrorRow,
+  SeriesPointResult,
+} from "./result.js";
 import { RESULT_SCHEMA } from "./result.js";
 import type { SeriesPoint, SeriesSnapshot } from "./series.js";
 
@@ -90,6 +97,7 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
     },
     errors,
     errorClasses,
+    firstSeen: firstSeen(series, snapshot.firstEventMs, elapsedSeconds),
     apdex,
     allClasses: classRow(all),
     classes: snapshot.classes.map(classRow),
@@ -174,6 +182,35 @@ export function seriesSnapshot(series: Result["series"]): SeriesSnapshot {
       }),
     ),
   };
+}
+
+/** See Result.firstSeen and FirstSeen for the definition. */
+export function firstSeen(
+  series: Result["series"],
+  firstEventMs: number,
+  elapsedSeconds: number,
+): FirstSeen[] {
+  const out: FirstSeen[] = [];
+  let connectionsOpened = 0;
+  let sent = 0;
+  const seconds = (epochMs: number) =>
+    round(Math.min(Math.max(0, (epochMs - firstEventMs) / 1000), elapsedSeconds), 3);
+  for (const p of series.points) {
+    connectionsOpened += p.connectionsOpened;
+    sent += p.sent;
+    for (const cls of ERROR_CLASSES) {
+      if ((p.errors[cls] ?? 0) === 0 || out.some((f) => f.class === cls)) continue;
+      out.push({
+        class: cls,
+        fromSeconds: seconds(p.t),
+        toSeconds: seconds(p.t + series.intervalMs),
+        openSessions: p.openSessions,
+        connectionsOpened,
+        sent,
+      });
+    }
+  }
+  return out;
 }
 
 /** Share of the median a ramp interval stays below. */
