@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { mergeSnapshots, RunStats } from "../src/stats/collector.js";
+import { firstSeenSpan } from "../src/report/figures.js";
 import { classifyError } from "../src/stats/errors.js";
 import type { SeriesPointResult } from "../src/stats/result.js";
 import { regroupSeries } from "../src/stats/series.js";
@@ -206,5 +207,11 @@ describe("first seen", () => {
     const [f] = firstSeen(series, T0 + 900, 0.05);
     assert.deepEqual([f.class, f.fromSeconds, f.toSeconds], ["transport", 0, 0.05]);
     assert.deepEqual(firstSeen({ intervalMs: 1000, points: [point(0, 4, 10, 4)] }, T0, 1), []);
+  });
+
+  test("in words: a range, or one time when the clamped interval rounds to one", () => {
+    const base = { class: "refused" as const, openSessions: 1, connectionsOpened: 1, sent: 0 };
+    assert.equal(firstSeenSpan({ ...base, fromSeconds: 3, toSeconds: 4 }), "3.0–4.0 s");
+    assert.equal(firstSeenSpan({ ...base, fromSeconds: 0, toSeconds: 0.0004 }), "0.0 s");
   });
 });

@@ -5,7 +5,7 @@
  */
 import { ERROR_CLASS_LABELS, ERROR_CLASSES, type ErrorClass } from "../stats/errors.js";
 import type { Result } from "../stats/result.js";
-import { fmt, ms, PHASE_ROWS, ratio } from "./figures.js";
+import { firstSeenSpan, fmt, ms, PHASE_ROWS, ratio } from "./figures.js";
 import { painter, table } from "./terminal.js";
 
 export const COMPARE_SCHEMA = "mailvolley/compare@1";
@@ -54,7 +54,7 @@ export function headline(runs: readonly Result[]): string[] {
 function onset(run: Result, cls: ErrorClass): string {
   const f = run.firstSeen?.find((s) => s.class === cls);
   if (!f) return `none in the ${run.mode} run`;
-  return `${f.fromSeconds.toFixed(1)}–${f.toSeconds.toFixed(1)} s into the ${run.mode} run, after ${fmt(f.connectionsOpened)} connections and ${fmt(f.sent)} messages`;
+  return `${firstSeenSpan(f)} into the ${run.mode} run, after ${fmt(f.connectionsOpened)} connections and ${fmt(f.sent)} messages`;
 }
 
 export function renderCompare(runs: readonly Result[], options: { color: boolean }): string {

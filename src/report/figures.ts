@@ -84,8 +84,15 @@ export function firstSeenText(f: FirstSeen): string {
 /** The same without the class: "3.0–4.0 s in: 20 sessions open, …". */
 export function firstSeenWhere(f: FirstSeen): string {
   return (
-    `${f.fromSeconds.toFixed(1)}–${f.toSeconds.toFixed(1)} s in: ` +
+    `${firstSeenSpan(f)} in: ` +
     `${fmt(f.openSessions)} sessions open, ${fmt(f.connectionsOpened)} connections and ` +
     `${fmt(f.sent)} messages started by then`
   );
+}
+
+/** "3.0–4.0 s", or "0.0 s" when the interval, clamped to the run, is shorter than that shows. */
+export function firstSeenSpan(f: FirstSeen): string {
+  const from = f.fromSeconds.toFixed(1);
+  const to = f.toSeconds.toFixed(1);
+  return from === to ? `${from} s` : `${from}–${to} s`;
 }
