@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { mergeSnapshots, RunStats } from "../src/stats/collector.js";
 import { firstSeenSpan } from "../src/report/figures.js";
+import { mergeSnapshots, RunStats } from "../src/stats/collector.js";
 import { classifyError } from "../src/stats/errors.js";
 import type { SeriesPointResult } from "../src/stats/result.js";
 import { regroupSeries } from "../src/stats/series.js";

@@ -102,6 +102,15 @@ export function requirePeer(
   return false;
 }
 
+/** `run` on the first call; every later call gets the first call's promise (stop twice safely). */
+export function once<T>(run: () => Promise<T>): () => Promise<T> {
+  let started: Promise<T> | null = null;
+  return () => {
+    started ??= run();
+    return started;
+  };
+}
+
 /** A port that was free a moment ago: bind port 0 on loopback, read it, close. */
 export function freePort(host = HOST): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -122,10 +131,16 @@ function sleep(ms: number): Promise<void> {
 /**
  * Opens a connection, reads the 220 banner, sends QUIT and waits for the server to close.
  * Resolves false when the connection fails (nobody listening yet) or no reply came.
+ * `localAddress`: the loopback address to connect from (a gateway counts clients by it).
  */
-function quitProbe(port: number, host = HOST, timeoutMs = 5000): Promise<boolean> {
+export function quitProbe(
+  port: number,
+  host = HOST,
+  timeoutMs = 5000,
+  localAddress?: string,
+): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = net.connect(port, host);
+    const socket = net.connect({ port, host, localAddress });
     let received = "";
     let sentQuit = false;
     let done = false;
@@ -268,7 +283,6 @@ async function spawnSmtpSink(port: number, opts: SmtpSinkOptions): Promise<Peer 
   // cannot land after the baseline.
   await waitFor(() => counter().sess >= probes, 2000);
 
-  let stopped: Promise<PeerCounts> | null = null;
   const stop = async (): Promise<PeerCounts> => {
     if (!exited) {
       const before = counter().sess;
@@ -286,10 +300,7 @@ async function spawnSmtpSink(port: number, opts: SmtpSinkOptions): Promise<Peer 
   return {
     host: HOST,
     port,
-    stop: () => {
-      stopped ??= stop();
-      return stopped;
-    },
+    stop: once(stop),
   };
 }
 
@@ -459,7 +470,6 @@ export async function startAiosmtpd(opts: AiosmtpdOptions = {}): Promise<Aiosmtp
     if (line === null) throw new Error(`aiosmtpd exited early: ${stderr.trim()}`);
     return JSON.parse(line) as AiosmtpdCounts;
   };
-  let stopped: Promise<AiosmtpdCounts> | null = null;
   const stop = async () => {
     const counts = await ask("stop");
     child.stdin.end();
@@ -470,10 +480,7 @@ export async function startAiosmtpd(opts: AiosmtpdOptions = {}): Promise<Aiosmtp
     host: HOST,
     port,
     counts: () => ask("count"),
-    stop: () => {
-      stopped ??= stop();
-      return stopped;
-    },
+    stop: once(stop),
   };
 }
 
@@ -541,7 +548,6 @@ export async function startSmtpServer(opts: SmtpServerPeerOptions = {}): Promise
     });
   });
   const { port } = server.server.address() as net.AddressInfo;
-  let stopped: Promise<PeerCounts & { sessions: number }> | null = null;
   const stop = async () => {
     // close() waits for open sessions (up to closeTimeout); end them now instead.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -557,9 +563,6 @@ export async function startSmtpServer(opts: SmtpServerPeerOptions = {}): Promise
     server,
     messages: () => messages,
     sessions: () => sessions,
-    stop: () => {
-      stopped ??= stop();
-      return stopped;
-    },
+    stop: once(stop),
   };
 }

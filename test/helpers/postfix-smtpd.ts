@@ -23,11 +23,10 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PeerCounts } from "./peers.js";
-import { freePort } from "./peers.js";
+import { freePort, once, quitProbe } from "./peers.js";
 
 export const POSTFIX = "/usr/sbin/postfix";
 
@@ -126,28 +125,6 @@ function masterCf(port: number): string {
   return `${services.join("\n")}\n`;
 }
 
-/** Connects from PROBE_SOURCE and resolves true on a 220 banner. */
-function bannerProbe(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: HOST, port, localAddress: PROBE_SOURCE });
-    let received = "";
-    const finish = (ok: boolean) => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(ok);
-    };
-    const timer = setTimeout(() => finish(false), 2000);
-    socket.on("data", (chunk) => {
-      received += chunk.toString("latin1");
-      if (received.includes("\n")) {
-        socket.end("QUIT\r\n");
-        finish(received.startsWith("220"));
-      }
-    });
-    socket.on("error", () => finish(false));
-  });
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Counts of the log so far: messages queued by cleanup, removed by qmgr, sent by discard. */
@@ -183,7 +160,7 @@ export async function startPostfixSmtpd(limits: SmtpdLimits = {}): Promise<Smtpd
     exited = true;
   });
   const deadline = Date.now() + 15_000;
-  while (!(await bannerProbe(port))) {
+  while (!(await quitProbe(port, HOST, 2000, PROBE_SOURCE))) {
     if (exited || Date.now() > deadline) {
       spawnSync(POSTFIX, ["-c", conf, "abort"], { stdio: "ignore" });
       const why = log().trim().split("\n").slice(-5).join("\n");
@@ -194,7 +171,6 @@ export async function startPostfixSmtpd(limits: SmtpdLimits = {}): Promise<Smtpd
     await sleep(50);
   }
 
-  let stopped: Promise<PeerCounts> | null = null;
   const stop = async (): Promise<PeerCounts> => {
     // Every queued message is delivered (to discard) and removed before the count is read.
     const drained = Date.now() + 15_000;
@@ -213,9 +189,6 @@ export async function startPostfixSmtpd(limits: SmtpdLimits = {}): Promise<Smtpd
   return {
     host: HOST,
     port,
-    stop: () => {
-      stopped ??= stop();
-      return stopped;
-    },
+    stop: once(stop),
   };
 }
