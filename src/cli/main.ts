@@ -9,6 +9,7 @@ import { ConfigError } from "../config/parse.js";
 import { SourceError } from "../sources/source.js";
 import { compareCommand } from "./compare-command.js";
 import { mergeCommand } from "./merge-command.js";
+import { probeCommand } from "./probe-command.js";
 import { reportCommand } from "./report-command.js";
 import { runCommand } from "./run-command.js";
 import { sinkCommand } from "./sink-command.js";
@@ -52,7 +53,8 @@ export async function main(args: string[]): Promise<void> {
     .command(compareCommand)
     .command(reportCommand)
     .command(mergeCommand)
-    .demandCommand(1, "name a command: run, compare, report, merge or sink (see --help)")
+    .command(probeCommand)
+    .demandCommand(1, "name a command: run, compare, probe, report, merge or sink (see --help)")
     .strict()
     .version(version())
     .help()

@@ -267,7 +267,7 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
   });
 }
 
-function parseHelo(raw: unknown): string {
+export function parseHelo(raw: unknown): string {
   const text = String(raw);
   if (!/^[^\s]+$/.test(text)) {
     throw new ConfigError("--helo", `"${text}" is not a host name; give e.g. client.example.com`);

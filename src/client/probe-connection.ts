@@ -1,0 +1,117 @@
+/**
+ * One lock-step SMTP connection for `mailvolley probe`: a command, its reply, the next. Probes
+ * measure where a gateway starts refusing, not speed, so nothing is pipelined: a refused MAIL
+ * then costs the gateway one error, not three (the 503s to a pipelined RCPT and DATA count
+ * against Postfix's smtpd_hard_error_limit).
+ */
+import type net from "node:net";
+import type { Target } from "../config/parse.js";
+import { enhancedCode, ReplyParser } from "../smtp/reply-parser.js";
+import { openConnection, transportFailure } from "./transport.js";
+
+/** A reply, or a failure without one: `code` 0 and `reply` naming it (refused, timeout, …). */
+export interface ProbeReply {
+  code: number;
+  /** The code as text ("421"), or the failure ("refused", "reset", "timeout", "closed"). */
+  reply: string;
+  enhanced: string;
+  /** The first line's text without code and enhanced code. */
+  text: string;
+}
+
+export class ProbeConnection {
+  private readonly parser: ReplyParser;
+  private waiting: ((reply: ProbeReply) => void) | null = null;
+  private queued: ProbeReply[] = [];
+  private ended: ProbeReply | null = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  private constructor(
+    private readonly socket: net.Socket,
+    private readonly timeoutMs: number,
+  ) {
+    this.parser = new ReplyParser({
+      onReply: (code, lines) => {
+        const first = lines?.[0] ?? "";
+        const enhanced = enhancedCode(first);
+        const text = (enhanced ? first.slice(enhanced.length) : first).trim();
+        this.deliver({ code, reply: String(code), enhanced, text });
+      },
+      onProtocolError: (reason) => this.end(failure("protocol", reason)),
+    });
+    this.parser.captureText = true;
+    socket.on("error", (error: NodeJS.ErrnoException) =>
+      this.end(failure(transportFailure(error.code), error.message)),
+    );
+    socket.on("close", () => this.end(failure("closed", "the server closed the connection")));
+  }
+
+  /** Connects and reads the banner; the connection is open when the banner is a 220. */
+  static async open(
+    target: Target,
+    timeoutMs: number,
+  ): Promise<{ connection: ProbeConnection; banner: ProbeReply }> {
+    let connection: ProbeConnection | null = null;
+    const socket = openConnection(target, (chunk) => connection?.parser.push(chunk));
+    connection = new ProbeConnection(socket, timeoutMs);
+    const banner = await connection.next();
+    return { connection, banner };
+  }
+
+  /** Writes one command line (CRLF added) and waits for its reply. */
+  command(line: string): Promise<ProbeReply> {
+    return this.send(Buffer.from(`${line}\r\n`, "latin1"));
+  }
+
+  /** Writes raw bytes (a message and its final dot) and waits for one reply. */
+  send(bytes: Buffer): Promise<ProbeReply> {
+    if (this.ended === null) this.socket.write(bytes);
+    return this.next();
+  }
+
+  /** QUIT, its reply (or none within the timeout), then the connection is closed. */
+  async quit(): Promise<void> {
+    if (this.ended === null) await this.command("QUIT");
+    this.close();
+  }
+
+  close(): void {
+    this.end(failure("closed", "closed by the probe"));
+    this.socket.destroy();
+  }
+
+  private next(): Promise<ProbeReply> {
+    const ready = this.queued.shift() ?? this.ended;
+    if (ready) return Promise.resolve(ready);
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+      this.timer = setTimeout(
+        () => this.end(failure("timeout", `no reply within ${this.timeoutMs} ms`)),
+        this.timeoutMs,
+      );
+    });
+  }
+
+  private deliver(reply: ProbeReply): void {
+    const waiting = this.waiting;
+    if (!waiting) {
+      this.queued.push(reply);
+      return;
+    }
+    this.waiting = null;
+    if (this.timer) clearTimeout(this.timer);
+    waiting(reply);
+  }
+
+  /** From now on every wait gets `reason`; the first one waiting gets it now. */
+  private end(reason: ProbeReply): void {
+    if (this.ended !== null) return;
+    this.ended = reason;
+    if (this.waiting) this.deliver(reason);
+    this.socket.destroy();
+  }
+}
+
+function failure(reply: string, text: string): ProbeReply {
+  return { code: 0, reply, enhanced: "", text };
+}

@@ -1,0 +1,69 @@
+/** `mailvolley probe`'s options, checked into a frozen ProbeConfig (see run/probe.ts). */
+import { randomBytes } from "node:crypto";
+import {
+  ConfigError,
+  parseAddress,
+  parseChoice,
+  parseCount,
+  parseDuration,
+  parseTarget,
+  type Target,
+} from "./parse.js";
+import { parseHelo, parseSizes } from "./run-config.js";
+
+export const PROBE_KINDS = ["concurrency", "connection-rate", "message-rate"] as const;
+export type ProbeKind = (typeof PROBE_KINDS)[number];
+
+export interface ProbeConfig {
+  target: Target;
+  kind: ProbeKind;
+  /** Steps at most: connections (concurrency, connection-rate) or messages (message-rate). */
+  max: number;
+  /** The whole probe's bound, ms. */
+  timeLimitMs: number;
+  /** How long to wait for any one reply, ms. */
+  replyTimeoutMs: number;
+  helo: string;
+  from: string;
+  to: string;
+  /** Body octets of message-rate's messages. */
+  size: number;
+  runId: string;
+}
+
+export interface RawProbeOptions {
+  target?: unknown;
+  probe?: unknown;
+  max?: unknown;
+  timeLimit?: unknown;
+  timeout?: unknown;
+  helo?: unknown;
+  from?: unknown;
+  to?: unknown;
+  size?: unknown;
+}
+
+export function buildProbeConfig(raw: RawProbeOptions): Readonly<ProbeConfig> {
+  if (raw.target === undefined || raw.target === "") {
+    throw new ConfigError("target", "probe needs a target; give host:port, e.g. 127.0.0.1:2525");
+  }
+  if (raw.probe === undefined) {
+    throw new ConfigError("--probe", `name one: ${PROBE_KINDS.join(", ")}`);
+  }
+  const sizes = parseSizes(String(raw.size ?? "1024"));
+  if (sizes.length !== 1) {
+    throw new ConfigError("--size", "give one size for a probe's messages, e.g. 1024 or 10k");
+  }
+  return Object.freeze({
+    target: parseTarget("target", String(raw.target)),
+    kind: parseChoice("--probe", raw.probe, PROBE_KINDS),
+    max: parseCount("--max", raw.max ?? 1000, 1, 1_000_000),
+    timeLimitMs: parseDuration("--time-limit", raw.timeLimit ?? "2m"),
+    replyTimeoutMs: parseDuration("--timeout", raw.timeout ?? "30s"),
+    helo: parseHelo(raw.helo ?? "mailvolley.localhost"),
+    from: parseAddress("--from", raw.from ?? "mailvolley@localhost", true),
+    to: parseAddress("--to", raw.to ?? "sink@localhost"),
+    size: sizes[0].size,
+    runId: randomBytes(6).toString("hex"),
+  });
+}

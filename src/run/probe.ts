@@ -1,0 +1,185 @@
+/**
+ * `mailvolley probe`: finds where a gateway starts refusing one client, one limit at a time.
+ *
+ *   concurrency      connections opened one by one and held open after EHLO, until one is
+ *                    refused; then one held connection is closed and another tried, which
+ *                    tells a concurrent-connection limit (it is accepted) from a rate limit.
+ *   connection-rate  connections opened one after another (banner, QUIT), until one is refused.
+ *   message-rate     messages sent in one session, lock-step, until one is refused.
+ *
+ * Every probe stops at the first refusal, at `max` steps, or at `timeLimitMs`, whichever
+ * comes first, and closes what it opened.
+ */
+import { ProbeConnection, type ProbeReply } from "../client/probe-connection.js";
+import { formatTarget } from "../config/parse.js";
+import type { ProbeConfig, ProbeKind } from "../config/probe-config.js";
+import { END_OF_DATA, generateBody, HeaderTemplate } from "../smtp/message.js";
+
+export const PROBE_SCHEMA = "mailvolley/probe@1";
+
+/** How a probe ended. Documented in the README's `mailvolley probe` section. */
+export interface ProbeResult {
+  schema: typeof PROBE_SCHEMA;
+  probe: ProbeKind;
+  target: string;
+  /**
+   * What the gateway allowed before it refused: connections held at once (concurrency),
+   * connections opened one after another (connection-rate), messages accepted in one session
+   * (message-rate).
+   */
+  allowed: number;
+  /** Seconds from the first connect to the refusal (or to the end). */
+  seconds: number;
+  /** The reply that refused, and in which phase; null when none came. */
+  refusal: (ProbeReply & { phase: string }) | null;
+  /** Why the probe ended: refused, max (the step bound), time (timeLimitMs). */
+  ended: "refused" | "max" | "time";
+  /**
+   * concurrency, after a refusal: true when, one held connection closed, a new one was
+   * accepted (a limit on concurrent connections); false when it was refused again (another
+   * limit, a connection rate most likely). Absent otherwise.
+   */
+  freedSlotAccepted?: boolean;
+}
+
+/** A gateway is told of a closed connection asynchronously (Postfix: smtpd → anvil). */
+const SETTLE_MS = 200;
+
+export async function runProbe(config: ProbeConfig): Promise<ProbeResult> {
+  const started = performance.now();
+  const deadline = started + config.timeLimitMs;
+  const outcome = await PROBES[config.kind](config, deadline);
+  return {
+    schema: PROBE_SCHEMA,
+    probe: config.kind,
+    target: formatTarget(config.target),
+    allowed: outcome.allowed,
+    seconds: Math.round(outcome.atMs - started) / 1000,
+    refusal: outcome.refusal,
+    ended: outcome.refusal ? "refused" : outcome.allowed >= config.max ? "max" : "time",
+    ...(outcome.freedSlotAccepted === undefined
+      ? {}
+      : { freedSlotAccepted: outcome.freedSlotAccepted }),
+  };
+}
+
+interface Outcome {
+  allowed: number;
+  /** performance.now() of the refusal, or of the last step. */
+  atMs: number;
+  refusal: (ProbeReply & { phase: string }) | null;
+  freedSlotAccepted?: boolean;
+}
+
+type Probe = (config: ProbeConfig, deadline: number) => Promise<Outcome>;
+
+/** Opens a connection and says EHLO; the refusal (with its phase) when either fails. */
+async function greet(
+  config: ProbeConfig,
+): Promise<{ connection: ProbeConnection; refusal: Outcome["refusal"] }> {
+  const { connection, banner } = await ProbeConnection.open(config.target, config.replyTimeoutMs);
+  if (banner.code !== 220) {
+    connection.close();
+    return { connection, refusal: { ...banner, phase: banner.code === 0 ? "connect" : "banner" } };
+  }
+  const ehlo = await connection.command(`EHLO ${config.helo}`);
+  if (ehlo.code !== 250) {
+    connection.close();
+    return { connection, refusal: { ...ehlo, phase: "ehlo" } };
+  }
+  return { connection, refusal: null };
+}
+
+const concurrency: Probe = async (config, deadline) => {
+  const held: ProbeConnection[] = [];
+  let refusal: Outcome["refusal"] = null;
+  let atMs = performance.now();
+  try {
+    while (held.length < config.max && performance.now() < deadline) {
+      const greeted = await greet(config);
+      atMs = performance.now();
+      if (greeted.refusal) {
+        refusal = greeted.refusal;
+        break;
+      }
+      held.push(greeted.connection);
+    }
+    const allowed = held.length;
+    if (!refusal || allowed === 0) return { allowed, atMs, refusal };
+    await held.pop()?.quit();
+    await sleep(SETTLE_MS);
+    const retry = await greet(config);
+    if (!retry.refusal) await retry.connection.quit();
+    return { allowed, atMs, refusal, freedSlotAccepted: retry.refusal === null };
+  } finally {
+    await Promise.all(held.map((c) => c.quit()));
+  }
+};
+
+const connectionRate: Probe = async (config, deadline) => {
+  let allowed = 0;
+  let atMs = performance.now();
+  while (allowed < config.max && performance.now() < deadline) {
+    const { connection, banner } = await ProbeConnection.open(config.target, config.replyTimeoutMs);
+    atMs = performance.now();
+    if (banner.code !== 220) {
+      connection.close();
+      return {
+        allowed,
+        atMs,
+        refusal: { ...banner, phase: banner.code === 0 ? "connect" : "banner" },
+      };
+    }
+    await connection.quit();
+    allowed++;
+  }
+  return { allowed, atMs, refusal: null };
+};
+
+const messageRate: Probe = async (config, deadline) => {
+  const greeted = await greet(config);
+  let atMs = performance.now();
+  if (greeted.refusal) return { allowed: 0, atMs, refusal: greeted.refusal };
+  const connection = greeted.connection;
+  const header = new HeaderTemplate({
+    from: config.from,
+    to: config.to,
+    subject: "mailvolley probe",
+    runId: config.runId,
+  });
+  const body = Buffer.concat([generateBody(config.size), END_OF_DATA]);
+  let allowed = 0;
+  try {
+    while (allowed < config.max && performance.now() < deadline) {
+      const steps: [string, () => Promise<ProbeReply>, (code: number) => boolean][] = [
+        ["mail", () => connection.command(`MAIL FROM:<${config.from}>`), (c) => c === 250],
+        ["rcpt", () => connection.command(`RCPT TO:<${config.to}>`), (c) => c === 250 || c === 251],
+        ["data", () => connection.command("DATA"), (c) => c === 354],
+        [
+          "dot",
+          () => connection.send(Buffer.concat([header.render(allowed, Date.now()), body])),
+          (c) => c === 250,
+        ],
+      ];
+      for (const [phase, step, ok] of steps) {
+        const reply = await step();
+        atMs = performance.now();
+        if (!ok(reply.code)) return { allowed, atMs, refusal: { ...reply, phase } };
+      }
+      allowed++;
+    }
+    return { allowed, atMs, refusal: null };
+  } finally {
+    await connection.quit();
+  }
+};
+
+const PROBES: Record<ProbeKind, Probe> = {
+  concurrency,
+  "connection-rate": connectionRate,
+  "message-rate": messageRate,
+};
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
