@@ -4,13 +4,14 @@
  * and through the command line.
  */
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { buildProbeConfig, type RawProbeOptions } from "../src/config/probe-config.js";
 import { renderProbe } from "../src/report/probe.js";
 import { runProbe } from "../src/run/probe.js";
 import { type SinkOptions, startSink } from "../src/sink/index.js";
-import { mailvolley } from "./helpers/cli.js";
+import { BIN, mailvolley } from "./helpers/cli.js";
 import { requirePeer } from "./helpers/peers.js";
 import { haveSmtpd, startPostfixSmtpd } from "./helpers/postfix-smtpd.js";
 
@@ -182,6 +183,33 @@ describe("mailvolley probe (command line)", () => {
       assert.equal(out.stderr.trim().split("\n").length, 1, out.stderr);
       assert.ok(out.stderr.includes(option), out.stderr);
     }
+  });
+
+  test("running out of file descriptors is said to be this machine's limit", async () => {
+    await withSink({}, async (target) => {
+      // A child process: the sink lives in this one and must go on answering meanwhile.
+      const script = `ulimit -n 60 && exec "$0" "$1" probe "$2" --probe concurrency --max 200 --json -`;
+      const child = await new Promise<{ status: number | null; stdout: string; stderr: string }>(
+        (resolve) => {
+          const proc = spawn("bash", ["-c", script, process.execPath, BIN, target]);
+          let stdout = "";
+          let stderr = "";
+          proc.stdout.on("data", (d) => {
+            stdout += d;
+          });
+          proc.stderr.on("data", (d) => {
+            stderr += d;
+          });
+          proc.on("close", (status) => resolve({ status, stdout, stderr }));
+        },
+      );
+      assert.equal(child.status, 0, child.stderr);
+      const result = JSON.parse(child.stdout);
+      assert.equal(result.ended, "local");
+      assert.equal(result.refusal.reply, "local");
+      assert.ok(result.allowed > 0 && result.allowed < 60, String(result.allowed));
+      assert.match(child.stderr, /on this machine's side, not the gateway's: .*EMFILE/);
+    });
   });
 
   test("--json - writes the result on stdout, the summary on stderr", async () => {

@@ -12,12 +12,21 @@ import { openConnection, transportFailure } from "./transport.js";
 /** A reply, or a failure without one: `code` 0 and `reply` naming it (refused, timeout, …). */
 export interface ProbeReply {
   code: number;
-  /** The code as text ("421"), or the failure ("refused", "reset", "timeout", "closed"). */
+  /**
+   * The code as text ("421"), or the failure: "refused", "reset", "timeout", "closed", or
+   * "local" (this machine ran out of file descriptors or ports).
+   */
   reply: string;
   enhanced: string;
   /** The first line's text without code and enhanced code. */
   text: string;
 }
+
+/**
+ * Errors that are this machine's limits, not the gateway's: out of file descriptors or local
+ * ports. A probe reports them as such (reply "local") instead of as the gateway's limit.
+ */
+const LOCAL_LIMITS = new Set(["EMFILE", "ENFILE", "EADDRNOTAVAIL", "ENOBUFS", "ENOMEM"]);
 
 export class ProbeConnection {
   private readonly parser: ReplyParser;
@@ -41,7 +50,12 @@ export class ProbeConnection {
     });
     this.parser.captureText = true;
     socket.on("error", (error: NodeJS.ErrnoException) =>
-      this.end(failure(transportFailure(error.code), error.message)),
+      this.end(
+        failure(
+          LOCAL_LIMITS.has(error.code ?? "") ? "local" : transportFailure(error.code),
+          error.message,
+        ),
+      ),
     );
     socket.on("close", () => this.end(failure("closed", "the server closed the connection")));
   }

@@ -18,7 +18,15 @@ export function renderProbe(result: ProbeResult, options: { color: boolean }): s
     row("Time taken", [`${result.seconds.toFixed(3)} s (first connect to the refusal or the end)`]),
   ];
   const r = result.refusal;
-  if (r) {
+  if (r && result.ended === "local") {
+    lines.push(
+      row("Stopped", [
+        paint.yellow(
+          `on this machine's side, not the gateway's: ${r.text} (raise ulimit -n, or lower --max)`,
+        ),
+      ]),
+    );
+  } else if (r) {
     const code = [r.reply, r.enhanced].filter(Boolean).join(" ");
     lines.push(row("Refused", [paint.red(`${code} at ${r.phase}: ${r.text}`)]));
   } else {

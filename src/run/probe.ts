@@ -32,8 +32,12 @@ export interface ProbeResult {
   seconds: number;
   /** The reply that refused, and in which phase; null when none came. */
   refusal: (ProbeReply & { phase: string }) | null;
-  /** Why the probe ended: refused, max (the step bound), time (timeLimitMs). */
-  ended: "refused" | "max" | "time";
+  /**
+   * Why the probe ended: refused (by the gateway), local (this machine's limit: file
+   * descriptors or ports, in `refusal`; `allowed` is then no limit of the gateway's), max
+   * (the step bound), time (timeLimitMs).
+   */
+  ended: "refused" | "local" | "max" | "time";
   /**
    * concurrency, after a refusal: true when, one held connection closed, a new one was
    * accepted (a limit on concurrent connections); false when it was refused again (another
@@ -56,7 +60,13 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeResult> {
     allowed: outcome.allowed,
     seconds: Math.round(outcome.atMs - started) / 1000,
     refusal: outcome.refusal,
-    ended: outcome.refusal ? "refused" : outcome.allowed >= config.max ? "max" : "time",
+    ended: outcome.refusal
+      ? outcome.refusal.reply === "local"
+        ? "local"
+        : "refused"
+      : outcome.allowed >= config.max
+        ? "max"
+        : "time",
     ...(outcome.freedSlotAccepted === undefined
       ? {}
       : { freedSlotAccepted: outcome.freedSlotAccepted }),
@@ -105,7 +115,7 @@ const concurrency: Probe = async (config, deadline) => {
       held.push(greeted.connection);
     }
     const allowed = held.length;
-    if (!refusal || allowed === 0) return { allowed, atMs, refusal };
+    if (!refusal || allowed === 0 || refusal.reply === "local") return { allowed, atMs, refusal };
     await held.pop()?.quit();
     await sleep(SETTLE_MS);
     const retry = await greet(config);
