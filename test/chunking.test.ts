@@ -3,14 +3,14 @@
  * wire, refusals counted in the bdat phase, and DATA where CHUNKING is not offered.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { type SinkOptions, startSink } from "../src/sink/index.js";
 import { dotStuff, unstuff } from "../src/smtp/message.js";
 import { errorCount, runClient } from "./helpers/run-client.js";
 import { startScriptedServer } from "./helpers/scripted-server.js";
+import { tempDir } from "./helpers/tmp.js";
 
 async function withSink<T>(
   options: Partial<SinkOptions>,
@@ -55,7 +55,7 @@ describe("BDAT", () => {
   }
 
   test("file content goes unstuffed and arrives exactly as written", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "mailvolley-bdat-"));
+    const dir = tempDir("mailvolley-bdat-");
     const eml = join(dir, "m.eml");
     writeFileSync(eml, "Subject: dots\r\n\r\n.one dot\r\n..two dots\r\n.\r\nend\r\n");
     const dump = join(dir, "dump");

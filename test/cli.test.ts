@@ -2,14 +2,14 @@
  * The command line as a user meets it: a child process, its exit code, stdout and stderr.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import net from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import type { Result } from "../src/stats/result.js";
 import { mailvolley } from "./helpers/cli.js";
 import { startScriptedServer } from "./helpers/scripted-server.js";
+import { tempDir } from "./helpers/tmp.js";
 
 function closedPort(): Promise<number> {
   return new Promise((resolve) => {
@@ -75,7 +75,7 @@ describe("runs", () => {
   });
 
   test("per-message self-test writes the JSON file and prints the summary", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "mailvolley-cli-"));
+    const dir = tempDir("mailvolley-cli-");
     const file = join(dir, "result.json");
     const out = await mailvolley([
       "run",

@@ -2,9 +2,8 @@
  * The client against scripted raw servers: byte-exact edge cases on real loopback sockets.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
+
 import net from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { errorCount, runClient } from "./helpers/run-client.js";
@@ -13,6 +12,7 @@ import {
   type ScriptedServer,
   startScriptedServer,
 } from "./helpers/scripted-server.js";
+import { tempDir } from "./helpers/tmp.js";
 
 async function withServer<T>(script: Script, body: (server: ScriptedServer) => Promise<T>) {
   const server = await startScriptedServer(script);
@@ -493,7 +493,7 @@ describe("sessions", () => {
   });
 
   test("a unix-socket target", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "mailvolley-"));
+    const dir = tempDir("mailvolley-");
     const path = join(dir, "smtp.sock");
     const server = net.createServer((socket) => {
       socket.write("220 unix ESMTP\r\n");

@@ -4,14 +4,14 @@
  * JSON with both runs, thresholds exiting 99, bad threshold text exiting 2.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { buildRunConfig } from "../src/config/run-config.js";
 import { executeRun } from "../src/run/run.js";
 import type { Result } from "../src/stats/result.js";
 import { mailvolley } from "./helpers/cli.js";
+import { tempDir } from "./helpers/tmp.js";
 
 test("per-message meets the gateway's connection rate limit; reuse does not", async () => {
   const sink = { maxConnectionRate: "30/60s" };
@@ -31,7 +31,7 @@ test("per-message meets the gateway's connection rate limit; reuse does not", as
 });
 
 test("mailvolley compare: both runs in the JSON, side by side on stdout", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "mailvolley-compare-"));
+  const dir = tempDir("mailvolley-compare-");
   const json = join(dir, "compare.json");
   const out = await mailvolley([
     "compare",
@@ -75,7 +75,7 @@ test("bad threshold text is one line naming --threshold, exit 2", async () => {
 });
 
 test("mailvolley report re-renders a saved result in longer intervals, as HTML too", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "mailvolley-report-"));
+  const dir = tempDir("mailvolley-report-");
   const json = join(dir, "run.json");
   const run = await mailvolley([
     "run",

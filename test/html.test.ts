@@ -4,8 +4,7 @@
  * errors, and every number it shows equals the JSON's.
  */
 import assert from "node:assert/strict";
-import { accessSync, constants, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { accessSync, constants, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type TestContext, test } from "node:test";
 import { pathToFileURL } from "node:url";
@@ -15,6 +14,7 @@ import { executeRun } from "../src/run/run.js";
 import type { Result } from "../src/stats/result.js";
 import { fixedResult } from "./helpers/fixed-result.js";
 import { requirePeer } from "./helpers/peers.js";
+import { tempDir } from "./helpers/tmp.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ARGS = [
@@ -46,7 +46,7 @@ interface PageCheck {
 
 async function openInChromium(html: string): Promise<PageCheck> {
   const { chromium } = await import("playwright-core");
-  const dir = mkdtempSync(join(tmpdir(), "mailvolley-html-"));
+  const dir = tempDir("mailvolley-html-");
   const file = join(dir, "report.html");
   writeFileSync(file, html);
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });

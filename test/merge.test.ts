@@ -1,7 +1,6 @@
 /** Runs sharded across machines, merged into one result. */
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { buildRunConfig } from "../src/config/run-config.js";
@@ -10,6 +9,7 @@ import { mergeResults, snapshotOfResult } from "../src/stats/merge-results.js";
 import type { Result } from "../src/stats/result.js";
 import { buildResult } from "../src/stats/summarise.js";
 import { mailvolley } from "./helpers/cli.js";
+import { tempDir } from "./helpers/tmp.js";
 
 const classes = [
   { name: "bulk", share: 3, headers: [] },
@@ -63,7 +63,7 @@ test("shards merge as if one generator had counted: counts, classes, histograms,
 });
 
 test("mailvolley merge: files in, one result out; a compare file or mixed modes are refused", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "mailvolley-merge-"));
+  const dir = tempDir("mailvolley-merge-");
   const a = await shard(300, 1);
   const b = await shard(200, 1);
   const perMessage = (

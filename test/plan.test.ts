@@ -3,8 +3,7 @@
  * receives them.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { classCycle, loadPlan } from "../src/config/plan.js";
@@ -12,8 +11,9 @@ import type { Result } from "../src/stats/result.js";
 import { mailvolley } from "./helpers/cli.js";
 import { runClient } from "./helpers/run-client.js";
 import { type ScriptedServer, startScriptedServer } from "./helpers/scripted-server.js";
+import { tempDir } from "./helpers/tmp.js";
 
-const dir = mkdtempSync(join(tmpdir(), "mailvolley-plan-"));
+const dir = tempDir("mailvolley-plan-");
 function file(name: string, text: string): string {
   const path = join(dir, name);
   writeFileSync(path, text);
