@@ -14,6 +14,7 @@ import { type SinkOptions, startSink } from "../src/sink/index.js";
 import { BIN, mailvolley } from "./helpers/cli.js";
 import { requirePeer } from "./helpers/peers.js";
 import { haveSmtpd, startPostfixSmtpd } from "./helpers/postfix-smtpd.js";
+import { startScriptedServer } from "./helpers/scripted-server.js";
 
 async function withSink<T>(
   limits: Omit<Partial<SinkOptions>, "listen">,
@@ -94,6 +95,31 @@ describe("probe against the built-in sink", () => {
       await allClosed(sink);
       assert.equal(sink.stats().sessions, 5 + 6 + 1);
     });
+  });
+
+  test("HELO when EHLO is refused; a refused HELO is the refusal", async () => {
+    const helo = await startScriptedServer({
+      onCommand: (line) => (line.startsWith("EHLO") ? "502 5.5.2 EHLO not implemented" : undefined),
+    });
+    try {
+      const result = await probe(`${helo.host}:${helo.port}`, { probe: "message-rate", max: 3 });
+      assert.deepEqual([result.allowed, result.ended], [3, "max"]);
+      assert.ok(helo.connections[0].commands.some((l) => l.startsWith("HELO ")));
+    } finally {
+      await helo.close();
+    }
+    const neither = await startScriptedServer({
+      onCommand: (line) => (/^(EHLO|HELO)/.test(line) ? "554 5.7.1 go away" : undefined),
+    });
+    try {
+      const result = await probe(`${neither.host}:${neither.port}`, { probe: "concurrency" });
+      assert.deepEqual(
+        [result.allowed, result.refusal?.reply, result.refusal?.phase],
+        [0, "554", "helo"],
+      );
+    } finally {
+      await neither.close();
+    }
   });
 
   test("a refused TCP connection is a refusal at connect", async () => {

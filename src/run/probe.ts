@@ -83,7 +83,7 @@ interface Outcome {
 
 type Probe = (config: ProbeConfig, deadline: number) => Promise<Outcome>;
 
-/** Opens a connection and says EHLO; the refusal (with its phase) when either fails. */
+/** Opens a connection and says EHLO (HELO after a 5xx); the refusal, with its phase, if any. */
 async function greet(
   config: ProbeConfig,
 ): Promise<{ connection: ProbeConnection; refusal: Outcome["refusal"] }> {
@@ -93,11 +93,12 @@ async function greet(
     return { connection, refusal: { ...banner, phase: banner.code === 0 ? "connect" : "banner" } };
   }
   const ehlo = await connection.command(`EHLO ${config.helo}`);
-  if (ehlo.code !== 250) {
-    connection.close();
-    return { connection, refusal: { ...ehlo, phase: "ehlo" } };
-  }
-  return { connection, refusal: null };
+  if (ehlo.code === 250) return { connection, refusal: null };
+  // RFC 5321 §4.1.1.1: a server that does not know EHLO answers 5xx; HELO then, as run does.
+  const helo = ehlo.code >= 500 ? await connection.command(`HELO ${config.helo}`) : ehlo;
+  if (helo.code === 250) return { connection, refusal: null };
+  connection.close();
+  return { connection, refusal: { ...helo, phase: helo === ehlo ? "ehlo" : "helo" } };
 }
 
 const concurrency: Probe = async (config, deadline) => {
