@@ -138,6 +138,18 @@ function logCounts(log: string): { queued: number; removed: number; sent: number
 }
 
 export async function startPostfixSmtpd(limits: SmtpdLimits = {}): Promise<SmtpdPeer> {
+  let why = "";
+  // The free port may be taken between freePort() and master's bind: then another one.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const started = await startOnce(limits);
+    if (typeof started !== "string") return started;
+    why = started;
+    if (!/in use/i.test(started)) break;
+  }
+  throw new Error(why);
+}
+
+async function startOnce(limits: SmtpdLimits): Promise<SmtpdPeer | string> {
   const dir = mkdtempSync(join(tmpdir(), "mailvolley-postfix-"));
   // mkdtemp makes it 0700; Postfix's daemons run as mail_owner and must reach data/ and queue/.
   chmodSync(dir, 0o755);
@@ -166,7 +178,7 @@ export async function startPostfixSmtpd(limits: SmtpdLimits = {}): Promise<Smtpd
       const why = log().trim().split("\n").slice(-5).join("\n");
       closeSync(out);
       rmSync(dir, { recursive: true, force: true });
-      throw new Error(`postfix did not start on port ${port}: ${why}`);
+      return `postfix did not start on port ${port}: ${why}`;
     }
     await sleep(50);
   }
