@@ -302,10 +302,21 @@ async function floorBench(sink: SinkProcess, rounds: number, notes: string[]) {
     return (cpuOf(r.large, large) - cpuOf(r.small, small)) / (large - small);
   };
   const rate = (xs: Sample[]) => median(xs.map((s) => s.messagesPerSecond));
+  const busy = (xs: Sample[]) => fmt(median(xs.map((s) => s.sinkCpuFraction)) * 100);
   const floorUs = steady(runs.floor);
   const mailvolleyUs = steady(runs.mailvolley);
   notes.push(
-    `floor (bench/floor.ts), reuse 20 sessions: ${floorUs.toFixed(1)} µs CPU per message in steady state against mailvolley's ${mailvolleyUs.toFixed(1)}; ${fmt(rate(runs.floor.large))} vs ${fmt(rate(runs.mailvolley.large))} msg/s (250,000 messages)`,
+    `floor (bench/floor.ts), reuse 20 sessions: ${floorUs.toFixed(1)} µs CPU per message in steady state against mailvolley's ${mailvolleyUs.toFixed(1)}`,
   );
+  for (const [n, key] of [
+    [small, "small"],
+    [large, "large"],
+  ] as const) {
+    const f = runs.floor[key];
+    const m = runs.mailvolley[key];
+    notes.push(
+      `floor vs mailvolley, ${fmt(n)} messages: ${fmt(rate(f))} vs ${fmt(rate(m))} msg/s (smtp-sink at ${busy(f)}% vs ${busy(m)}%)`,
+    );
+  }
   return { ...runs, floorUsPerMessage: floorUs, mailvolleyUsPerMessage: mailvolleyUs };
 }
