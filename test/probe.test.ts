@@ -17,10 +17,10 @@ import { haveSmtpd, startPostfixSmtpd } from "./helpers/postfix-smtpd.js";
 import { startScriptedServer } from "./helpers/scripted-server.js";
 
 async function withSink<T>(
-  limits: Omit<Partial<SinkOptions>, "listen">,
+  limits: Partial<SinkOptions>,
   body: (target: string, sink: Awaited<ReturnType<typeof startSink>>) => Promise<T>,
 ): Promise<T> {
-  const sink = await startSink({ ...limits, listen: ["127.0.0.1:0"] });
+  const sink = await startSink({ listen: ["127.0.0.1:0"], ...limits });
   try {
     const { host, port } = sink.addresses[0];
     return await body(`${host}:${port}`, sink);
@@ -156,6 +156,58 @@ describe("probe against the built-in sink", () => {
     assert.match(text, /^Allowed {7}3 connections held open at once/m);
     assert.match(text, /^Refused {7}421 4\.7\.0 at banner: too many connections$/m);
     assert.match(text, /a limit on concurrent connections/);
+  });
+});
+
+describe("probe with TLS and AUTH, as run speaks them", () => {
+  const auth = "alice:s3cret";
+
+  test("STARTTLS then AUTH (PLAIN, and LOGIN when asked for) before the messages", async () => {
+    await withSink({ starttls: true, auth, maxMessageRate: "4/60s" }, async (target) => {
+      const result = await probe(target, { probe: "message-rate", starttls: true, auth });
+      assert.equal(result.allowed, 4);
+      assert.deepEqual([result.refusal?.reply, result.refusal?.phase], ["450", "mail"]);
+    });
+    await withSink({ starttls: true, auth }, async (target) => {
+      const result = await probe(target, {
+        probe: "message-rate",
+        starttls: true,
+        auth,
+        authMechanism: "login",
+        max: 3,
+      });
+      assert.deepEqual([result.allowed, result.ended], [3, "max"]);
+    });
+  });
+
+  test("a wrong password, or STARTTLS not offered, is the refusal, with its phase", async () => {
+    await withSink({ starttls: true, auth }, async (target) => {
+      const result = await probe(target, {
+        probe: "concurrency",
+        starttls: true,
+        auth: "alice:nope",
+      });
+      assert.deepEqual(
+        [result.allowed, result.refusal?.reply, result.refusal?.phase],
+        [0, "535", "auth"],
+      );
+    });
+    await withSink({ starttls: false }, async (target) => {
+      const result = await probe(target, { probe: "concurrency", starttls: true });
+      assert.deepEqual([result.allowed, result.refusal?.phase], [0, "starttls"]);
+      assert.ok(result.refusal && result.refusal.code >= 500, JSON.stringify(result.refusal));
+    });
+  });
+
+  test("implicit TLS (--tls-on-connect): the concurrency limit behind the handshake", async () => {
+    await withSink(
+      { listen: ["tls://127.0.0.1:0"], maxConnectionsPerClient: 2 },
+      async (target) => {
+        const result = await probe(target, { probe: "concurrency", tlsOnConnect: true });
+        assert.deepEqual([result.allowed, result.freedSlotAccepted], [2, true]);
+        assert.equal(result.refusal?.reply, "421");
+      },
+    );
   });
 });
 

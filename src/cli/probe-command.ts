@@ -8,6 +8,7 @@ import type { ArgumentsCamelCase, Argv } from "yargs";
 import { buildProbeConfig, PROBE_KINDS, type RawProbeOptions } from "../config/probe-config.js";
 import { renderProbe } from "../report/probe.js";
 import { runProbe } from "../run/probe.js";
+import { securityOptions } from "./run-command.js";
 
 type ProbeArgv = ArgumentsCamelCase<Record<string, unknown>>;
 
@@ -16,7 +17,7 @@ export const probeCommand = {
   describe:
     "Find where a gateway starts refusing: concurrent connections, connection rate or message rate",
   builder: (yargs: Argv) =>
-    yargs
+    securityOptions(yargs)
       .positional("target", { type: "string", describe: "host:port, [ipv6]:port or unix:/path" })
       .option("probe", {
         type: "string",

@@ -30,6 +30,41 @@ import {
 
 const TIMEOUT_PHASES = Object.keys(DEFAULT_TIMEOUTS) as (keyof Timeouts)[];
 
+/** TLS and AUTH, as `run` and `probe` take them (config/run-config.ts parseSecurity). */
+export function securityOptions<T>(yargs: Argv<T>) {
+  return yargs
+    .option("starttls", {
+      type: "boolean",
+      describe: "STARTTLS after EHLO (RFC 3207); the handshake is timed as its own phase",
+      group: "TLS and AUTH:",
+    })
+    .option("tls-on-connect", {
+      type: "boolean",
+      describe: "TLS from the first byte (implicit TLS, port 465 style)",
+      group: "TLS and AUTH:",
+    })
+    .option("tls-verify", {
+      type: "boolean",
+      describe: "Check the server certificate and name [off: test certificates pass]",
+      group: "TLS and AUTH:",
+    })
+    .option("tls-servername", {
+      type: "string",
+      describe: "SNI name (and the name checked with --tls-verify) [the target host]",
+      group: "TLS and AUTH:",
+    })
+    .option("auth", {
+      type: "string",
+      describe: "AUTH as user:password after EHLO (and STARTTLS)",
+      group: "TLS and AUTH:",
+    })
+    .option("auth-mechanism", {
+      type: "string",
+      describe: "plain or login [PLAIN when offered, else LOGIN]",
+      group: "TLS and AUTH:",
+    });
+}
+
 export function runOptions<T>(yargs: Argv<T>) {
   let y = yargs
     .option("sessions", {
@@ -186,36 +221,6 @@ export function runOptions<T>(yargs: Argv<T>) {
       describe: "With --chunking: BDAT transactions in flight per session [8]",
       group: "Run:",
     })
-    .option("starttls", {
-      type: "boolean",
-      describe: "STARTTLS after EHLO (RFC 3207); the handshake is timed as its own phase",
-      group: "TLS and AUTH:",
-    })
-    .option("tls-on-connect", {
-      type: "boolean",
-      describe: "TLS from the first byte (implicit TLS, port 465 style)",
-      group: "TLS and AUTH:",
-    })
-    .option("tls-verify", {
-      type: "boolean",
-      describe: "Check the server certificate and name [off: test certificates pass]",
-      group: "TLS and AUTH:",
-    })
-    .option("tls-servername", {
-      type: "string",
-      describe: "SNI name (and the name checked with --tls-verify) [the target host]",
-      group: "TLS and AUTH:",
-    })
-    .option("auth", {
-      type: "string",
-      describe: "AUTH as user:password after EHLO (and STARTTLS)",
-      group: "TLS and AUTH:",
-    })
-    .option("auth-mechanism", {
-      type: "string",
-      describe: "plain or login [PLAIN when offered, else LOGIN]",
-      group: "TLS and AUTH:",
-    })
     .option("json", {
       type: "string",
       describe: "Write the JSON result to FILE (- for stdout)",
@@ -228,6 +233,7 @@ export function runOptions<T>(yargs: Argv<T>) {
       group: "Run:",
     })
     .option("quiet", { alias: "q", type: "boolean", describe: "Print no summary", group: "Run:" });
+  y = securityOptions(y);
   for (const phase of TIMEOUT_PHASES) {
     y = y.option(`timeout-${phase}`, {
       type: "string",

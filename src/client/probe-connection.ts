@@ -5,8 +5,10 @@
  * against Postfix's smtpd_hard_error_limit).
  */
 import type net from "node:net";
+import tls from "node:tls";
 import type { Target } from "../config/parse.js";
 import { enhancedCode, ReplyParser } from "../smtp/reply-parser.js";
+import { type TlsSettings, tcpOrPath, tlsOptions, upgradeToTls } from "./secure.js";
 import { openConnection, transportFailure } from "./transport.js";
 
 /** A reply, or a failure without one: `code` 0 and `reply` naming it (refused, timeout, …). */
@@ -20,6 +22,8 @@ export interface ProbeReply {
   enhanced: string;
   /** The first line's text without code and enhanced code. */
   text: string;
+  /** Every line's text (after the code and separator): an EHLO reply's capabilities. */
+  lines: string[];
 }
 
 /**
@@ -36,7 +40,7 @@ export class ProbeConnection {
   private timer: NodeJS.Timeout | null = null;
 
   private constructor(
-    private readonly socket: net.Socket,
+    private socket: net.Socket,
     private readonly timeoutMs: number,
   ) {
     this.parser = new ReplyParser({
@@ -44,32 +48,66 @@ export class ProbeConnection {
         const first = lines?.[0] ?? "";
         const enhanced = enhancedCode(first);
         const text = (enhanced ? first.slice(enhanced.length) : first).trim();
-        this.deliver({ code, reply: String(code), enhanced, text });
+        this.deliver({ code, reply: String(code), enhanced, text, lines: lines ?? [] });
       },
       onProtocolError: (reason) => this.end(failure("protocol", reason)),
     });
     this.parser.captureText = true;
-    socket.on("error", (error: NodeJS.ErrnoException) =>
-      this.end(
-        failure(
-          LOCAL_LIMITS.has(error.code ?? "") ? "local" : transportFailure(error.code),
-          error.message,
-        ),
-      ),
-    );
-    socket.on("close", () => this.end(failure("closed", "the server closed the connection")));
+    this.watch(socket);
   }
 
-  /** Connects and reads the banner; the connection is open when the banner is a 220. */
+  /**
+   * Connects and reads the banner; the connection is open when the banner is a 220. With
+   * `tls: "implicit"` the TLS handshake comes first; with "starttls" the socket keeps the
+   * stream interface node:tls needs to take it over later.
+   */
   static async open(
     target: Target,
     timeoutMs: number,
+    security: TlsSettings,
   ): Promise<{ connection: ProbeConnection; banner: ProbeReply }> {
     let connection: ProbeConnection | null = null;
-    const socket = openConnection(target, (chunk) => connection?.parser.push(chunk));
+    const onBytes = (chunk: Buffer) => connection?.parser.push(chunk);
+    let socket: net.Socket;
+    if (security.tls === "none") {
+      socket = openConnection(target, onBytes);
+    } else {
+      socket =
+        security.tls === "implicit"
+          ? tls.connect({ ...tcpOrPath(target), ...tlsOptions(security) })
+          : openConnection(target, null);
+      socket.on("data", onBytes);
+    }
     connection = new ProbeConnection(socket, timeoutMs);
     const banner = await connection.next();
     return { connection, banner };
+  }
+
+  /**
+   * STARTTLS (RFC 3207): its reply, and on a 220 the handshake; a failed handshake is a reply
+   * "tls". Whatever the server sent before the handshake is dropped (§5).
+   */
+  async startTls(security: TlsSettings): Promise<ProbeReply> {
+    const reply = await this.command("STARTTLS");
+    if (reply.code !== 220) return reply;
+    this.parser.reset();
+    const secure = upgradeToTls(this.socket, security, (chunk) => this.parser.push(chunk));
+    this.socket = secure;
+    this.watch(secure);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        resolve(failure("timeout", `no TLS handshake within ${this.timeoutMs} ms`));
+        this.close();
+      }, this.timeoutMs);
+      secure.once("secureConnect", () => {
+        clearTimeout(timer);
+        resolve(reply);
+      });
+      secure.once("error", (error) => {
+        clearTimeout(timer);
+        resolve(failure("tls", error.message));
+      });
+    });
   }
 
   /** Writes one command line (CRLF added) and waits for its reply. */
@@ -92,6 +130,18 @@ export class ProbeConnection {
   close(): void {
     this.end(failure("closed", "closed by the probe"));
     this.socket.destroy();
+  }
+
+  private watch(socket: net.Socket): void {
+    socket.on("error", (error: NodeJS.ErrnoException) =>
+      this.end(
+        failure(
+          LOCAL_LIMITS.has(error.code ?? "") ? "local" : transportFailure(error.code),
+          error.message,
+        ),
+      ),
+    );
+    socket.on("close", () => this.end(failure("closed", "the server closed the connection")));
   }
 
   private next(): Promise<ProbeReply> {
@@ -127,5 +177,5 @@ export class ProbeConnection {
 }
 
 function failure(reply: string, text: string): ProbeReply {
-  return { code: 0, reply, enhanced: "", text };
+  return { code: 0, reply, enhanced: "", text, lines: [] };
 }

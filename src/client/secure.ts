@@ -6,7 +6,7 @@
 import type net from "node:net";
 import tls from "node:tls";
 import type { Target } from "../config/parse.js";
-import type { RunConfig } from "../config/run-config.js";
+import type { RunConfig, SecuritySettings } from "../config/run-config.js";
 import type { Capabilities } from "../smtp/capabilities.js";
 import { openConnection } from "./transport.js";
 
@@ -35,11 +35,14 @@ export function openTransport(
   return socket;
 }
 
-function tcpOrPath(target: Target): { host?: string; port?: number; path?: string } {
+export function tcpOrPath(target: Target): { host?: string; port?: number; path?: string } {
   return target.kind === "unix" ? { path: target.path } : { host: target.host, port: target.port };
 }
 
-function tlsOptions(config: RunConfig): tls.ConnectionOptions {
+/** What TLS needs to know: the settings, and the target for SNI. */
+export type TlsSettings = SecuritySettings & { readonly target: Target | null };
+
+export function tlsOptions(config: TlsSettings): tls.ConnectionOptions {
   const target = config.target!;
   const host = target.kind === "tcp" ? target.host : undefined;
   const servername = config.tlsServername ?? (host && !/^[\d.:]+$/.test(host) ? host : undefined);
@@ -52,7 +55,7 @@ function tlsOptions(config: RunConfig): tls.ConnectionOptions {
  */
 export function upgradeToTls(
   raw: net.Socket,
-  config: RunConfig,
+  config: TlsSettings,
   onBytes: (chunk: Buffer) => void,
 ): tls.TLSSocket {
   raw.removeAllListeners("data");
@@ -65,7 +68,10 @@ export function upgradeToTls(
 export type AuthMechanism = "PLAIN" | "LOGIN";
 
 /** The mechanism asked for, or PLAIN when offered (one round trip), else LOGIN; null: none fits. */
-export function chooseMechanism(config: RunConfig, caps: Capabilities): AuthMechanism | null {
+export function chooseMechanism(
+  config: SecuritySettings,
+  caps: Capabilities,
+): AuthMechanism | null {
   const wanted = config.auth?.mechanism;
   if (wanted) return caps.auth.includes(wanted) ? wanted : null;
   if (caps.auth.includes("PLAIN")) return "PLAIN";

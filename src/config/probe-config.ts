@@ -9,12 +9,13 @@ import {
   parseTarget,
   type Target,
 } from "./parse.js";
-import { parseHelo, parseSizes } from "./run-config.js";
+import { parseHelo, parseSecurity, parseSizes, type SecuritySettings } from "./run-config.js";
 
 export const PROBE_KINDS = ["concurrency", "connection-rate", "message-rate"] as const;
 export type ProbeKind = (typeof PROBE_KINDS)[number];
 
-export interface ProbeConfig {
+/** `tls`, `tlsVerify`, `tlsServername` and `auth` as for `run`. */
+export interface ProbeConfig extends SecuritySettings {
   target: Target;
   kind: ProbeKind;
   /** Steps at most: connections (concurrency, connection-rate) or messages (message-rate). */
@@ -41,6 +42,12 @@ export interface RawProbeOptions {
   from?: unknown;
   to?: unknown;
   size?: unknown;
+  starttls?: unknown;
+  tlsOnConnect?: unknown;
+  tlsVerify?: unknown;
+  tlsServername?: unknown;
+  auth?: unknown;
+  authMechanism?: unknown;
 }
 
 export function buildProbeConfig(raw: RawProbeOptions): Readonly<ProbeConfig> {
@@ -56,6 +63,7 @@ export function buildProbeConfig(raw: RawProbeOptions): Readonly<ProbeConfig> {
   }
   return Object.freeze({
     target: parseTarget("target", String(raw.target)),
+    ...parseSecurity(raw),
     kind: parseChoice("--probe", raw.probe, PROBE_KINDS),
     max: parseCount("--max", raw.max ?? 1000, 1, 1_000_000),
     timeLimitMs: parseDuration("--time-limit", raw.timeLimit ?? "2m"),

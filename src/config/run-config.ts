@@ -211,25 +211,15 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
     // have not arrived when it is written; LMTP here speaks DATA.
     throw new ConfigError("--chunking", "not with --lmtp; LMTP sessions use DATA");
   }
-  if (raw.starttls && raw.tlsOnConnect) {
-    throw new ConfigError(
-      "--tls-on-connect",
-      "give either --starttls or --tls-on-connect, not both",
-    );
-  }
   return Object.freeze({
     target,
     classes,
-    tls: raw.tlsOnConnect ? "implicit" : raw.starttls ? "starttls" : "none",
+    ...parseSecurity(raw),
     sourceAddresses: parseSources(raw.source),
     lmtp: Boolean(raw.lmtp),
     chunking: Boolean(raw.chunking),
     // The window's slot numbers travel in a byte of the pending-reply ring.
     window: parseCount("--window", raw.window ?? 8, 1, 200),
-    tlsVerify: Boolean(raw.tlsVerify),
-    tlsServername:
-      raw.tlsServername === undefined ? null : parseLine("--tls-servername", raw.tlsServername),
-    auth: parseAuth(raw.auth, raw.authMechanism),
     fromFile: raw.fromFile === undefined ? null : String(raw.fromFile),
     toFile: raw.toFile === undefined ? null : String(raw.toFile),
     xverp: Boolean(raw.xverp),
@@ -367,6 +357,33 @@ function parseInterval(raw: unknown): number {
   const ms = parseDuration("--interval", raw ?? "1s");
   if (ms < 100) throw new ConfigError("--interval", "must be at least 100ms");
   return ms;
+}
+
+/** TLS and AUTH as a connection needs them (run and probe). */
+export type SecuritySettings = Pick<RunConfig, "tls" | "tlsVerify" | "tlsServername" | "auth">;
+
+/** --starttls, --tls-on-connect, --tls-verify, --tls-servername, --auth, --auth-mechanism. */
+export function parseSecurity(raw: {
+  starttls?: unknown;
+  tlsOnConnect?: unknown;
+  tlsVerify?: unknown;
+  tlsServername?: unknown;
+  auth?: unknown;
+  authMechanism?: unknown;
+}): SecuritySettings {
+  if (raw.starttls && raw.tlsOnConnect) {
+    throw new ConfigError(
+      "--tls-on-connect",
+      "give either --starttls or --tls-on-connect, not both",
+    );
+  }
+  return {
+    tls: raw.tlsOnConnect ? "implicit" : raw.starttls ? "starttls" : "none",
+    tlsVerify: Boolean(raw.tlsVerify),
+    tlsServername:
+      raw.tlsServername === undefined ? null : parseLine("--tls-servername", raw.tlsServername),
+    auth: parseAuth(raw.auth, raw.authMechanism),
+  };
 }
 
 /** `--auth user:password`; the mechanism is PLAIN or LOGIN, or chosen from the server's offer. */

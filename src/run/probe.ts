@@ -11,8 +11,10 @@
  * comes first, and closes what it opened.
  */
 import { ProbeConnection, type ProbeReply } from "../client/probe-connection.js";
+import { authLoginAnswer, authPlainLine, chooseMechanism } from "../client/secure.js";
 import { formatTarget } from "../config/parse.js";
 import type { ProbeConfig, ProbeKind } from "../config/probe-config.js";
+import { parseCapabilities } from "../smtp/capabilities.js";
 import { END_OF_DATA, generateBody, HeaderTemplate } from "../smtp/message.js";
 
 export const PROBE_SCHEMA = "mailvolley/probe@1";
@@ -31,7 +33,7 @@ export interface ProbeResult {
   /** Seconds from the first connect to the refusal (or to the end). */
   seconds: number;
   /** The reply that refused, and in which phase; null when none came. */
-  refusal: (ProbeReply & { phase: string }) | null;
+  refusal: Refusal | null;
   /**
    * Why the probe ended: refused (by the gateway), local (this machine's limit: file
    * descriptors or ports, in `refusal`; `allowed` is then no limit of the gateway's), max
@@ -73,32 +75,89 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeResult> {
   };
 }
 
+/** A refusing reply without its other lines, and the phase it answered. */
+export type Refusal = Omit<ProbeReply, "lines"> & { phase: string };
+
+function refusal({ lines: _lines, ...reply }: ProbeReply, phase: string): Refusal {
+  return { ...reply, phase };
+}
+
 interface Outcome {
   allowed: number;
   /** performance.now() of the refusal, or of the last step. */
   atMs: number;
-  refusal: (ProbeReply & { phase: string }) | null;
+  refusal: Refusal | null;
   freedSlotAccepted?: boolean;
 }
 
 type Probe = (config: ProbeConfig, deadline: number) => Promise<Outcome>;
 
-/** Opens a connection and says EHLO (HELO after a 5xx); the refusal, with its phase, if any. */
+/**
+ * Opens a connection and greets as `run` does: EHLO (HELO after a 5xx), then with the run's
+ * options STARTTLS and EHLO again, then AUTH. The refusal, with its phase, if any step fails.
+ */
 async function greet(
   config: ProbeConfig,
-): Promise<{ connection: ProbeConnection; refusal: Outcome["refusal"] }> {
-  const { connection, banner } = await ProbeConnection.open(config.target, config.replyTimeoutMs);
-  if (banner.code !== 220) {
+): Promise<{ connection: ProbeConnection; refusal: Refusal | null }> {
+  const { connection, banner } = await ProbeConnection.open(
+    config.target,
+    config.replyTimeoutMs,
+    config,
+  );
+  const refused = (reply: ProbeReply, phase: string) => {
     connection.close();
-    return { connection, refusal: { ...banner, phase: banner.code === 0 ? "connect" : "banner" } };
+    return { connection, refusal: refusal(reply, phase) };
+  };
+  if (banner.code !== 220) return refused(banner, banner.code === 0 ? "connect" : "banner");
+  let hello = await hail(connection, config);
+  if (hello.code !== 250) return refused(hello, hello.phase);
+  if (config.tls === "starttls") {
+    const started = await connection.startTls(config);
+    if (started.code !== 220) return refused(started, started.code === 0 ? "tls" : "starttls");
+    hello = await hail(connection, config);
+    if (hello.code !== 250) return refused(hello, hello.phase);
   }
+  if (config.auth) {
+    const authed = await authenticate(connection, config, hello.lines);
+    if (authed.code !== 235) return refused(authed, "auth");
+  }
+  return { connection, refusal: null };
+}
+
+/** EHLO, or HELO after a 5xx to it (RFC 5321 §4.1.1.1), as `run` does. */
+async function hail(
+  connection: ProbeConnection,
+  config: ProbeConfig,
+): Promise<ProbeReply & { phase: string }> {
   const ehlo = await connection.command(`EHLO ${config.helo}`);
-  if (ehlo.code === 250) return { connection, refusal: null };
-  // RFC 5321 §4.1.1.1: a server that does not know EHLO answers 5xx; HELO then, as run does.
-  const helo = ehlo.code >= 500 ? await connection.command(`HELO ${config.helo}`) : ehlo;
-  if (helo.code === 250) return { connection, refusal: null };
-  connection.close();
-  return { connection, refusal: { ...helo, phase: helo === ehlo ? "ehlo" : "helo" } };
+  if (ehlo.code === 250 || ehlo.code < 500) return { ...ehlo, phase: "ehlo" };
+  return { ...(await connection.command(`HELO ${config.helo}`)), phase: "helo" };
+}
+
+/** AUTH PLAIN (one round trip) or LOGIN (three), as offered; 235 when it worked. */
+async function authenticate(
+  connection: ProbeConnection,
+  config: ProbeConfig,
+  ehloLines: readonly string[],
+): Promise<ProbeReply> {
+  const auth = config.auth!;
+  const mechanism = chooseMechanism(config, parseCapabilities(ehloLines));
+  if (mechanism === null) {
+    return {
+      code: 0,
+      reply: "unsupported",
+      enhanced: "",
+      text: "the server offers no AUTH mechanism that fits (PLAIN or LOGIN)",
+      lines: [],
+    };
+  }
+  if (mechanism === "PLAIN")
+    return connection.send(Buffer.from(authPlainLine(auth.user, auth.pass)));
+  const login = await connection.command("AUTH LOGIN");
+  if (login.code !== 334) return login;
+  const user = await connection.send(Buffer.from(authLoginAnswer(auth.user)));
+  if (user.code !== 334) return user;
+  return connection.send(Buffer.from(authLoginAnswer(auth.pass)));
 }
 
 const concurrency: Probe = async (config, deadline) => {
@@ -131,14 +190,18 @@ const connectionRate: Probe = async (config, deadline) => {
   let allowed = 0;
   let atMs = performance.now();
   while (allowed < config.max && performance.now() < deadline) {
-    const { connection, banner } = await ProbeConnection.open(config.target, config.replyTimeoutMs);
+    const { connection, banner } = await ProbeConnection.open(
+      config.target,
+      config.replyTimeoutMs,
+      config,
+    );
     atMs = performance.now();
     if (banner.code !== 220) {
       connection.close();
       return {
         allowed,
         atMs,
-        refusal: { ...banner, phase: banner.code === 0 ? "connect" : "banner" },
+        refusal: refusal(banner, banner.code === 0 ? "connect" : "banner"),
       };
     }
     await connection.quit();
@@ -175,7 +238,7 @@ const messageRate: Probe = async (config, deadline) => {
       for (const [phase, step, ok] of steps) {
         const reply = await step();
         atMs = performance.now();
-        if (!ok(reply.code)) return { allowed, atMs, refusal: { ...reply, phase } };
+        if (!ok(reply.code)) return { allowed, atMs, refusal: refusal(reply, phase) };
       }
       allowed++;
     }
