@@ -9,7 +9,13 @@ import {
   parseTarget,
   type Target,
 } from "./parse.js";
-import { parseHelo, parseSecurity, parseSizes, type SecuritySettings } from "./run-config.js";
+import {
+  parseHelo,
+  parseSecurity,
+  parseSizes,
+  type RawSecurityOptions,
+  type SecuritySettings,
+} from "./run-config.js";
 
 export const PROBE_KINDS = ["concurrency", "connection-rate", "message-rate"] as const;
 export type ProbeKind = (typeof PROBE_KINDS)[number];
@@ -32,7 +38,7 @@ export interface ProbeConfig extends SecuritySettings {
   runId: string;
 }
 
-export interface RawProbeOptions {
+export interface RawProbeOptions extends RawSecurityOptions {
   target?: unknown;
   probe?: unknown;
   max?: unknown;
@@ -42,12 +48,6 @@ export interface RawProbeOptions {
   from?: unknown;
   to?: unknown;
   size?: unknown;
-  starttls?: unknown;
-  tlsOnConnect?: unknown;
-  tlsVerify?: unknown;
-  tlsServername?: unknown;
-  auth?: unknown;
-  authMechanism?: unknown;
 }
 
 export function buildProbeConfig(raw: RawProbeOptions): Readonly<ProbeConfig> {

@@ -126,18 +126,22 @@ export interface RunConfig {
   readonly runId: string;
 }
 
-/** Options as the CLI (or a plan file, later) hands them over: unchecked. */
-export interface RawRunOptions extends RawLoadOptions {
-  source?: unknown;
-  lmtp?: unknown;
-  chunking?: unknown;
-  window?: unknown;
+/** --starttls, --tls-on-connect, --tls-verify, --tls-servername, --auth, --auth-mechanism. */
+export interface RawSecurityOptions {
   starttls?: unknown;
   tlsOnConnect?: unknown;
   tlsVerify?: unknown;
   tlsServername?: unknown;
   auth?: unknown;
   authMechanism?: unknown;
+}
+
+/** Options as the CLI (or a plan file, later) hands them over: unchecked. */
+export interface RawRunOptions extends RawLoadOptions, RawSecurityOptions {
+  source?: unknown;
+  lmtp?: unknown;
+  chunking?: unknown;
+  window?: unknown;
   /** From a plan file: classes already checked. */
   classes?: readonly ClassSpec[];
   file?: unknown;
@@ -362,15 +366,8 @@ function parseInterval(raw: unknown): number {
 /** TLS and AUTH as a connection needs them (run and probe). */
 export type SecuritySettings = Pick<RunConfig, "tls" | "tlsVerify" | "tlsServername" | "auth">;
 
-/** --starttls, --tls-on-connect, --tls-verify, --tls-servername, --auth, --auth-mechanism. */
-export function parseSecurity(raw: {
-  starttls?: unknown;
-  tlsOnConnect?: unknown;
-  tlsVerify?: unknown;
-  tlsServername?: unknown;
-  auth?: unknown;
-  authMechanism?: unknown;
-}): SecuritySettings {
+/** TLS and AUTH options, checked (see RawSecurityOptions). */
+export function parseSecurity(raw: RawSecurityOptions): SecuritySettings {
   if (raw.starttls && raw.tlsOnConnect) {
     throw new ConfigError(
       "--tls-on-connect",
