@@ -5,11 +5,9 @@
  * against Postfix's smtpd_hard_error_limit).
  */
 import type net from "node:net";
-import tls from "node:tls";
-import type { Target } from "../config/parse.js";
 import { enhancedCode, ReplyParser } from "../smtp/reply-parser.js";
-import { type TlsSettings, tcpOrPath, tlsOptions, upgradeToTls } from "./secure.js";
-import { openConnection, transportFailure } from "./transport.js";
+import { openTransport, type TlsSettings, upgradeToTls } from "./secure.js";
+import { transportFailure } from "./transport.js";
 
 /** A reply, or a failure without one: `code` 0 and `reply` naming it (refused, timeout, …). */
 export interface ProbeReply {
@@ -57,27 +55,15 @@ export class ProbeConnection {
   }
 
   /**
-   * Connects and reads the banner; the connection is open when the banner is a 220. With
-   * `tls: "implicit"` the TLS handshake comes first; with "starttls" the socket keeps the
-   * stream interface node:tls needs to take it over later.
+   * Connects (with `tls: "implicit"`, through the TLS handshake) and reads the banner; the
+   * connection is open when the banner is a 220.
    */
   static async open(
-    target: Target,
+    settings: TlsSettings,
     timeoutMs: number,
-    security: TlsSettings,
   ): Promise<{ connection: ProbeConnection; banner: ProbeReply }> {
     let connection: ProbeConnection | null = null;
-    const onBytes = (chunk: Buffer) => connection?.parser.push(chunk);
-    let socket: net.Socket;
-    if (security.tls === "none") {
-      socket = openConnection(target, onBytes);
-    } else {
-      socket =
-        security.tls === "implicit"
-          ? tls.connect({ ...tcpOrPath(target), ...tlsOptions(security) })
-          : openConnection(target, null);
-      socket.on("data", onBytes);
-    }
+    const socket = openTransport(settings, (chunk) => connection?.parser.push(chunk));
     connection = new ProbeConnection(socket, timeoutMs);
     const banner = await connection.next();
     return { connection, banner };

@@ -6,7 +6,7 @@
 import type net from "node:net";
 import tls from "node:tls";
 import type { Target } from "../config/parse.js";
-import type { RunConfig, SecuritySettings } from "../config/run-config.js";
+import type { SecuritySettings } from "../config/run-config.js";
 import type { Capabilities } from "../smtp/capabilities.js";
 import { openConnection } from "./transport.js";
 
@@ -15,7 +15,7 @@ import { openConnection } from "./transport.js";
  * that will speak TLS use the stream interface, which node:tls needs to take the socket over.
  */
 export function openTransport(
-  config: RunConfig,
+  config: TlsSettings,
   onBytes: (chunk: Buffer) => void,
   localAddress?: string,
 ): net.Socket {
@@ -35,14 +35,14 @@ export function openTransport(
   return socket;
 }
 
-export function tcpOrPath(target: Target): { host?: string; port?: number; path?: string } {
+function tcpOrPath(target: Target): { host?: string; port?: number; path?: string } {
   return target.kind === "unix" ? { path: target.path } : { host: target.host, port: target.port };
 }
 
 /** What TLS needs to know: the settings, and the target for SNI. */
 export type TlsSettings = SecuritySettings & { readonly target: Target | null };
 
-export function tlsOptions(config: TlsSettings): tls.ConnectionOptions {
+function tlsOptions(config: TlsSettings): tls.ConnectionOptions {
   const target = config.target!;
   const host = target.kind === "tcp" ? target.host : undefined;
   const servername = config.tlsServername ?? (host && !/^[\d.:]+$/.test(host) ? host : undefined);

@@ -99,11 +99,7 @@ type Probe = (config: ProbeConfig, deadline: number) => Promise<Outcome>;
 async function greet(
   config: ProbeConfig,
 ): Promise<{ connection: ProbeConnection; refusal: Refusal | null }> {
-  const { connection, banner } = await ProbeConnection.open(
-    config.target,
-    config.replyTimeoutMs,
-    config,
-  );
+  const { connection, banner } = await ProbeConnection.open(config, config.replyTimeoutMs);
   const refused = (reply: ProbeReply, phase: string) => {
     connection.close();
     return { connection, refusal: refusal(reply, phase) };
@@ -190,11 +186,7 @@ const connectionRate: Probe = async (config, deadline) => {
   let allowed = 0;
   let atMs = performance.now();
   while (allowed < config.max && performance.now() < deadline) {
-    const { connection, banner } = await ProbeConnection.open(
-      config.target,
-      config.replyTimeoutMs,
-      config,
-    );
+    const { connection, banner } = await ProbeConnection.open(config, config.replyTimeoutMs);
     atMs = performance.now();
     if (banner.code !== 220) {
       connection.close();
