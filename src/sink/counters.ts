@@ -2,7 +2,7 @@
  * What the sink counts. The fields' doc comments are the one definition of each figure; the CLI
  * summary, its JSON file and the library's `stats()` all read them from here.
  */
-import { summariseHistogram } from "../stats/collector.js";
+import { summarise } from "../stats/collector.js";
 import { LatencyRecorder } from "../stats/histogram.js";
 import type { LatencySummary } from "../stats/result.js";
 
@@ -104,7 +104,7 @@ export class ClassCounter {
       out[name] = {
         accepted: entry.accepted,
         rejected: entry.rejected,
-        latencyMs: summariseHistogram(entry.latency.encoded()),
+        latencyMs: summarise(entry.latency.read()),
       };
     }
     return out;

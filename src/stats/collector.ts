@@ -302,7 +302,8 @@ export function summariseMerged(encoded: readonly (string | null)[]): LatencySum
   return summarise(merged);
 }
 
-function summarise(h: Histogram): LatencySummary {
+/** Percentiles of a live histogram, in milliseconds. */
+export function summarise(h: Histogram): LatencySummary {
   if (h.totalCount === 0) {
     return { count: 0, min: 0, mean: 0, p50: 0, p90: 0, p95: 0, p99: 0, max: 0 };
   }
