@@ -18,7 +18,8 @@ export interface SinkClassStats {
   latencyMs: LatencySummary;
 }
 
-export interface SinkStats {
+/** The hot-path counters: plain numbers, incremented in place by every session. */
+export interface SinkCounters {
   /** Connections accepted as sessions (given a 220 banner or a fault at connect). */
   sessions: number;
   /** Sessions open right now. */
@@ -37,21 +38,12 @@ export interface SinkStats {
   recipientsRejected: number;
   /** Octets of message content received as sent (dot-stuffed for DATA), without the final dot. */
   bytes: number;
-  /** Per message class (X-Mailvolley-Class header or --class-by-subject; else "default"). */
-  classes: Record<string, SinkClassStats>;
 }
 
-/** The hot-path counters: plain numbers, incremented in place by every session. */
-export interface SinkCounters {
-  sessions: number;
-  sessionsActive: number;
-  connectionsRefused: number;
-  messagesAccepted: number;
-  messagesRejected: number;
-  mailRejected: number;
-  recipients: number;
-  recipientsRejected: number;
-  bytes: number;
+/** What the sink reports: its counters and, per class, counts and end-to-end latency. */
+export interface SinkStats extends SinkCounters {
+  /** Per message class (X-Mailvolley-Class header or --class-by-subject; else "default"). */
+  classes: Record<string, SinkClassStats>;
 }
 
 export function zeroSinkCounters(): SinkCounters {
