@@ -14,22 +14,13 @@ import {
   summariseHistogram,
 } from "../src/stats/collector.js";
 import type { Phase } from "../src/stats/result.js";
+import { prng } from "./helpers/prng.js";
 
 type Event =
   | { kind: "count"; key: keyof RunStats["counters"] }
   | { kind: "latency"; name: HistogramName; ms: number }
   | { kind: "error"; reply: string; enhanced: string; phase: Phase; text: string }
   | { kind: "touch"; at: number };
-
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomEvents(count: number, seed: number): Event[] {
   const next = prng(seed);

@@ -14,20 +14,10 @@ import {
   HeaderTemplate,
   writeDecimal,
 } from "../src/smtp/message.js";
+import { prng } from "./helpers/prng.js";
 
 const text = (buf: Buffer) => buf.toString("latin1");
 const stuff = (s: string) => text(dotStuff(Buffer.from(s, "latin1")));
-
-/** A small deterministic PRNG (mulberry32) so failures reproduce. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe("dotStuff", () => {
   const CASES: [string, string, string][] = [

@@ -26,7 +26,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PeerCounts } from "./peers.js";
-import { freePort, once, quitProbe } from "./peers.js";
+import { freePort, once, quitProbe, sleep } from "./peers.js";
 
 export const POSTFIX = "/usr/sbin/postfix";
 
@@ -124,8 +124,6 @@ function masterCf(port: number): string {
   ];
   return `${services.join("\n")}\n`;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Counts of the log so far: messages queued by cleanup, removed by qmgr, sent by discard. */
 function logCounts(log: string): { queued: number; removed: number; sent: number } {
