@@ -70,8 +70,8 @@ export class ProbeConnection {
   }
 
   /**
-   * STARTTLS (RFC 3207): its reply, and on a 220 the handshake; a failed handshake is a reply
-   * "tls". Whatever the server sent before the handshake is dropped (§5).
+   * STARTTLS (RFC 3207): its reply, and on a 220 the handshake; a handshake that fails or does
+   * not finish in time is a reply "tls". Whatever the server sent before it is dropped (§5).
    */
   async startTls(security: TlsSettings): Promise<ProbeReply> {
     const reply = await this.command("STARTTLS");
@@ -82,7 +82,7 @@ export class ProbeConnection {
     this.watch(secure);
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
-        resolve(failure("timeout", `no TLS handshake within ${this.timeoutMs} ms`));
+        resolve(failure("tls", `no TLS handshake within ${this.timeoutMs} ms`));
         this.close();
       }, this.timeoutMs);
       secure.once("secureConnect", () => {

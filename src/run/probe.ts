@@ -109,7 +109,10 @@ async function greet(
   if (hello.code !== 250) return refused(hello, hello.phase);
   if (config.tls === "starttls") {
     const started = await connection.startTls(config);
-    if (started.code !== 220) return refused(started, started.code === 0 ? "tls" : "starttls");
+    if (started.code !== 220) {
+      // A reply (or none) to STARTTLS is phase starttls; a failed handshake after its 220, tls.
+      return refused(started, started.reply === "tls" ? "tls" : "starttls");
+    }
     hello = await hail(connection, config);
     if (hello.code !== 250) return refused(hello, hello.phase);
   }
