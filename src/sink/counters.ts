@@ -3,7 +3,7 @@
  * summary, its JSON file and the library's `stats()` all read them from here.
  */
 import { summarise } from "../stats/collector.js";
-import { LatencyRecorder } from "../stats/histogram.js";
+import { LatencyRecorder, toMicros } from "../stats/histogram.js";
 import type { LatencySummary } from "../stats/result.js";
 
 export interface SinkClassStats {
@@ -83,7 +83,7 @@ export class ClassCounter {
   accepted(name: string, latencyMs: number): void {
     const entry = this.entry(name);
     entry.accepted++;
-    if (latencyMs >= 0) entry.latency.record(Math.max(1, Math.round(latencyMs * 1000)));
+    if (latencyMs >= 0) entry.latency.record(toMicros(latencyMs));
   }
 
   rejected(name: string): void {

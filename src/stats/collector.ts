@@ -4,7 +4,13 @@
  */
 import hdr from "hdr-histogram-js";
 import { ERROR_CLASSES, errorClassIndex } from "./errors.js";
-import { addEncoded, type Histogram, LatencyRecorder, newHistogram } from "./histogram.js";
+import {
+  addEncoded,
+  type Histogram,
+  LatencyRecorder,
+  newHistogram,
+  toMicros,
+} from "./histogram.js";
 import type { ErrorRow, LatencySummary, Phase } from "./result.js";
 import { DEFAULT_INTERVAL_MS, mergeSeries, SeriesRecorder, type SeriesSnapshot } from "./series.js";
 
@@ -139,7 +145,7 @@ export class RunStats {
 
   /** Records a latency in milliseconds (fractional) as whole microseconds, at least 1. */
   record(name: HistogramName, ms: number): void {
-    const us = Math.max(Math.round(ms * 1000), 1);
+    const us = toMicros(ms);
     this.histograms[name].record(us);
     if (name === "transaction") this.series.histogram.record(us);
   }
@@ -152,13 +158,13 @@ export class RunStats {
   recordClass(classIndex: number, outcome: MessageOutcome, transactionMs: number): void {
     this.classOutcomes[classIndex][outcome]++;
     if (outcome === "accepted") {
-      this.classHistograms[classIndex].record(Math.max(Math.round(transactionMs * 1000), 1));
+      this.classHistograms[classIndex].record(toMicros(transactionMs));
     }
   }
 
   /** Records a message phase's latency (ms) both for the run and for the message's class. */
   recordPhase(classIndex: number, phase: ClassPhase, ms: number): void {
-    const us = Math.max(Math.round(ms * 1000), 1);
+    const us = toMicros(ms);
     this.histograms[phase].record(us);
     this.classPhaseHistograms[classIndex][phase].record(us);
   }

@@ -23,6 +23,11 @@ export function newHistogram(): Histogram {
  */
 export const TALLY_LIMIT_US = 1 << 16;
 
+/** A latency in milliseconds (fractional) as the whole microseconds histograms hold, at least 1. */
+export function toMicros(ms: number): number {
+  return Math.max(Math.round(ms * 1000), 1);
+}
+
 /** A tally's counts are Uint32: it is moved into the histogram before any can overflow. */
 const MAX_TALLIED = 0xffff_ffff;
 
