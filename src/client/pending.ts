@@ -3,7 +3,7 @@
  * (RFC 2920 §3.1: the server answers pipelined commands in order). A preallocated ring of
  * (expectation, transaction slot) pairs with head and tail cursors: no closures, no shift().
  */
-import type { Phase } from "../stats/result.js";
+import type { Phase } from "../smtp/phases.js";
 
 export enum Expect {
   Banner = 0,
@@ -26,8 +26,11 @@ export enum Expect {
   Bdat = 13,
 }
 
-/** The phase each expectation is counted under, indexed by Expect. */
-export const PHASE_OF: readonly Phase[] = [
+/**
+ * The phase each expectation is counted under, and so whose timeout applies, indexed by Expect.
+ * One entry per Expect member, each a Phase (the tuple type checks both).
+ */
+export const PHASE_OF = [
   "banner",
   "ehlo",
   "helo",
@@ -42,7 +45,7 @@ export const PHASE_OF: readonly Phase[] = [
   "auth",
   "auth",
   "bdat",
-];
+] as const satisfies readonly Phase[] & { length: 14 };
 
 export class PendingReplies {
   private readonly kinds: Uint8Array;

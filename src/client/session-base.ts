@@ -140,8 +140,8 @@ export abstract class SessionBase {
     else if (this.handshaking) phase = "tls";
     else if (this.pending.count > 0) phase = PHASE_OF[this.pending.headKind];
     else return;
-    if (now - this.phaseSince <= timeouts[phase as keyof typeof timeouts]) return;
-    this.abort("timeout", phase, `no reply within ${timeouts[phase as keyof typeof timeouts]} ms`);
+    if (now - this.phaseSince <= timeouts[phase]) return;
+    this.abort("timeout", phase, `no reply within ${timeouts[phase]} ms`);
   }
 
   /** Ends the session now; in-flight messages are settled as failed when the socket closes. */

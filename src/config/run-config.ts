@@ -4,6 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import { availableParallelism } from "node:os";
+import { DEFAULT_TIMEOUTS, isPhase, type Timeouts } from "../smtp/phases.js";
 import type { Mode } from "../stats/result.js";
 import { type LoadModel, parseLoadModel, type RawLoadOptions } from "./load-model.js";
 import {
@@ -18,42 +19,7 @@ import {
 } from "./parse.js";
 import type { ClassSpec, SourceSpec } from "./plan.js";
 
-/** Per-phase timeouts in milliseconds; reaching one is a counted outcome of that phase. */
-export interface Timeouts {
-  readonly connect: number;
-  readonly banner: number;
-  readonly ehlo: number;
-  readonly mail: number;
-  readonly rcpt: number;
-  readonly data: number;
-  readonly dot: number;
-  readonly rset: number;
-  readonly quit: number;
-  /** BDAT … LAST to its reply. */
-  readonly bdat: number;
-  /** STARTTLS command to its 220. */
-  readonly starttls: number;
-  /** The TLS handshake itself. */
-  readonly tls: number;
-  /** AUTH to its final 235. */
-  readonly auth: number;
-}
-
-export const DEFAULT_TIMEOUTS: Timeouts = Object.freeze({
-  connect: 10_000,
-  banner: 30_000,
-  ehlo: 30_000,
-  mail: 30_000,
-  rcpt: 30_000,
-  data: 30_000,
-  dot: 60_000,
-  rset: 30_000,
-  quit: 10_000,
-  bdat: 60_000,
-  starttls: 30_000,
-  tls: 30_000,
-  auth: 30_000,
-});
+export { DEFAULT_TIMEOUTS, type Timeouts } from "../smtp/phases.js";
 
 export interface RunConfig {
   /** null: start the built-in sink in-process and run a self-test against it. */
@@ -190,13 +156,13 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
       ? null
       : parseTarget("target", String(raw.target));
   const waitText = raw.wait ?? raw.randomWait;
-  const timeouts = { ...DEFAULT_TIMEOUTS };
+  const timeouts: Record<keyof Timeouts, number> = { ...DEFAULT_TIMEOUTS };
   for (const [phase, value] of Object.entries(raw.timeout ?? {})) {
     if (value === undefined) continue;
-    if (!(phase in timeouts)) throw new ConfigError(`--timeout-${phase}`, "is not a phase");
+    if (!isPhase(phase)) throw new ConfigError(`--timeout-${phase}`, "is not a phase");
     const ms = parseDuration(`--timeout-${phase}`, value);
     if (ms <= 0) throw new ConfigError(`--timeout-${phase}`, "must be longer than 0");
-    timeouts[phase as keyof Timeouts] = ms;
+    timeouts[phase] = ms;
   }
   if (raw.wait !== undefined && raw.randomWait !== undefined) {
     throw new ConfigError("--random-wait", "give either --wait or --random-wait, not both");

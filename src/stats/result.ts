@@ -11,22 +11,9 @@ export type { ErrorClass } from "./errors.js";
 /** Fields are only ever added under one schema; it changes when a field changes meaning. */
 export const RESULT_SCHEMA = "mailvolley/result@1";
 
-/** The SMTP phases a reply or a failure is attributed to. */
-export type Phase =
-  | "connect"
-  | "banner"
-  | "ehlo"
-  | "helo"
-  | "mail"
-  | "rcpt"
-  | "data"
-  | "dot"
-  | "rset"
-  | "quit"
-  | "starttls"
-  | "tls"
-  | "auth"
-  | "bdat";
+export type { Phase } from "../smtp/phases.js";
+
+import type { Phase } from "../smtp/phases.js";
 
 export type Mode = "reuse" | "per-message";
 
