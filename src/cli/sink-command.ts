@@ -205,6 +205,12 @@ export async function runSinkCommand(argv: SinkArgv): Promise<number> {
   await sink.close();
   const stats = sink.stats();
   if (!settings.quiet) process.stdout.write(sinkSummary(stats));
+  const unwritten = sink.dumpFailures();
+  if (unwritten.count > 0) {
+    process.stderr.write(
+      `mailvolley sink: --dump: ${unwritten.count} messages not written (first: ${unwritten.first})\n`,
+    );
+  }
   if (settings.json !== undefined) {
     const text = `${JSON.stringify(sinkJson(stats, reason), null, 2)}\n`;
     if (settings.json === "-") process.stdout.write(text);

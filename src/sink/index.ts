@@ -20,6 +20,8 @@ export interface Sink {
   readonly finished: Promise<SinkStopReason>;
   /** A copy of the counts. */
   stats(): import("./counters.js").SinkStats;
+  /** --dump files that could not be written (an existing name is never written through). */
+  dumpFailures(): { count: number; first: string };
   /** Stops listening, ends open sessions with 421, resolves when every socket has closed. */
   close(): Promise<void>;
 }

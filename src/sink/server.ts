@@ -192,6 +192,10 @@ export class SinkServer {
   }
 
   /** Stops listening, says 421 to open sessions, resolves when every socket has closed. */
+  dumpFailures(): { count: number; first: string } {
+    return { count: this.dumper?.errors ?? 0, first: this.dumper?.firstError ?? "" };
+  }
+
   close(): Promise<void> {
     this.closing ??= this.shutdown();
     return this.closing;
