@@ -12,11 +12,11 @@ import {
   type RunConfig,
   type Timeouts,
 } from "../config/run-config.js";
-import { breachedLive } from "../config/thresholds.js";
 import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
 import { renderSummary } from "../report/terminal.js";
 import { executeRun } from "../run/run.js";
+import { breachedLive } from "../stats/thresholds.js";
 import { sinkEmulation, sinkEmulationOptions } from "./compare-command.js";
 import { applyPlan, locate, messageOptions, rawMessageOptions } from "./message-options.js";
 import { progressPrinter } from "./progress.js";
