@@ -7,7 +7,7 @@ import type { ArgumentsCamelCase, Argv } from "yargs";
 import { ConfigError } from "../config/parse.js";
 import {
   buildRunConfig,
-  DEFAULT_TIMEOUTS,
+  PHASE_NAMES,
   type RawRunOptions,
   type RunConfig,
   type Timeouts,
@@ -28,7 +28,7 @@ import {
   reportOptions,
 } from "./report-command.js";
 
-const TIMEOUT_PHASES = Object.keys(DEFAULT_TIMEOUTS) as (keyof Timeouts)[];
+const TIMEOUT_PHASES: readonly (keyof Timeouts)[] = PHASE_NAMES;
 
 /** TLS and AUTH, as `run` and `probe` take them (config/run-config.ts parseSecurity). */
 export function securityOptions<T>(yargs: Argv<T>) {
