@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import type { ArgumentsCamelCase, Argv } from "yargs";
 import { ConfigError, parseDuration } from "../config/parse.js";
-import { evaluateThresholds, parseThresholds, type Threshold } from "../config/thresholds.js";
+import { parseThresholds } from "../config/thresholds.js";
 import { renderCompare } from "../report/compare.js";
 import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
@@ -14,6 +14,7 @@ import { renderSummary } from "../report/terminal.js";
 import type { Result } from "../stats/result.js";
 import { regroupSeries } from "../stats/series.js";
 import { seriesResult, seriesSnapshot } from "../stats/summarise.js";
+import { evaluateThresholds, type Threshold } from "../stats/thresholds.js";
 
 /** k6's exit code for breached thresholds. */
 export const EXIT_THRESHOLDS = 99;

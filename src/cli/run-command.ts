@@ -7,16 +7,16 @@ import type { ArgumentsCamelCase, Argv } from "yargs";
 import { ConfigError } from "../config/parse.js";
 import {
   buildRunConfig,
-  DEFAULT_TIMEOUTS,
+  PHASE_NAMES,
   type RawRunOptions,
   type RunConfig,
   type Timeouts,
 } from "../config/run-config.js";
-import { breachedLive } from "../config/thresholds.js";
 import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
 import { renderSummary } from "../report/terminal.js";
 import { executeRun } from "../run/run.js";
+import { breachedLive } from "../stats/thresholds.js";
 import { sinkEmulation, sinkEmulationOptions } from "./compare-command.js";
 import { applyPlan, locate, messageOptions, rawMessageOptions } from "./message-options.js";
 import { progressPrinter } from "./progress.js";
@@ -28,7 +28,7 @@ import {
   reportOptions,
 } from "./report-command.js";
 
-const TIMEOUT_PHASES = Object.keys(DEFAULT_TIMEOUTS) as (keyof Timeouts)[];
+const TIMEOUT_PHASES: readonly (keyof Timeouts)[] = PHASE_NAMES;
 
 /** TLS and AUTH, as `run` and `probe` take them (config/run-config.ts parseSecurity). */
 export function securityOptions<T>(yargs: Argv<T>) {

@@ -27,25 +27,31 @@ export enum Expect {
 }
 
 /**
- * The phase each expectation is counted under, and so whose timeout applies, indexed by Expect.
- * One entry per Expect member, each a Phase (the tuple type checks both).
+ * The phase each expectation is counted under, and so whose timeout applies: one entry per
+ * Expect member (`satisfies` fails to compile when one is missing, extra or not a Phase).
  */
-export const PHASE_OF = [
-  "banner",
-  "ehlo",
-  "helo",
-  "mail",
-  "rcpt",
-  "data",
-  "dot",
-  "rset",
-  "quit",
-  "starttls",
-  "auth",
-  "auth",
-  "auth",
-  "bdat",
-] as const satisfies readonly Phase[] & { length: 14 };
+const PHASE_BY_EXPECT = {
+  [Expect.Banner]: "banner",
+  [Expect.Ehlo]: "ehlo",
+  [Expect.Helo]: "helo",
+  [Expect.Mail]: "mail",
+  [Expect.Rcpt]: "rcpt",
+  [Expect.Data]: "data",
+  [Expect.Dot]: "dot",
+  [Expect.Rset]: "rset",
+  [Expect.Quit]: "quit",
+  [Expect.StartTls]: "starttls",
+  [Expect.Auth]: "auth",
+  [Expect.AuthUser]: "auth",
+  [Expect.AuthPassword]: "auth",
+  [Expect.Bdat]: "bdat",
+} as const satisfies Record<Expect, Phase>;
+
+/**
+ * PHASE_BY_EXPECT as an array indexed by Expect, for the hot path. Integer keys enumerate in
+ * ascending order, and Expect's values are 0…n-1, so index and member agree.
+ */
+export const PHASE_OF: readonly Phase[] = Object.freeze(Object.values(PHASE_BY_EXPECT));
 
 export class PendingReplies {
   private readonly kinds: Uint8Array;

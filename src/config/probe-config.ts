@@ -1,5 +1,6 @@
 /** `mailvolley probe`'s options, checked into a frozen ProbeConfig (see run/probe.ts). */
 import { randomBytes } from "node:crypto";
+import { PROBE_KINDS, type ProbeKind } from "../stats/probe-result.js";
 import {
   ConfigError,
   parseAddress,
@@ -17,8 +18,8 @@ import {
   type SecuritySettings,
 } from "./run-config.js";
 
-export const PROBE_KINDS = ["concurrency", "connection-rate", "message-rate"] as const;
-export type ProbeKind = (typeof PROBE_KINDS)[number];
+/** The kinds are the ProbeResult's (stats/); the CLI names them from here. */
+export { PROBE_KINDS, type ProbeKind };
 
 /** `tls`, `tlsVerify`, `tlsServername` and `auth` as for `run`. */
 export interface ProbeConfig extends SecuritySettings {

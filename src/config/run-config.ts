@@ -19,7 +19,7 @@ import {
 } from "./parse.js";
 import type { ClassSpec, SourceSpec } from "./plan.js";
 
-export { DEFAULT_TIMEOUTS, type Timeouts } from "../smtp/phases.js";
+export { DEFAULT_TIMEOUTS, PHASE_NAMES, type Timeouts } from "../smtp/phases.js";
 
 export interface RunConfig {
   /** null: start the built-in sink in-process and run a self-test against it. */

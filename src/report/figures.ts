@@ -4,20 +4,20 @@
  * and rounded the same everywhere.
  */
 import { ERROR_CLASS_LABELS, ERROR_CLASSES, type ErrorClass } from "../stats/errors.js";
-import type { ClassResult, FirstSeen, Result } from "../stats/result.js";
+import {
+  type ClassResult,
+  type FirstSeen,
+  LATENCIES,
+  type Latency,
+  type LatencyField,
+  latencyField,
+  type Result,
+} from "../stats/result.js";
 
-export const PHASE_ROWS: readonly [string, keyof Result["latency"]][] = [
-  ["transaction", "transactionMs"],
-  ["connect", "connectMs"],
-  ["banner", "bannerMs"],
-  ["ehlo", "ehloMs"],
-  ["tls", "tlsMs"],
-  ["auth", "authMs"],
-  ["envelope", "envelopeMs"],
-  ["data", "dataMs"],
-  ["quit", "quitMs"],
-  ["session", "sessionMs"],
-];
+/** The latency rows, labelled by name, in report order (smtp/phases.ts). */
+export const PHASE_ROWS: readonly (readonly [Latency, LatencyField])[] = LATENCIES.map(
+  (latency) => [latency, latencyField(latency)] as const,
+);
 
 export const PERCENTILE_COLUMNS = ["min", "mean", "p50", "p90", "p95", "p99", "max"] as const;
 

@@ -1,5 +1,5 @@
 /** `mailvolley probe`'s answer in words: a pure function of a ProbeResult. */
-import type { ProbeResult } from "../run/probe.js";
+import type { ProbeResult } from "../stats/probe-result.js";
 import { fmt } from "./figures.js";
 import { painter, row } from "./terminal.js";
 

@@ -13,40 +13,16 @@
 import { ProbeConnection, type ProbeReply } from "../client/probe-connection.js";
 import { authLoginAnswer, authPlainLine, chooseMechanism } from "../client/secure.js";
 import { formatTarget } from "../config/parse.js";
-import type { ProbeConfig, ProbeKind } from "../config/probe-config.js";
+import type { ProbeConfig } from "../config/probe-config.js";
 import { parseCapabilities } from "../smtp/capabilities.js";
 import { END_OF_DATA, generateBody, HeaderTemplate } from "../smtp/message.js";
-
-export const PROBE_SCHEMA = "mailvolley/probe@1";
-
-/** How a probe ended. Documented in the README's `mailvolley probe` section. */
-export interface ProbeResult {
-  schema: typeof PROBE_SCHEMA;
-  probe: ProbeKind;
-  target: string;
-  /**
-   * What the gateway allowed before it refused: connections held at once (concurrency),
-   * connections opened one after another (connection-rate), messages accepted in one session
-   * (message-rate).
-   */
-  allowed: number;
-  /** Seconds from the first connect to the refusal (or to the end). */
-  seconds: number;
-  /** The reply that refused, and in which phase; null when none came. */
-  refusal: Refusal | null;
-  /**
-   * Why the probe ended: refused (by the gateway), local (this machine's limit: file
-   * descriptors or ports, in `refusal`; `allowed` is then no limit of the gateway's), max
-   * (the step bound), time (timeLimitMs).
-   */
-  ended: "refused" | "local" | "max" | "time";
-  /**
-   * concurrency, after a refusal: true when, one held connection closed, a new one was
-   * accepted (a limit on concurrent connections); false when it was refused again (another
-   * limit, a connection rate most likely). Absent otherwise.
-   */
-  freedSlotAccepted?: boolean;
-}
+import {
+  PROBE_SCHEMA,
+  type ProbeKind,
+  type ProbeResult,
+  type Refusal,
+} from "../stats/probe-result.js";
+import type { Phase } from "../stats/result.js";
 
 /** A gateway is told of a closed connection asynchronously (Postfix: smtpd → anvil). */
 const SETTLE_MS = 200;
@@ -76,9 +52,7 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeResult> {
 }
 
 /** A refusing reply without its other lines, and the phase it answered. */
-export type Refusal = Omit<ProbeReply, "lines"> & { phase: string };
-
-function refusal({ lines: _lines, ...reply }: ProbeReply, phase: string): Refusal {
+function refusal({ lines: _lines, ...reply }: ProbeReply, phase: Phase): Refusal {
   return { ...reply, phase };
 }
 
@@ -100,7 +74,7 @@ async function greet(
   config: ProbeConfig,
 ): Promise<{ connection: ProbeConnection; refusal: Refusal | null }> {
   const { connection, banner } = await ProbeConnection.open(config, config.replyTimeoutMs);
-  const refused = (reply: ProbeReply, phase: string) => {
+  const refused = (reply: ProbeReply, phase: Phase) => {
     connection.close();
     return { connection, refusal: refusal(reply, phase) };
   };
@@ -127,7 +101,7 @@ async function greet(
 async function hail(
   connection: ProbeConnection,
   config: ProbeConfig,
-): Promise<ProbeReply & { phase: string }> {
+): Promise<ProbeReply & { phase: Phase }> {
   const ehlo = await connection.command(`EHLO ${config.helo}`);
   if (ehlo.code === 250 || ehlo.code < 500) return { ...ehlo, phase: "ehlo" };
   return { ...(await connection.command(`HELO ${config.helo}`)), phase: "helo" };
@@ -220,7 +194,7 @@ const messageRate: Probe = async (config, deadline) => {
   let allowed = 0;
   try {
     while (allowed < config.max && performance.now() < deadline) {
-      const steps: [string, () => Promise<ProbeReply>, (code: number) => boolean][] = [
+      const steps: [Phase, () => Promise<ProbeReply>, (code: number) => boolean][] = [
         ["mail", () => connection.command(`MAIL FROM:<${config.from}>`), (c) => c === 250],
         ["rcpt", () => connection.command(`RCPT TO:<${config.to}>`), (c) => c === 250 || c === 251],
         ["data", () => connection.command("DATA"), (c) => c === 354],

@@ -3,6 +3,7 @@
  * and merges. The client increments numbers here; it never builds an Error per message.
  */
 import hdr from "hdr-histogram-js";
+import type { Latency, PhaseLatency } from "../smtp/phases.js";
 import { ERROR_CLASSES, errorClassIndex } from "./errors.js";
 import {
   addEncoded,
@@ -11,23 +12,20 @@ import {
   newHistogram,
   toMicros,
 } from "./histogram.js";
-import type { ErrorRow, LatencySummary, Phase } from "./result.js";
+import { type ErrorRow, type LatencySummary, type Phase, RESULT_LATENCIES } from "./result.js";
 import { DEFAULT_INTERVAL_MS, mergeSeries, SeriesRecorder, type SeriesSnapshot } from "./series.js";
 
-export const HISTOGRAM_NAMES = [
-  "transaction",
-  "transactionUncorrected",
-  "connect",
-  "banner",
-  "ehlo",
-  "envelope",
-  "data",
-  "quit",
-  "session",
-  "tls",
-  "auth",
-] as const;
-export type HistogramName = (typeof HISTOGRAM_NAMES)[number];
+/**
+ * The run's histograms, in a saved Result's order: one per latency of the Result
+ * (RESULT_LATENCIES), and after the transaction's the one without coordinated-omission
+ * correction.
+ */
+export type HistogramName = Latency | "transactionUncorrected";
+export const HISTOGRAM_NAMES: readonly HistogramName[] = Object.freeze(
+  RESULT_LATENCIES.flatMap((latency): HistogramName[] =>
+    latency === "transaction" ? [latency, "transactionUncorrected"] : [latency],
+  ),
+);
 
 /** An empty histogram, encoded (a figure a saved result lacks). */
 export function newHistogramEncoded(): string {
@@ -81,7 +79,7 @@ export interface ClassSnapshot {
 }
 
 /** The phases that belong to one message, and so to its class. */
-export const CLASS_PHASES = ["envelope", "data"] as const;
+export const CLASS_PHASES = ["envelope", "data"] as const satisfies readonly PhaseLatency[];
 export type ClassPhase = (typeof CLASS_PHASES)[number];
 
 /** What a worker (or the in-process run) hands back: plain data, safe to post between threads. */

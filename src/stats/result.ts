@@ -4,16 +4,38 @@
  * these definitions word for word in spirit.
  */
 
+import type { Latency, Phase } from "../smtp/phases.js";
 import type { ErrorClass } from "./errors.js";
 
+export type { Phase } from "../smtp/phases.js";
 export type { ErrorClass } from "./errors.js";
 
 /** Fields are only ever added under one schema; it changes when a field changes meaning. */
 export const RESULT_SCHEMA = "mailvolley/result@1";
 
-export type { Phase } from "../smtp/phases.js";
+/** The latencies `latency` holds, one field each, in report order: reports list them from here. */
+export { LATENCIES, type Latency, type LatencyField, latencyField } from "../smtp/phases.js";
 
-import type { Phase } from "../smtp/phases.js";
+/**
+ * The order of `latency`'s fields (and of `histograms`) in a saved Result: the order they
+ * joined the schema, so that saved results stay byte-for-byte what they were. Reports list
+ * the latencies in LATENCIES order (smtp/phases.ts), the phases' session order.
+ */
+export const RESULT_LATENCIES = [
+  "transaction",
+  "connect",
+  "banner",
+  "ehlo",
+  "envelope",
+  "data",
+  "quit",
+  "session",
+  "tls",
+  "auth",
+] as const satisfies readonly Latency[];
+
+// Compiles only while RESULT_LATENCIES names every latency of smtp/phases.ts.
+const _everyLatencySaved: Record<Exclude<Latency, (typeof RESULT_LATENCIES)[number]>, never> = {};
 
 export type Mode = "reuse" | "per-message";
 

@@ -1,5 +1,6 @@
 /** Turns counted snapshots into the Result every report reads. */
 
+import { latencyRecord } from "../smtp/phases.js";
 import {
   type ClassSnapshot,
   fractionAtOrBelow,
@@ -15,7 +16,7 @@ import type {
   ResultErrorRow,
   SeriesPointResult,
 } from "./result.js";
-import { RESULT_SCHEMA } from "./result.js";
+import { RESULT_LATENCIES, RESULT_SCHEMA } from "./result.js";
 import type { SeriesPoint, SeriesSnapshot } from "./series.js";
 
 /** Apdex T when none is given: JMeter's dashboard default (satisfied ≤ 500 ms). */
@@ -83,18 +84,10 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
       messagesPerSecond: elapsedSeconds > 0 ? round(c.accepted / elapsedSeconds, 1) : 0,
       plateau: plateau(series),
     },
-    latency: {
-      transactionMs: summariseHistogram(snapshot.histograms.transaction),
-      connectMs: summariseHistogram(snapshot.histograms.connect),
-      bannerMs: summariseHistogram(snapshot.histograms.banner),
-      ehloMs: summariseHistogram(snapshot.histograms.ehlo),
-      envelopeMs: summariseHistogram(snapshot.histograms.envelope),
-      dataMs: summariseHistogram(snapshot.histograms.data),
-      quitMs: summariseHistogram(snapshot.histograms.quit),
-      sessionMs: summariseHistogram(snapshot.histograms.session),
-      tlsMs: summariseHistogram(snapshot.histograms.tls),
-      authMs: summariseHistogram(snapshot.histograms.auth),
-    },
+    latency: latencyRecord(
+      (latency) => summariseHistogram(snapshot.histograms[latency]),
+      RESULT_LATENCIES,
+    ),
     errors,
     errorClasses,
     firstSeen: firstSeen(series, snapshot.firstEventMs, elapsedSeconds),

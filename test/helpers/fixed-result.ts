@@ -1,8 +1,9 @@
 /** A fixed Result for golden-file and HTML tests: the same events give the same figures. */
-import { evaluateThresholds, parseThreshold } from "../../src/config/thresholds.js";
+import { parseThreshold } from "../../src/config/thresholds.js";
 import { RunStats } from "../../src/stats/collector.js";
 import type { Mode, Result } from "../../src/stats/result.js";
 import { buildResult } from "../../src/stats/summarise.js";
+import { evaluateThresholds } from "../../src/stats/thresholds.js";
 
 const T0 = 1_764_683_700_000;
 
