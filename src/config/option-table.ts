@@ -11,11 +11,7 @@ import { defaultsOf, durationText, type OptionSpec, type OptionTable } from "./o
 
 /** What a run sends and how its sessions behave. */
 export const RUN_OPTIONS = {
-  target: {
-    kind: "positional",
-    group: "Run:",
-    describe: "host:port, [ipv6]:port or unix:/path",
-  },
+  target: { kind: "positional", group: "Run:", describe: "host:port, [ipv6]:port or unix:/path" },
   sessions: {
     alias: "s",
     kind: "text",
@@ -198,11 +194,7 @@ export const RUN_OPTIONS = {
     describe: "With --chunking: BDAT transactions in flight per session",
     default: 8,
   },
-  json: {
-    kind: "text",
-    group: "Run:",
-    describe: "Write the JSON result to FILE (- for stdout)",
-  },
+  json: { kind: "text", group: "Run:", describe: "Write the JSON result to FILE (- for stdout)" },
   verbose: {
     alias: "v",
     kind: "flag",
@@ -210,13 +202,7 @@ export const RUN_OPTIONS = {
     describe: "Print the first session's SMTP conversation",
     plan: false,
   },
-  quiet: {
-    alias: "q",
-    kind: "flag",
-    group: "Run:",
-    describe: "Print no summary",
-    plan: false,
-  },
+  quiet: { alias: "q", kind: "flag", group: "Run:", describe: "Print no summary", plan: false },
 } as const satisfies OptionTable;
 
 /** TLS and AUTH, as `run` and `probe` take them (config/run-config.ts parseSecurity). */
@@ -308,11 +294,7 @@ export const MESSAGE_OPTIONS = {
     describe: "--eml/--mbox order: sequential or random",
     default: "sequential",
   },
-  seed: {
-    kind: "text",
-    group: "Messages:",
-    describe: "Seed of the random order, to repeat a run",
-  },
+  seed: { kind: "text", group: "Messages:", describe: "Seed of the random order, to repeat a run" },
   "from-file": {
     kind: "text",
     group: "Messages:",

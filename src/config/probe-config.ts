@@ -9,13 +9,8 @@ import {
   parseTarget,
   type Target,
 } from "./parse.js";
-import {
-  parseHelo,
-  parseSecurity,
-  parseSizes,
-  type RawSecurityOptions,
-  type SecuritySettings,
-} from "./run-config.js";
+import { parseHelo, parseSizes } from "./run-config.js";
+import { parseSecurity, type RawSecurityOptions, type SecuritySettings } from "./security.js";
 
 export const PROBE_KINDS = ["concurrency", "connection-rate", "message-rate"] as const;
 export type ProbeKind = (typeof PROBE_KINDS)[number];

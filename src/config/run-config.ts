@@ -7,12 +7,7 @@ import { availableParallelism } from "node:os";
 import { DEFAULT_TIMEOUTS, isPhase, type TimedPhase, type Timeouts } from "../smtp/phases.js";
 import type { Mode } from "../stats/result.js";
 import { type LoadModel, parseLoadModel } from "./load-model.js";
-import {
-  DEFAULTS,
-  type MESSAGE_OPTIONS,
-  type RUN_OPTIONS,
-  type SECURITY_OPTIONS,
-} from "./option-table.js";
+import { DEFAULTS, type MESSAGE_OPTIONS, type RUN_OPTIONS } from "./option-table.js";
 import type { RawOf } from "./options.js";
 import {
   ConfigError,
@@ -25,10 +20,13 @@ import {
   type Target,
 } from "./parse.js";
 import type { ClassSpec, SourceSpec } from "./plan.js";
+import { parseSecurity, type RawSecurityOptions, type SecuritySettings } from "./security.js";
 
 export { DEFAULT_TIMEOUTS, type Timeouts } from "../smtp/phases.js";
+export type { RawSecurityOptions, SecuritySettings } from "./security.js";
 
-export interface RunConfig {
+/** TLS and AUTH (config/security.ts) and everything else a run needs. */
+export interface RunConfig extends SecuritySettings {
   /** null: start the built-in sink in-process and run a self-test against it. */
   readonly target: Target | null;
   readonly mode: Mode;
@@ -49,12 +47,6 @@ export interface RunConfig {
   readonly randomWait: boolean;
   /** Closed or open model, duration, ramps, per-session caps. */
   readonly load: LoadModel;
-  /** none, STARTTLS after EHLO (RFC 3207), or TLS from the first byte (implicit, port 465). */
-  readonly tls: "none" | "starttls" | "implicit";
-  /** Check the server's certificate and name (off by default: load tests meet test certs). */
-  readonly tlsVerify: boolean;
-  /** SNI and the name checked with --tls-verify; default: the target host. */
-  readonly tlsServername: string | null;
   /** Local addresses the connections come from, in turn per session; empty: the system's choice. */
   readonly sourceAddresses: readonly string[];
   /** Speak LMTP (RFC 2033): LHLO, and one reply per accepted recipient after the data. */
@@ -63,12 +55,6 @@ export interface RunConfig {
   readonly chunking: boolean;
   /** With BDAT: transactions in flight per session. */
   readonly window: number;
-  /** AUTH (RFC 4954) after EHLO (and after STARTTLS), or null. */
-  readonly auth: {
-    readonly user: string;
-    readonly pass: string;
-    readonly mechanism: "PLAIN" | "LOGIN" | null;
-  } | null;
   /** Message classes with their shares; one class "default" when no plan gives any. */
   readonly classes: readonly ClassSpec[];
   /** Files of sender and recipient addresses, used in turn; null: --from / --to. */
@@ -99,9 +85,6 @@ export interface RunConfig {
   readonly runId: string;
 }
 
-/** --starttls, --tls-on-connect, --tls-verify, --tls-servername, --auth, --auth-mechanism. */
-export type RawSecurityOptions = RawOf<typeof SECURITY_OPTIONS>;
-
 /**
  * Options as the CLI or a plan file hands them over (camelCase keys of config/option-table.ts),
  * unchecked; the `--timeout-PHASE` options come as one record.
@@ -124,10 +107,6 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
     raw.target === undefined || raw.target === null || raw.target === ""
       ? null
       : parseTarget("target", String(raw.target));
-  const waitText = raw.wait ?? raw.randomWait;
-  if (raw.wait !== undefined && raw.randomWait !== undefined) {
-    throw new ConfigError("--random-wait", "give either --wait or --random-wait, not both");
-  }
   const sessions = parseCount("--sessions", raw.sessions ?? DEFAULTS.sessions, 1, 100_000);
   const load = parseLoadModel(raw, sessions);
   // A duration alone bounds the run by time; with -m too, whichever comes first.
@@ -137,20 +116,11 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
       : parseCount("--messages", raw.messages ?? DEFAULTS.messages, 1);
   const classes = buildClasses(raw);
   const sizes = parseSizes(String(raw.size ?? DEFAULTS.size));
-  if (raw.lmtp && raw.chunking) {
-    // With BDAT the replies to a pipelined transaction's data would depend on RCPT replies that
-    // have not arrived when it is written; LMTP here speaks DATA.
-    throw new ConfigError("--chunking", "not with --lmtp; LMTP sessions use DATA");
-  }
   return Object.freeze({
     target,
     classes,
     ...parseSecurity(raw),
-    sourceAddresses: parseSources(raw.source),
-    lmtp: Boolean(raw.lmtp),
-    chunking: Boolean(raw.chunking),
-    // The window's slot numbers travel in a byte of the pending-reply ring.
-    window: parseCount("--window", raw.window ?? DEFAULTS.window, 1, 200),
+    ...parseProtocol(raw),
     ...parseEnvelopeExtras(raw),
     mode: parseChoice("--mode", raw.mode ?? DEFAULTS.mode, ["reuse", "per-message"] as const),
     sessions,
@@ -168,15 +138,7 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
     subject: parseLine("--subject", raw.subject ?? DEFAULTS.subject),
     helo: parseHelo(raw.helo ?? DEFAULTS.helo),
     uniqueRecipients: Boolean(raw.uniqueRecipients),
-    waitMs:
-      waitText === undefined
-        ? 0
-        : parseDuration(raw.wait !== undefined ? "--wait" : "--random-wait", waitText),
-    randomWait: raw.randomWait !== undefined,
-    pipelining: parseChoice("--pipelining", raw.pipelining ?? DEFAULTS.pipelining, [
-      "auto",
-      "off",
-    ] as const),
+    ...parseWait(raw),
     timeouts: parseTimeouts(raw.timeout),
     reconnectAttempts: parseCount(
       "--reconnect-attempts",
@@ -195,6 +157,37 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
     json: raw.json === undefined || raw.json === null ? null : String(raw.json),
     runId: newRunId(),
   });
+}
+
+/** -w or -R: a fixed or a random pause after each message. */
+function parseWait(raw: RawRunOptions): Pick<RunConfig, "waitMs" | "randomWait"> {
+  if (raw.wait !== undefined && raw.randomWait !== undefined) {
+    throw new ConfigError("--random-wait", "give either --wait or --random-wait, not both");
+  }
+  if (raw.wait !== undefined)
+    return { waitMs: parseDuration("--wait", raw.wait), randomWait: false };
+  if (raw.randomWait === undefined) return { waitMs: 0, randomWait: false };
+  return { waitMs: parseDuration("--random-wait", raw.randomWait), randomWait: true };
+}
+
+/** How the sessions speak: LMTP or SMTP, BDAT or DATA, pipelined or not, from which addresses. */
+function parseProtocol(
+  raw: RawRunOptions,
+): Pick<RunConfig, "sourceAddresses" | "lmtp" | "chunking" | "window" | "pipelining"> {
+  if (raw.lmtp && raw.chunking) {
+    // With BDAT the replies to a pipelined transaction's data would depend on RCPT replies that
+    // have not arrived when it is written; LMTP here speaks DATA.
+    throw new ConfigError("--chunking", "not with --lmtp; LMTP sessions use DATA");
+  }
+  const pipelining = raw.pipelining ?? DEFAULTS.pipelining;
+  return {
+    sourceAddresses: parseSources(raw.source),
+    lmtp: Boolean(raw.lmtp),
+    chunking: Boolean(raw.chunking),
+    // The window's slot numbers travel in a byte of the pending-reply ring.
+    window: parseCount("--window", raw.window ?? DEFAULTS.window, 1, 200),
+    pipelining: parseChoice("--pipelining", pipelining, ["auto", "off"] as const),
+  };
 }
 
 /** A run's id, in its messages' trace header and its result: 12 hex digits. */
@@ -331,50 +324,6 @@ function parseInterval(raw: unknown): number {
   const ms = parseDuration("--interval", raw ?? DEFAULTS.interval);
   if (ms < 100) throw new ConfigError("--interval", "must be at least 100ms");
   return ms;
-}
-
-/** TLS and AUTH as a connection needs them (run and probe). */
-export type SecuritySettings = Pick<RunConfig, "tls" | "tlsVerify" | "tlsServername" | "auth">;
-
-/** TLS and AUTH options, checked (see RawSecurityOptions). */
-export function parseSecurity(raw: RawSecurityOptions): SecuritySettings {
-  if (raw.starttls && raw.tlsOnConnect) {
-    throw new ConfigError(
-      "--tls-on-connect",
-      "give either --starttls or --tls-on-connect, not both",
-    );
-  }
-  return {
-    tls: raw.tlsOnConnect ? "implicit" : raw.starttls ? "starttls" : "none",
-    tlsVerify: Boolean(raw.tlsVerify),
-    tlsServername:
-      raw.tlsServername === undefined ? null : parseLine("--tls-servername", raw.tlsServername),
-    auth: parseAuth(raw.auth, raw.authMechanism),
-  };
-}
-
-/** `--auth user:password`; the mechanism is PLAIN or LOGIN, or chosen from the server's offer. */
-function parseAuth(raw: unknown, mechanism: unknown): RunConfig["auth"] {
-  if (raw === undefined) {
-    if (mechanism !== undefined)
-      throw new ConfigError("--auth-mechanism", "goes with --auth user:password");
-    return null;
-  }
-  const text = String(raw);
-  const colon = text.indexOf(":");
-  if (colon <= 0) throw new ConfigError("--auth", `"${text}" is not user:password`);
-  const mech =
-    mechanism === undefined
-      ? null
-      : parseChoice("--auth-mechanism", String(mechanism).toUpperCase(), [
-          "PLAIN",
-          "LOGIN",
-        ] as const);
-  return Object.freeze({
-    user: text.slice(0, colon),
-    pass: text.slice(colon + 1),
-    mechanism: mech,
-  });
 }
 
 /**
