@@ -4,8 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { parseLoadModel, parseRate } from "../src/config/load-model.js";
-import { ArrivalSchedule, parseStages, valueAt } from "../src/run/schedule.js";
+import { parseLoadModel } from "../src/config/load-model.js";
+import { parseRate } from "../src/config/parse.js";
+import { parseStages } from "../src/config/stages.js";
+import { ArrivalSchedule, valueAt } from "../src/run/schedule.js";
 import type { Result } from "../src/stats/result.js";
 import { startMailvolley } from "./helpers/cli.js";
 import { runClient } from "./helpers/run-client.js";

@@ -8,13 +8,12 @@ import { hideBin } from "yargs/helpers";
 import { ConfigError } from "../config/parse.js";
 import { SourceError } from "../sources/source.js";
 import { compareCommand } from "./compare-command.js";
+import { EXIT } from "./exit-codes.js";
 import { mergeCommand } from "./merge-command.js";
 import { probeCommand } from "./probe-command.js";
 import { reportCommand } from "./report-command.js";
 import { runCommand } from "./run-command.js";
 import { sinkCommand } from "./sink-command.js";
-
-export const EXIT_USAGE = 2;
 
 function version(): string {
   const pkg = new URL("../../../package.json", import.meta.url);
@@ -23,7 +22,7 @@ function version(): string {
 
 function usageError(message: string): never {
   process.stderr.write(`mailvolley: ${message}\n`);
-  process.exit(EXIT_USAGE);
+  process.exit(EXIT.usage);
 }
 
 /**

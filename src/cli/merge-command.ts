@@ -2,7 +2,6 @@
  * `mailvolley merge shard1.json shard2.json … [--json out.json] [--html out.html]`: one result
  * from a run sharded across machines, as if one generator had sent it all.
  */
-import { writeFileSync } from "node:fs";
 import type { ArgumentsCamelCase, Argv } from "yargs";
 import { ConfigError } from "../config/parse.js";
 import { renderHtml } from "../report/html.js";
@@ -10,6 +9,7 @@ import { renderJson } from "../report/json.js";
 import { renderSummary } from "../report/terminal.js";
 import { mergeResults } from "../stats/merge-results.js";
 import type { Result } from "../stats/result.js";
+import { exportsOf, writeOutput } from "./output.js";
 import { readResultFile } from "./report-command.js";
 
 type MergeArgv = ArgumentsCamelCase<Record<string, unknown>>;
@@ -42,15 +42,16 @@ export const mergeCommand = {
     } catch (error) {
       throw new ConfigError("merge", (error as Error).message);
     }
-    const toStdout = argv.json === "-";
-    if (!argv.quiet) {
-      const stream = toStdout ? process.stderr : process.stdout;
-      stream.write(renderSummary(merged, { color: Boolean(stream.isTTY) }));
-    }
-    if (argv.html !== undefined) writeFileSync(String(argv.html), renderHtml([merged]));
-    if (argv.json !== undefined) {
-      if (toStdout) process.stdout.write(renderJson(merged));
-      else writeFileSync(String(argv.json), renderJson(merged));
-    }
+    writeOutput(
+      {
+        quiet: Boolean(argv.quiet),
+        summary: renderSummary,
+        exports: exportsOf<Result>([
+          ["--html", argv.html, (result) => renderHtml([result])],
+          ["--json", argv.json, renderJson],
+        ]),
+      },
+      merged,
+    );
   },
 };

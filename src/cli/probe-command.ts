@@ -3,12 +3,12 @@
  * starts refusing one client (see run/probe.ts). One probe per run: each uses up some of the
  * gateway's rate windows, which would skew the next.
  */
-import { writeFileSync } from "node:fs";
 import type { ArgumentsCamelCase, Argv } from "yargs";
 import { buildProbeConfig, PROBE_KINDS, type RawProbeOptions } from "../config/probe-config.js";
 import { renderProbe } from "../report/probe.js";
 import { runProbe } from "../run/probe.js";
-import { securityOptions } from "./run-command.js";
+import { securityOptions } from "./load-options.js";
+import { exportsOf, writeOutput } from "./output.js";
 
 type ProbeArgv = ArgumentsCamelCase<Record<string, unknown>>;
 
@@ -50,13 +50,15 @@ export const probeCommand = {
   handler: async (argv: ProbeArgv) => {
     const config = buildProbeConfig(argv as RawProbeOptions);
     const result = await runProbe(config);
-    const toStdout = argv.json === "-";
-    if (!argv.quiet) {
-      const stream = toStdout ? process.stderr : process.stdout;
-      stream.write(renderProbe(result, { color: Boolean(stream.isTTY) }));
-    }
-    const json = `${JSON.stringify(result, null, 2)}\n`;
-    if (toStdout) process.stdout.write(json);
-    else if (argv.json !== undefined) writeFileSync(String(argv.json), json);
+    writeOutput(
+      {
+        quiet: Boolean(argv.quiet),
+        summary: renderProbe,
+        exports: exportsOf<typeof result>([
+          ["--json", argv.json, (probe) => `${JSON.stringify(probe, null, 2)}\n`],
+        ]),
+      },
+      result,
+    );
   },
 };

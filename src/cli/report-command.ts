@@ -1,13 +1,12 @@
 /**
- * The report options every load command shares (--html, --apdex, --threshold, --abort-on-fail),
- * and `mailvolley report result.json --html out.html [--granularity 10s]`, which re-renders a
- * saved result (or compare result) without running anything: JMeter's `-g`.
+ * `mailvolley report result.json --html out.html [--granularity 10s]`, which re-renders a saved
+ * result (or compare result) without running anything: JMeter's `-g`; and the threshold verdicts
+ * `run` and `compare` print.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import type { ArgumentsCamelCase, Argv } from "yargs";
 import { ConfigError, parseDuration } from "../config/parse.js";
-import { parseThresholds } from "../config/thresholds.js";
-import { renderCompare } from "../report/compare.js";
+import { COMPARE_SCHEMA, type Comparison, renderCompare } from "../report/compare.js";
 import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
 import { renderSummary } from "../report/terminal.js";
@@ -15,56 +14,7 @@ import type { Result } from "../stats/result.js";
 import { regroupSeries } from "../stats/series.js";
 import { seriesResult, seriesSnapshot } from "../stats/summarise.js";
 import { evaluateThresholds, type Threshold } from "../stats/thresholds.js";
-
-/** k6's exit code for breached thresholds. */
-export const EXIT_THRESHOLDS = 99;
-
-export interface ReportOptions {
-  readonly html: string | null;
-  readonly apdexMs: number | undefined;
-  readonly thresholds: readonly Threshold[];
-  readonly abortOnFail: boolean;
-}
-
-export function reportOptions<T>(yargs: Argv<T>) {
-  return yargs
-    .option("html", {
-      type: "string",
-      describe: "Write a self-contained HTML report (charts over time) to FILE",
-      group: "Reports:",
-    })
-    .option("apdex", {
-      type: "string",
-      describe: "Apdex T: satisfied ≤ T, tolerating ≤ 4T (e.g. 100ms) [500ms]",
-      group: "Reports:",
-    })
-    .option("threshold", {
-      type: "string",
-      array: true,
-      describe: "Pass/fail criterion, repeatable: 'p99<50ms', 'error_rate<0.1%', 'rate>=5000/s'",
-      group: "Reports:",
-    })
-    .option("abort-on-fail", {
-      type: "boolean",
-      describe: "Stop the run as soon as an error_rate threshold is breached",
-      group: "Reports:",
-    });
-}
-
-export function buildReportOptions(argv: ArgumentsCamelCase<Record<string, unknown>>) {
-  const apdex = argv.apdex === undefined ? undefined : parseDuration("--apdex", argv.apdex);
-  if (apdex !== undefined && apdex <= 0) throw new ConfigError("--apdex", "must be above 0");
-  const thresholds = parseThresholds(argv.threshold);
-  if (argv.abortOnFail && thresholds.length === 0) {
-    throw new ConfigError("--abort-on-fail", "give at least one --threshold to abort on");
-  }
-  return Object.freeze({
-    html: argv.html === undefined ? null : String(argv.html),
-    apdexMs: apdex,
-    thresholds: Object.freeze(thresholds),
-    abortOnFail: Boolean(argv.abortOnFail),
-  }) satisfies ReportOptions;
-}
+import { exportsOf, type Output, writeOutput } from "./output.js";
 
 /**
  * Evaluates the thresholds into the Result (so JSON and HTML show them) and returns the
@@ -137,16 +87,20 @@ export const reportCommand = {
       if (ms <= 0) throw new ConfigError("--granularity", "must be above 0");
       runs = regranulate(runs, ms);
     }
-    const color = Boolean(process.stdout.isTTY);
-    if (!argv.quiet) {
-      process.stdout.write(
-        runs.length > 1 ? renderCompare(runs, { color }) : renderSummary(runs[0], { color }),
-      );
-    }
-    if (argv.html !== undefined) writeFileSync(String(argv.html), renderHtml(runs));
-    if (argv.json !== undefined) {
-      const doc = runs.length > 1 ? { schema: "mailvolley/compare@1", runs } : runs[0];
-      writeFileSync(String(argv.json), renderJson(doc));
-    }
+    const output: Output<Result[]> = {
+      quiet: Boolean(argv.quiet),
+      summary: (all, options) =>
+        all.length > 1 ? renderCompare(all, options) : renderSummary(all[0], options),
+      exports: exportsOf<Result[]>([
+        ["--html", argv.html, renderHtml],
+        ["--json", argv.json, (all) => renderJson(all.length > 1 ? compareDoc(all) : all[0])],
+      ]),
+    };
+    writeOutput(output, runs);
   },
 };
+
+/** The JSON of a compare: both runs under one schema. */
+export function compareDoc(runs: Result[]): Comparison {
+  return { schema: COMPARE_SCHEMA, runs };
+}

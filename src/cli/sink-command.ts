@@ -14,6 +14,7 @@ import {
   startSink,
 } from "../sink/index.js";
 import { parseDuration } from "../sink/options.js";
+import { EXIT } from "./exit-codes.js";
 
 export const SINK_SCHEMA = "mailvolley/sink@1";
 
@@ -178,8 +179,8 @@ export function sinkSummary(stats: SinkStats): string {
 
 /** The exit code for `stats` under `settings`: 1 when --expect disagrees. */
 export function sinkExitCode(stats: SinkStats, settings: SinkCliSettings): number {
-  if (settings.expect === undefined) return 0;
-  return stats.messagesAccepted === settings.expect ? 0 : 1;
+  if (settings.expect === undefined) return EXIT.ok;
+  return stats.messagesAccepted === settings.expect ? EXIT.ok : EXIT.failed;
 }
 
 /** Runs the sink until a signal or an exit condition; returns the exit code. */
@@ -195,7 +196,7 @@ export async function runSinkCommand(argv: SinkArgv): Promise<number> {
     process.stderr.write(
       `mailvolley: ${e instanceof SinkOptionError ? "" : "--listen: "}${e.message}\n`,
     );
-    return 2;
+    return EXIT.usage;
   }
   if (!settings.quiet) {
     const where = sink.addresses.map((a) => a.path ?? `${a.host}:${a.port}`).join(", ");

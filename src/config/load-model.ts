@@ -2,8 +2,10 @@
  * How load is offered: closed (S sessions as fast as replies allow, for -m messages or a
  * duration) or open (messages arrive at a rate, ramped or constant, whatever the sessions do).
  */
-import { parseStages, type StagePoint } from "../run/schedule.js";
-import { ConfigError, parseCount, parseDuration } from "./parse.js";
+import { DEFAULTS, type RUN_OPTIONS } from "./option-table.js";
+import type { RawOf } from "./options.js";
+import { ConfigError, parseCount, parseDuration, parseRate } from "./parse.js";
+import { parseStages, type StagePoint } from "./stages.js";
 
 export interface LoadModel {
   readonly kind: "closed" | "open";
@@ -25,30 +27,11 @@ export interface LoadModel {
   readonly messagesPerSession: { readonly min: number; readonly max: number };
 }
 
-export interface RawLoadOptions {
-  duration?: unknown;
-  rate?: unknown;
-  ramp?: unknown;
-  rampSessions?: unknown;
-  rampUp?: unknown;
-  maxDelay?: unknown;
-  maxQueue?: unknown;
-  grace?: unknown;
-  messagesPerSession?: unknown;
-}
-
-const RATE_UNITS: Record<string, number> = { s: 1, m: 1 / 60, h: 1 / 3600 };
-
-/** `2000`, `2000/s`, `120/m`, `10/h` → messages per second. */
-export function parseRate(option: string, text: string): number {
-  const match = /^(\d+(?:\.\d+)?)(?:\/(s|m|h))?$/.exec(text.trim());
-  if (!match)
-    throw new ConfigError(option, `"${text}" is not a rate; give e.g. 2000, 2000/s or 120/m`);
-  return Number(match[1]) * RATE_UNITS[match[2] ?? "s"];
-}
+/** The run options the load model reads. */
+export type RawLoadOptions = RawOf<typeof RUN_OPTIONS>;
 
 function parseMessagesPerSession(raw: unknown): { min: number; max: number } {
-  const text = String(raw ?? "0");
+  const text = String(raw);
   const range = /^(\d+)-(\d+)$/.exec(text);
   if (!range) {
     const n = parseCount("--messages-per-session", text, 0);
@@ -75,7 +58,7 @@ export function parseLoadModel(raw: RawLoadOptions, sessions: number): LoadModel
   }
   let rate: readonly StagePoint[] | null = null;
   if (raw.rate !== undefined) {
-    const perSecond = parseRate("--rate", String(raw.rate));
+    const perSecond = parseRate("--rate", raw.rate);
     if (perSecond <= 0) throw new ConfigError("--rate", "must be more than 0");
     rate = Object.freeze([{ atMs: 0, value: perSecond }]);
   } else if (raw.ramp !== undefined) {
@@ -103,9 +86,11 @@ export function parseLoadModel(raw: RawLoadOptions, sessions: number): LoadModel
     rate,
     rampSessions,
     rampUpMs,
-    maxDelayMs: parseDuration("--max-delay", raw.maxDelay ?? "1s"),
-    maxQueue: parseCount("--max-queue", raw.maxQueue ?? 10_000, 1, 10_000_000),
-    graceMs: parseDuration("--grace", raw.grace ?? "5s"),
-    messagesPerSession: Object.freeze(parseMessagesPerSession(raw.messagesPerSession)),
+    maxDelayMs: parseDuration("--max-delay", raw.maxDelay ?? DEFAULTS.maxDelay),
+    maxQueue: parseCount("--max-queue", raw.maxQueue ?? DEFAULTS.maxQueue, 1, 10_000_000),
+    graceMs: parseDuration("--grace", raw.grace ?? DEFAULTS.grace),
+    messagesPerSession: Object.freeze(
+      parseMessagesPerSession(raw.messagesPerSession ?? DEFAULTS.messagesPerSession),
+    ),
   });
 }

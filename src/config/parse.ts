@@ -100,6 +100,39 @@ export function parseDuration(option: string, raw: unknown): number {
   return Math.round(Number(match[1]) * DURATION_UNITS[match[2] ?? "s"]);
 }
 
+const RATE_UNITS: Record<string, number> = { s: 1, m: 1 / 60, h: 1 / 3600 };
+
+/** `2000`, `2000/s`, `120/m`, `10/h` → messages per second. */
+export function parseRate(option: string, raw: unknown): number {
+  const text = String(raw).trim();
+  const match = /^(\d+(?:\.\d+)?)(?:\/(s|m|h))?$/.exec(text);
+  if (!match)
+    throw new ConfigError(option, `"${text}" is not a rate; give e.g. 2000, 2000/s or 120/m`);
+  return Number(match[1]) * RATE_UNITS[match[2] ?? "s"];
+}
+
+/** A limit counted over a sliding window, as the sink enforces it. */
+export interface WindowRate {
+  readonly count: number;
+  readonly windowMs: number;
+}
+
+/**
+ * A gateway's rate limit: `30/60s`, `30/1m`, `30/m` (one minute), or `30` (per 60 s, as
+ * Postfix's anvil counts by default).
+ */
+export function parseWindowRate(option: string, raw: unknown): WindowRate {
+  const text = String(raw).trim();
+  const match = /^(\d+)(?:\/(\d*)(ms|s|m|h)?)?$/.exec(text);
+  if (!match) throw new ConfigError(option, `"${text}" is not a rate; give N/60s, e.g. 30/60s`);
+  const amount = match[2] ? Number(match[2]) : match[3] ? 1 : 60;
+  const rate = { count: Number(match[1]), windowMs: amount * DURATION_UNITS[match[3] ?? "s"] };
+  if (rate.count <= 0 || rate.windowMs <= 0) {
+    throw new ConfigError(option, "the count and the window must be above 0");
+  }
+  return Object.freeze(rate);
+}
+
 export function parseChoice<T extends string>(
   option: string,
   raw: unknown,

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import { camel } from "./options.js";
 import { ConfigError, parseAddress, parseCount, parseLine } from "./parse.js";
 
 export type SourceKindSpec = "eml" | "eml-dir" | "mbox" | "template";
@@ -56,9 +57,6 @@ const CLASS_FIELDS = new Set([
   "template",
   "order",
 ]);
-
-/** `ramp-up` → `rampUp`: options are named in kebab-case on the command line, camelCase in code. */
-export const camel = (key: string) => key.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
 /** `--set` overrides alone, without a plan file: options only, no classes, no plan lines. */
 export function planFromSets(sets: readonly string[]): Plan {

@@ -10,13 +10,8 @@ import {
   parseTarget,
   type Target,
 } from "./parse.js";
-import {
-  parseHelo,
-  parseSecurity,
-  parseSizes,
-  type RawSecurityOptions,
-  type SecuritySettings,
-} from "./run-config.js";
+import { parseHelo, parseSizes } from "./run-config.js";
+import { parseSecurity, type RawSecurityOptions, type SecuritySettings } from "./security.js";
 
 /** The kinds are the ProbeResult's (stats/); the CLI names them from here. */
 export { PROBE_KINDS, type ProbeKind };

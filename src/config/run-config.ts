@@ -4,9 +4,11 @@
 import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import { availableParallelism } from "node:os";
-import { DEFAULT_TIMEOUTS, isPhase, type Timeouts } from "../smtp/phases.js";
+import { DEFAULT_TIMEOUTS, isPhase, type TimedPhase, type Timeouts } from "../smtp/phases.js";
 import type { Mode } from "../stats/result.js";
-import { type LoadModel, parseLoadModel, type RawLoadOptions } from "./load-model.js";
+import { type LoadModel, parseLoadModel } from "./load-model.js";
+import { DEFAULTS, type MESSAGE_OPTIONS, type RUN_OPTIONS } from "./option-table.js";
+import type { RawOf } from "./options.js";
 import {
   ConfigError,
   parseAddress,
@@ -18,10 +20,13 @@ import {
   type Target,
 } from "./parse.js";
 import type { ClassSpec, SourceSpec } from "./plan.js";
+import { parseSecurity, type RawSecurityOptions, type SecuritySettings } from "./security.js";
 
 export { DEFAULT_TIMEOUTS, PHASE_NAMES, type Timeouts } from "../smtp/phases.js";
+export type { RawSecurityOptions, SecuritySettings } from "./security.js";
 
-export interface RunConfig {
+/** TLS and AUTH (config/security.ts) and everything else a run needs. */
+export interface RunConfig extends SecuritySettings {
   /** null: start the built-in sink in-process and run a self-test against it. */
   readonly target: Target | null;
   readonly mode: Mode;
@@ -42,12 +47,6 @@ export interface RunConfig {
   readonly randomWait: boolean;
   /** Closed or open model, duration, ramps, per-session caps. */
   readonly load: LoadModel;
-  /** none, STARTTLS after EHLO (RFC 3207), or TLS from the first byte (implicit, port 465). */
-  readonly tls: "none" | "starttls" | "implicit";
-  /** Check the server's certificate and name (off by default: load tests meet test certs). */
-  readonly tlsVerify: boolean;
-  /** SNI and the name checked with --tls-verify; default: the target host. */
-  readonly tlsServername: string | null;
   /** Local addresses the connections come from, in turn per session; empty: the system's choice. */
   readonly sourceAddresses: readonly string[];
   /** Speak LMTP (RFC 2033): LHLO, and one reply per accepted recipient after the data. */
@@ -56,12 +55,6 @@ export interface RunConfig {
   readonly chunking: boolean;
   /** With BDAT: transactions in flight per session. */
   readonly window: number;
-  /** AUTH (RFC 4954) after EHLO (and after STARTTLS), or null. */
-  readonly auth: {
-    readonly user: string;
-    readonly pass: string;
-    readonly mechanism: "PLAIN" | "LOGIN" | null;
-  } | null;
   /** Message classes with their shares; one class "default" when no plan gives any. */
   readonly classes: readonly ClassSpec[];
   /** Files of sender and recipient addresses, used in turn; null: --from / --to. */
@@ -92,58 +85,17 @@ export interface RunConfig {
   readonly runId: string;
 }
 
-/** --starttls, --tls-on-connect, --tls-verify, --tls-servername, --auth, --auth-mechanism. */
-export interface RawSecurityOptions {
-  starttls?: unknown;
-  tlsOnConnect?: unknown;
-  tlsVerify?: unknown;
-  tlsServername?: unknown;
-  auth?: unknown;
-  authMechanism?: unknown;
-}
-
-/** Options as the CLI (or a plan file, later) hands them over: unchecked. */
-export interface RawRunOptions extends RawLoadOptions, RawSecurityOptions {
-  source?: unknown;
-  lmtp?: unknown;
-  chunking?: unknown;
-  window?: unknown;
-  /** From a plan file: classes already checked. */
-  classes?: readonly ClassSpec[];
-  file?: unknown;
-  eml?: unknown;
-  mbox?: unknown;
-  template?: unknown;
-  sourceOrder?: unknown;
-  seed?: unknown;
-  fromFile?: unknown;
-  toFile?: unknown;
-  xverp?: unknown;
-  dsnRet?: unknown;
-  dsnNotify?: unknown;
-  target?: unknown;
-  mode?: unknown;
-  sessions?: unknown;
-  messages?: unknown;
-  size?: unknown;
-  recipients?: unknown;
-  from?: unknown;
-  to?: unknown;
-  subject?: unknown;
-  helo?: unknown;
-  uniqueRecipients?: unknown;
-  wait?: unknown;
-  randomWait?: unknown;
-  pipelining?: unknown;
-  timeout?: Partial<Record<keyof Timeouts, unknown>>;
-  reconnectAttempts?: unknown;
-  reconnectDelay?: unknown;
-  workers?: unknown;
-  interval?: unknown;
-  verbose?: unknown;
-  quiet?: unknown;
-  json?: unknown;
-}
+/**
+ * Options as the CLI or a plan file hands them over (camelCase keys of config/option-table.ts),
+ * unchecked; the `--timeout-PHASE` options come as one record.
+ */
+export type RawRunOptions = RawOf<typeof RUN_OPTIONS> &
+  RawOf<typeof MESSAGE_OPTIONS> &
+  RawSecurityOptions & {
+    timeout?: Partial<Record<TimedPhase, unknown>>;
+    /** From a plan file: classes already checked. */
+    classes?: readonly ClassSpec[];
+  };
 
 /** A body larger than this is a typo, not a test: 1 GiB. */
 const MAX_SIZE = 1 << 30;
@@ -155,76 +107,105 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
     raw.target === undefined || raw.target === null || raw.target === ""
       ? null
       : parseTarget("target", String(raw.target));
-  const waitText = raw.wait ?? raw.randomWait;
-  const timeouts: Record<keyof Timeouts, number> = { ...DEFAULT_TIMEOUTS };
-  for (const [phase, value] of Object.entries(raw.timeout ?? {})) {
+  const sessions = parseCount("--sessions", raw.sessions ?? DEFAULTS.sessions, 1, 100_000);
+  const load = parseLoadModel(raw, sessions);
+  // A duration alone bounds the run by time; with -m too, whichever comes first.
+  const messages =
+    raw.messages === undefined && load.durationMs > 0
+      ? Number.POSITIVE_INFINITY
+      : parseCount("--messages", raw.messages ?? DEFAULTS.messages, 1);
+  const classes = buildClasses(raw);
+  const sizes = parseSizes(String(raw.size ?? DEFAULTS.size));
+  return Object.freeze({
+    target,
+    classes,
+    ...parseSecurity(raw),
+    ...parseProtocol(raw),
+    ...parseEnvelopeExtras(raw),
+    mode: parseChoice("--mode", raw.mode ?? DEFAULTS.mode, ["reuse", "per-message"] as const),
+    sessions,
+    messages,
+    load,
+    sizes,
+    recipients: parseCount(
+      "--recipients",
+      raw.recipients ?? DEFAULTS.recipients,
+      1,
+      MAX_RECIPIENTS,
+    ),
+    from: parseAddress("--from", raw.from ?? DEFAULTS.from, true),
+    to: parseAddress("--to", raw.to ?? DEFAULTS.to),
+    subject: parseLine("--subject", raw.subject ?? DEFAULTS.subject),
+    helo: parseHelo(raw.helo ?? DEFAULTS.helo),
+    uniqueRecipients: Boolean(raw.uniqueRecipients),
+    ...parseWait(raw),
+    timeouts: parseTimeouts(raw.timeout),
+    reconnectAttempts: parseCount(
+      "--reconnect-attempts",
+      raw.reconnectAttempts ?? DEFAULTS.reconnectAttempts,
+      1,
+      1000,
+    ),
+    reconnectDelayMs: parseDuration(
+      "--reconnect-delay",
+      raw.reconnectDelay ?? DEFAULTS.reconnectDelay,
+    ),
+    intervalMs: parseInterval(raw.interval),
+    workers: parseCount("--workers", raw.workers ?? defaultWorkers(), 1, 256),
+    verbose: Boolean(raw.verbose),
+    quiet: Boolean(raw.quiet),
+    json: raw.json === undefined || raw.json === null ? null : String(raw.json),
+    runId: newRunId(),
+  });
+}
+
+/** -w or -R: a fixed or a random pause after each message. */
+function parseWait(raw: RawRunOptions): Pick<RunConfig, "waitMs" | "randomWait"> {
+  if (raw.wait !== undefined && raw.randomWait !== undefined) {
+    throw new ConfigError("--random-wait", "give either --wait or --random-wait, not both");
+  }
+  if (raw.wait !== undefined)
+    return { waitMs: parseDuration("--wait", raw.wait), randomWait: false };
+  if (raw.randomWait === undefined) return { waitMs: 0, randomWait: false };
+  return { waitMs: parseDuration("--random-wait", raw.randomWait), randomWait: true };
+}
+
+/** How the sessions speak: LMTP or SMTP, BDAT or DATA, pipelined or not, from which addresses. */
+function parseProtocol(
+  raw: RawRunOptions,
+): Pick<RunConfig, "sourceAddresses" | "lmtp" | "chunking" | "window" | "pipelining"> {
+  if (raw.lmtp && raw.chunking) {
+    // With BDAT the replies to a pipelined transaction's data would depend on RCPT replies that
+    // have not arrived when it is written; LMTP here speaks DATA.
+    throw new ConfigError("--chunking", "not with --lmtp; LMTP sessions use DATA");
+  }
+  const pipelining = raw.pipelining ?? DEFAULTS.pipelining;
+  return {
+    sourceAddresses: parseSources(raw.source),
+    lmtp: Boolean(raw.lmtp),
+    chunking: Boolean(raw.chunking),
+    // The window's slot numbers travel in a byte of the pending-reply ring.
+    window: parseCount("--window", raw.window ?? DEFAULTS.window, 1, 200),
+    pipelining: parseChoice("--pipelining", pipelining, ["auto", "off"] as const),
+  };
+}
+
+/** A run's id, in its messages' trace header and its result: 12 hex digits. */
+export function newRunId(): string {
+  return randomBytes(6).toString("hex");
+}
+
+/** `--timeout-PHASE` values over the defaults of smtp/phases.ts. */
+function parseTimeouts(raw: RawRunOptions["timeout"]): Timeouts {
+  const timeouts: Record<TimedPhase, number> = { ...DEFAULT_TIMEOUTS };
+  for (const [phase, value] of Object.entries(raw ?? {})) {
     if (value === undefined) continue;
     if (!isPhase(phase)) throw new ConfigError(`--timeout-${phase}`, "is not a phase");
     const ms = parseDuration(`--timeout-${phase}`, value);
     if (ms <= 0) throw new ConfigError(`--timeout-${phase}`, "must be longer than 0");
     timeouts[phase] = ms;
   }
-  if (raw.wait !== undefined && raw.randomWait !== undefined) {
-    throw new ConfigError("--random-wait", "give either --wait or --random-wait, not both");
-  }
-  const sessions = parseCount("--sessions", raw.sessions ?? 10, 1, 100_000);
-  const load = parseLoadModel(raw, sessions);
-  // A duration alone bounds the run by time; with -m too, whichever comes first.
-  const messages =
-    raw.messages === undefined && load.durationMs > 0
-      ? Number.POSITIVE_INFINITY
-      : parseCount("--messages", raw.messages ?? 10_000, 1);
-  const classes = buildClasses(raw);
-  const sizes = parseSizes(String(raw.size ?? "1024"));
-  if (raw.lmtp && raw.chunking) {
-    // With BDAT the replies to a pipelined transaction's data would depend on RCPT replies that
-    // have not arrived when it is written; LMTP here speaks DATA.
-    throw new ConfigError("--chunking", "not with --lmtp; LMTP sessions use DATA");
-  }
-  return Object.freeze({
-    target,
-    classes,
-    ...parseSecurity(raw),
-    sourceAddresses: parseSources(raw.source),
-    lmtp: Boolean(raw.lmtp),
-    chunking: Boolean(raw.chunking),
-    // The window's slot numbers travel in a byte of the pending-reply ring.
-    window: parseCount("--window", raw.window ?? 8, 1, 200),
-    fromFile: raw.fromFile === undefined ? null : String(raw.fromFile),
-    toFile: raw.toFile === undefined ? null : String(raw.toFile),
-    xverp: Boolean(raw.xverp),
-    dsnRet:
-      raw.dsnRet === undefined
-        ? null
-        : parseChoice("--dsn-ret", String(raw.dsnRet).toUpperCase(), ["FULL", "HDRS"] as const),
-    dsnNotify: raw.dsnNotify === undefined ? null : parseNotify(String(raw.dsnNotify)),
-    mode: parseChoice("--mode", raw.mode ?? "reuse", ["reuse", "per-message"] as const),
-    sessions,
-    messages,
-    load,
-    sizes,
-    recipients: parseCount("--recipients", raw.recipients ?? 1, 1, MAX_RECIPIENTS),
-    from: parseAddress("--from", raw.from ?? "mailvolley@localhost", true),
-    to: parseAddress("--to", raw.to ?? "sink@localhost"),
-    subject: parseLine("--subject", raw.subject ?? "mailvolley test message"),
-    helo: parseHelo(raw.helo ?? "mailvolley.localhost"),
-    uniqueRecipients: Boolean(raw.uniqueRecipients),
-    waitMs:
-      waitText === undefined
-        ? 0
-        : parseDuration(raw.wait !== undefined ? "--wait" : "--random-wait", waitText),
-    randomWait: raw.randomWait !== undefined,
-    pipelining: parseChoice("--pipelining", raw.pipelining ?? "auto", ["auto", "off"] as const),
-    timeouts: Object.freeze(timeouts),
-    reconnectAttempts: parseCount("--reconnect-attempts", raw.reconnectAttempts ?? 5, 1, 1000),
-    reconnectDelayMs: parseDuration("--reconnect-delay", raw.reconnectDelay ?? "100ms"),
-    intervalMs: parseInterval(raw.interval),
-    workers: parseCount("--workers", raw.workers ?? defaultWorkers(), 1, 256),
-    verbose: Boolean(raw.verbose),
-    quiet: Boolean(raw.quiet),
-    json: raw.json === undefined || raw.json === null ? null : String(raw.json),
-    runId: randomBytes(6).toString("hex"),
-  });
+  return Object.freeze(timeouts);
 }
 
 export function parseHelo(raw: unknown): string {
@@ -272,6 +253,22 @@ function parseSize(raw: unknown): number {
   return size;
 }
 
+/** Address lists, XVERP and DSN parameters. */
+function parseEnvelopeExtras(
+  raw: RawRunOptions,
+): Pick<RunConfig, "fromFile" | "toFile" | "xverp" | "dsnRet" | "dsnNotify"> {
+  return {
+    fromFile: raw.fromFile === undefined ? null : String(raw.fromFile),
+    toFile: raw.toFile === undefined ? null : String(raw.toFile),
+    xverp: Boolean(raw.xverp),
+    dsnRet:
+      raw.dsnRet === undefined
+        ? null
+        : parseChoice("--dsn-ret", String(raw.dsnRet).toUpperCase(), ["FULL", "HDRS"] as const),
+    dsnNotify: raw.dsnNotify === undefined ? null : parseNotify(String(raw.dsnNotify)),
+  };
+}
+
 /** RFC 3461 §4.1: NEVER alone, or a comma list of SUCCESS, FAILURE, DELAY. */
 function parseNotify(text: string): string {
   const words = text.toUpperCase().split(",");
@@ -305,7 +302,7 @@ function cliSource(raw: RawRunOptions): SourceSpec | undefined {
     );
   }
   const [key, kind] = given[0];
-  const order = parseChoice("--source-order", raw.sourceOrder ?? "sequential", [
+  const order = parseChoice("--source-order", raw.sourceOrder ?? DEFAULTS.sourceOrder, [
     "sequential",
     "random",
   ] as const);
@@ -324,53 +321,9 @@ function buildClasses(raw: RawRunOptions): readonly ClassSpec[] {
 
 /** The time series' interval: at least 100 ms (the run loop samples every 100 ms). */
 function parseInterval(raw: unknown): number {
-  const ms = parseDuration("--interval", raw ?? "1s");
+  const ms = parseDuration("--interval", raw ?? DEFAULTS.interval);
   if (ms < 100) throw new ConfigError("--interval", "must be at least 100ms");
   return ms;
-}
-
-/** TLS and AUTH as a connection needs them (run and probe). */
-export type SecuritySettings = Pick<RunConfig, "tls" | "tlsVerify" | "tlsServername" | "auth">;
-
-/** TLS and AUTH options, checked (see RawSecurityOptions). */
-export function parseSecurity(raw: RawSecurityOptions): SecuritySettings {
-  if (raw.starttls && raw.tlsOnConnect) {
-    throw new ConfigError(
-      "--tls-on-connect",
-      "give either --starttls or --tls-on-connect, not both",
-    );
-  }
-  return {
-    tls: raw.tlsOnConnect ? "implicit" : raw.starttls ? "starttls" : "none",
-    tlsVerify: Boolean(raw.tlsVerify),
-    tlsServername:
-      raw.tlsServername === undefined ? null : parseLine("--tls-servername", raw.tlsServername),
-    auth: parseAuth(raw.auth, raw.authMechanism),
-  };
-}
-
-/** `--auth user:password`; the mechanism is PLAIN or LOGIN, or chosen from the server's offer. */
-function parseAuth(raw: unknown, mechanism: unknown): RunConfig["auth"] {
-  if (raw === undefined) {
-    if (mechanism !== undefined)
-      throw new ConfigError("--auth-mechanism", "goes with --auth user:password");
-    return null;
-  }
-  const text = String(raw);
-  const colon = text.indexOf(":");
-  if (colon <= 0) throw new ConfigError("--auth", `"${text}" is not user:password`);
-  const mech =
-    mechanism === undefined
-      ? null
-      : parseChoice("--auth-mechanism", String(mechanism).toUpperCase(), [
-          "PLAIN",
-          "LOGIN",
-        ] as const);
-  return Object.freeze({
-    user: text.slice(0, colon),
-    pass: text.slice(colon + 1),
-    mechanism: mech,
-  });
 }
 
 /**

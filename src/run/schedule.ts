@@ -4,36 +4,9 @@
  * after the last. For rates, `arrivalTime(k)` inverts the cumulative arrivals so that every
  * message has an exact intended send time (the basis of coordinated-omission correction).
  */
-import { ConfigError, parseDuration } from "../config/parse.js";
+import type { StagePoint } from "../config/stages.js";
 
-export interface StagePoint {
-  /** Milliseconds from the start of the run. */
-  readonly atMs: number;
-  readonly value: number;
-}
-
-/** Parses `0s:100,30s:1000,60s:1000`; times must increase, values be ≥ 0. */
-export function parseStages(option: string, text: string, parseValue: (v: string) => number) {
-  const points: StagePoint[] = [];
-  for (const part of text.split(",")) {
-    const colon = part.lastIndexOf(":");
-    if (colon === -1) {
-      throw new ConfigError(option, `"${part}" is not TIME:VALUE; give e.g. 0s:100,30s:1000`);
-    }
-    const atMs = parseDuration(option, part.slice(0, colon));
-    const value = parseValue(part.slice(colon + 1));
-    const last = points.at(-1);
-    if (last && atMs <= last.atMs) {
-      throw new ConfigError(
-        option,
-        `times must increase ("${part}" is not after the stage before)`,
-      );
-    }
-    points.push({ atMs, value });
-  }
-  if (points.length === 0) throw new ConfigError(option, "give at least one TIME:VALUE stage");
-  return Object.freeze(points);
-}
+export type { StagePoint } from "../config/stages.js";
 
 /** The value at `tMs` (before the first point: the first value; after the last: the last). */
 export function valueAt(points: readonly StagePoint[], tMs: number): number {

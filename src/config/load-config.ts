@@ -1,0 +1,155 @@
+/**
+ * `run` and `compare`: the option values given on the command line, a plan file and `--set`
+ * merged (the command line wins, then `--set`, then the plan) and checked into one frozen
+ * config. What it is given is never changed; every value is parsed once.
+ */
+
+import { PHASE_NAMES, type TimedPhase } from "../smtp/phases.js";
+import type { Mode } from "../stats/result.js";
+import {
+  COMPARE_OPTIONS,
+  DEFAULTS,
+  LOAD_OPTIONS,
+  MESSAGE_OPTIONS,
+  REPORT_OPTIONS,
+  RUN_OPTIONS,
+  SECURITY_OPTIONS,
+  SINK_EMULATION_OPTIONS,
+} from "./option-table.js";
+import { camel, pickOptions, planKeys } from "./options.js";
+import { ConfigError, parseDuration } from "./parse.js";
+import { type ClassSpec, loadPlan, planFromSets } from "./plan.js";
+import { buildReportOptions, type ReportOptions } from "./report-options.js";
+import { buildRunConfig, newRunId, type RawRunOptions, type RunConfig } from "./run-config.js";
+import { buildSinkEmulation, type SinkEmulation } from "./sink-emulation.js";
+
+/** Option values by camelCase key; undefined or absent: not given. */
+export type OptionValues = Readonly<Record<string, unknown>>;
+
+export interface LoadConfig {
+  readonly run: RunConfig;
+  readonly report: ReportOptions;
+  /** Limits of the built-in sink in a self-test. */
+  readonly sink: SinkEmulation;
+}
+
+export interface CompareConfig extends Omit<LoadConfig, "run"> {
+  /** One run per mode, in the order they run. */
+  readonly runs: readonly RunConfig[];
+  /** Pause between the runs, ms. */
+  readonly pauseMs: number;
+}
+
+export interface PlannedOptions {
+  /** The command line's values over the plan's. */
+  readonly values: OptionValues;
+  /** Classes from the plan (empty: none). */
+  readonly classes: readonly ClassSpec[];
+  /** Where each value taken from the plan stands, for error messages: "plan.yaml:7". */
+  readonly where: Readonly<Record<string, string>>;
+}
+
+/** The keys a plan may set at the top level: every row of `run` and `compare` but a few. */
+export const PLAN_KEYS = planKeys(LOAD_OPTIONS, COMPARE_OPTIONS);
+
+/** The values given, with a plan's (`plan`) and `--set`'s (`set`) under them. */
+export function withPlan(given: OptionValues): PlannedOptions {
+  const sets = (given.set as readonly string[] | undefined) ?? [];
+  if (given.plan === undefined && sets.length === 0)
+    return { values: given, classes: [], where: {} };
+  const plan = given.plan === undefined ? planFromSets(sets) : loadPlan(String(given.plan), sets);
+  const values: Record<string, unknown> = { ...given };
+  const where: Record<string, string> = {};
+  for (const [key, value] of Object.entries(plan.options)) {
+    if (!PLAN_KEYS.has(key)) {
+      const at = plan.where[key] ?? "--set";
+      throw new ConfigError(
+        "--plan",
+        `${at}: "${key}" is not a run option; see mailvolley run --help`,
+      );
+    }
+    if (given[key] !== undefined) continue; // the command line wins
+    values[key] = value;
+    if (plan.where[key]) where[key] = plan.where[key];
+  }
+  return { values: Object.freeze(values), classes: plan.classes, where: Object.freeze(where) };
+}
+
+/** The run options among `values`, with the `--timeout-PHASE` values as one record. */
+export function rawRunOptions(values: OptionValues): RawRunOptions {
+  const timeout: Partial<Record<TimedPhase, unknown>> = {};
+  for (const phase of PHASE_NAMES) {
+    const value = values[camel(`timeout-${phase}`)];
+    if (value !== undefined) timeout[phase] = value;
+  }
+  return {
+    ...pickOptions(RUN_OPTIONS, values),
+    ...pickOptions(SECURITY_OPTIONS, values),
+    ...pickOptions(MESSAGE_OPTIONS, values),
+    timeout,
+  };
+}
+
+/** `mailvolley run`'s config; `override` wins over the command line and the plan. */
+export function buildLoadConfig(given: OptionValues, override: Partial<RawRunOptions> = {}) {
+  return fromPlanned(withPlan(given), override);
+}
+
+function fromPlanned(planned: PlannedOptions, override: Partial<RawRunOptions>): LoadConfig {
+  const { values, classes, where } = planned;
+  try {
+    const raw = { ...rawRunOptions(values), ...override };
+    return Object.freeze({
+      run: buildRunConfig(classes.length > 0 ? { ...raw, classes } : raw),
+      report: buildReportOptions(pickOptions(REPORT_OPTIONS, values)),
+      sink: buildSinkEmulation(pickOptions(SINK_EMULATION_OPTIONS, values)),
+    });
+  } catch (error) {
+    throw locate(error, where);
+  }
+}
+
+const MODES: readonly Mode[] = ["per-message", "reuse"];
+
+/**
+ * `mailvolley compare`'s config: the same load in both modes. A plan's `mode` is overridden per
+ * run; one on the command line is a mistake.
+ */
+export function buildCompareConfig(given: OptionValues): CompareConfig {
+  if (given.mode !== undefined) {
+    throw new ConfigError("--mode", "compare runs both modes; choose their order with --order");
+  }
+  const planned = withPlan(given);
+  try {
+    const order = parseOrder(planned.values.order ?? DEFAULTS.order);
+    const pauseMs = parseDuration("--pause", planned.values.pause ?? DEFAULTS.pause);
+    const { run, report, sink } = fromPlanned(planned, { mode: order[0] });
+    const second = Object.freeze({ ...run, mode: order[1], runId: newRunId() });
+    return Object.freeze({ runs: Object.freeze([run, second]), pauseMs, report, sink });
+  } catch (error) {
+    throw locate(error, planned.where);
+  }
+}
+
+function parseOrder(raw: unknown): Mode[] {
+  const order = String(raw)
+    .split(",")
+    .map((s) => s.trim());
+  const ok = order.length === 2 && MODES.every((m) => order.includes(m)) && order[0] !== order[1];
+  if (!ok) {
+    throw new ConfigError("--order", `"${raw}": give per-message,reuse or reuse,per-message`);
+  }
+  return order as Mode[];
+}
+
+/** Points a ConfigError about an option that came from the plan at the plan's line. */
+export function locate(error: unknown, where: Readonly<Record<string, string>>): unknown {
+  if (!(error instanceof ConfigError)) return error;
+  const key = camel(error.option.replace(/^--/, ""));
+  const at = where[key];
+  if (!at || error.message.endsWith(`(from ${at})`)) return error;
+  return new ConfigError(
+    error.option,
+    `${error.message.slice(error.option.length + 2)} (from ${at})`,
+  );
+}

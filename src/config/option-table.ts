@@ -1,0 +1,392 @@
+/**
+ * Every option of `run` and `compare` (and the TLS and AUTH options `probe` shares), one row
+ * each: flag, alias, help group and text, default, whether a plan may set it, and its kind.
+ * A new option is a new row; the help, the plan keys and the raw types follow from it
+ * (config/options.ts says how). Rows are in help order: yargs lists groups and options in the
+ * order they are added.
+ */
+import { PHASE_NAMES, PHASES, type Phase } from "../smtp/phases.js";
+import { DEFAULT_APDEX_MS } from "../stats/summarise.js";
+import { defaultsOf, durationText, type OptionSpec, type OptionTable } from "./options.js";
+
+/** What a run sends and how its sessions behave. */
+export const RUN_OPTIONS = {
+  target: { kind: "positional", group: "Run:", describe: "host:port, [ipv6]:port or unix:/path" },
+  sessions: {
+    alias: "s",
+    kind: "text",
+    group: "Run:",
+    describe: "Sessions (connections) at once",
+    default: 10,
+  },
+  messages: {
+    alias: "m",
+    kind: "text",
+    group: "Run:",
+    describe: "Messages to send",
+    default: 10_000,
+  },
+  size: {
+    alias: "l",
+    kind: "text",
+    group: "Run:",
+    describe: "Body octets per message",
+    default: "1024",
+  },
+  recipients: {
+    alias: "r",
+    kind: "text",
+    group: "Run:",
+    describe: "Recipients per message",
+    default: 1,
+  },
+  from: {
+    alias: "f",
+    kind: "text",
+    group: "Run:",
+    describe: "Envelope sender",
+    default: "mailvolley@localhost",
+  },
+  to: {
+    alias: "t",
+    kind: "text",
+    group: "Run:",
+    describe: "Recipient address",
+    default: "sink@localhost",
+  },
+  subject: {
+    alias: "S",
+    kind: "text",
+    group: "Run:",
+    describe: "Subject header",
+    default: "mailvolley test message",
+  },
+  helo: {
+    alias: "M",
+    kind: "text",
+    group: "Run:",
+    describe: "EHLO/HELO host name",
+    default: "mailvolley.localhost",
+  },
+  "unique-recipients": {
+    alias: "N",
+    kind: "flag",
+    group: "Run:",
+    describe: "Prefix every recipient with a unique number, like smtp-source -N",
+  },
+  wait: {
+    alias: "w",
+    kind: "text",
+    group: "Run:",
+    describe: "Pause after each message in a session (2s, 250ms)",
+  },
+  "random-wait": {
+    alias: "R",
+    kind: "text",
+    group: "Run:",
+    describe: "Pause a random time between 0 and this after each message",
+  },
+  mode: {
+    kind: "text",
+    group: "Run:",
+    describe: "reuse: sessions stay open; per-message: one connection a message",
+    default: "reuse",
+  },
+  "messages-per-session": {
+    kind: "text",
+    group: "Run:",
+    describe: "Reuse mode: reconnect after K messages, or a random K in LOW-HIGH",
+    default: 0,
+    shown: "0 = no cap",
+  },
+  pipelining: {
+    kind: "text",
+    group: "Run:",
+    describe: "auto: pipeline when offered; off: lock-step",
+    default: "auto",
+  },
+  "reconnect-attempts": {
+    kind: "text",
+    group: "Run:",
+    describe: "Reuse mode: failed connections in a row before a session slot gives up",
+    default: 5,
+  },
+  "reconnect-delay": {
+    kind: "text",
+    group: "Run:",
+    describe: "First backoff after a failed session",
+    default: "100ms",
+  },
+  duration: {
+    alias: "d",
+    kind: "text",
+    group: "Load model:",
+    describe: "Run for this long (30s, 5m); with -m too, whichever ends first",
+  },
+  rate: {
+    kind: "text",
+    group: "Load model:",
+    describe: "Open model: messages per second across the run (2000, 2000/s, 120/m)",
+  },
+  ramp: {
+    kind: "text",
+    group: "Load model:",
+    describe: "Open model: rate stages TIME:RATE,… (0s:100,30s:1000,60s:1000)",
+  },
+  "ramp-sessions": {
+    kind: "text",
+    group: "Load model:",
+    describe: "Closed model: active sessions over time TIME:N,… (0s:1,30s:50)",
+  },
+  "ramp-up": {
+    kind: "text",
+    group: "Load model:",
+    describe: "Closed model: start the sessions evenly over this long (JMeter ramp-up)",
+  },
+  "max-delay": {
+    kind: "text",
+    group: "Load model:",
+    describe: "Open model: drop an arrival that waited this long for a session",
+    default: "1s",
+  },
+  "max-queue": {
+    kind: "text",
+    group: "Load model:",
+    describe: "Open model: arrivals that may wait at once; more are dropped",
+    default: 10_000,
+  },
+  grace: {
+    kind: "text",
+    group: "Load model:",
+    describe: "After Ctrl-C, how long messages in flight may take",
+    default: "5s",
+  },
+  interval: {
+    kind: "text",
+    group: "Run:",
+    describe: "Resolution of the time series in the result (1s, 500ms, 10s)",
+    default: "1s",
+  },
+  workers: {
+    kind: "text",
+    group: "Run:",
+    describe: "Worker threads the sessions are spread over (1: main thread)",
+    shown: "cores - 1",
+  },
+  source: {
+    kind: "list",
+    group: "Run:",
+    describe: "Local addresses to connect from, in turn per session (a,b or 127.0.0.2-127.0.0.9)",
+  },
+  lmtp: {
+    kind: "flag",
+    group: "Run:",
+    describe: "Speak LMTP (RFC 2033): LHLO, one reply per accepted recipient after the data",
+  },
+  chunking: {
+    kind: "flag",
+    group: "Run:",
+    describe: "Send with BDAT when CHUNKING and PIPELINING are offered: transactions back to back",
+  },
+  window: {
+    kind: "text",
+    group: "Run:",
+    describe: "With --chunking: BDAT transactions in flight per session",
+    default: 8,
+  },
+  json: { kind: "text", group: "Run:", describe: "Write the JSON result to FILE (- for stdout)" },
+  verbose: {
+    alias: "v",
+    kind: "flag",
+    group: "Run:",
+    describe: "Print the first session's SMTP conversation",
+    plan: false,
+  },
+  quiet: { alias: "q", kind: "flag", group: "Run:", describe: "Print no summary", plan: false },
+} as const satisfies OptionTable;
+
+/** TLS and AUTH, as `run` and `probe` take them (config/run-config.ts parseSecurity). */
+export const SECURITY_OPTIONS = {
+  starttls: {
+    kind: "flag",
+    group: "TLS and AUTH:",
+    describe: "STARTTLS after EHLO (RFC 3207); the handshake is timed as its own phase",
+  },
+  "tls-on-connect": {
+    kind: "flag",
+    group: "TLS and AUTH:",
+    describe: "TLS from the first byte (implicit TLS, port 465 style)",
+  },
+  "tls-verify": {
+    kind: "flag",
+    group: "TLS and AUTH:",
+    describe: "Check the server certificate and name",
+    shown: "off: test certificates pass",
+  },
+  "tls-servername": {
+    kind: "text",
+    group: "TLS and AUTH:",
+    describe: "SNI name (and the name checked with --tls-verify)",
+    shown: "the target host",
+  },
+  auth: {
+    kind: "text",
+    group: "TLS and AUTH:",
+    describe: "AUTH as user:password after EHLO (and STARTTLS)",
+  },
+  "auth-mechanism": {
+    kind: "text",
+    group: "TLS and AUTH:",
+    describe: "plain or login",
+    shown: "PLAIN when offered, else LOGIN",
+  },
+} as const satisfies OptionTable;
+
+/** `--timeout-PHASE`, one per phase of smtp/phases.ts, with its default timeout. */
+export const TIMEOUT_OPTIONS = Object.freeze(
+  Object.fromEntries(
+    PHASE_NAMES.map((phase) => [
+      `timeout-${phase}`,
+      {
+        kind: "text",
+        group: "Timeouts:",
+        describe: `Timeout of ${PHASES[phase].covers}`,
+        default: durationText(PHASES[phase].timeoutMs),
+      },
+    ]),
+  ),
+) as Readonly<Record<`timeout-${Phase}`, OptionSpec & { readonly default: string }>>;
+
+/** Message sources, address lists, DSN and XVERP, and the plan file itself. */
+export const MESSAGE_OPTIONS = {
+  plan: {
+    kind: "text",
+    group: "Plan:",
+    describe: "Plan file (YAML or JSON): options, vars, classes",
+    plan: false,
+  },
+  set: {
+    kind: "list",
+    group: "Plan:",
+    describe: "Override a plan value or variable: --set rate=500 --set target=mx:25",
+    plan: false,
+  },
+  file: {
+    alias: "F",
+    kind: "text",
+    group: "Messages:",
+    describe: "Send this .eml file (bare LF normalised), like smtp-source -F",
+  },
+  eml: { kind: "text", group: "Messages:", describe: "Send the *.eml files of this directory" },
+  mbox: {
+    kind: "text",
+    group: "Messages:",
+    describe: "Replay the messages of this mbox file (mboxrd or mboxo)",
+  },
+  template: {
+    kind: "text",
+    group: "Messages:",
+    describe: "Message template with {{seq}} {{class}} {{timestamp}} {{epochMs}} {{token}}",
+  },
+  "source-order": {
+    kind: "text",
+    group: "Messages:",
+    describe: "--eml/--mbox order: sequential or random",
+    default: "sequential",
+  },
+  seed: { kind: "text", group: "Messages:", describe: "Seed of the random order, to repeat a run" },
+  "from-file": {
+    kind: "text",
+    group: "Messages:",
+    describe: "Sender addresses, one a line, used in turn",
+  },
+  "to-file": {
+    kind: "text",
+    group: "Messages:",
+    describe: "Recipient addresses, one a line, used in turn",
+  },
+  xverp: { kind: "flag", group: "Messages:", describe: "Ask for XVERP on MAIL (Postfix)" },
+  "dsn-ret": {
+    kind: "text",
+    group: "Messages:",
+    describe: "DSN RET= on MAIL: full or hdrs (RFC 3461)",
+  },
+  "dsn-notify": {
+    kind: "text",
+    group: "Messages:",
+    describe: "DSN NOTIFY= on RCPT: NEVER or SUCCESS,FAILURE,DELAY",
+  },
+} as const satisfies OptionTable;
+
+/** Reports and pass/fail criteria (config/report-options.ts). */
+export const REPORT_OPTIONS = {
+  html: {
+    kind: "text",
+    group: "Reports:",
+    describe: "Write a self-contained HTML report (charts over time) to FILE",
+  },
+  apdex: {
+    kind: "text",
+    group: "Reports:",
+    describe: "Apdex T: satisfied ≤ T, tolerating ≤ 4T (e.g. 100ms)",
+    default: durationText(DEFAULT_APDEX_MS),
+  },
+  threshold: {
+    kind: "list",
+    group: "Reports:",
+    describe: "Pass/fail criterion, repeatable: 'p99<50ms', 'error_rate<0.1%', 'rate>=5000/s'",
+  },
+  "abort-on-fail": {
+    kind: "flag",
+    group: "Reports:",
+    describe: "Stop the run as soon as an error_rate threshold is breached",
+  },
+} as const satisfies OptionTable;
+
+/** Gateway emulation of the built-in sink in a self-test (config/sink-emulation.ts). */
+export const SINK_EMULATION_OPTIONS = {
+  "sink-max-connections": {
+    kind: "text",
+    group: "Built-in sink (no target):",
+    describe: "Sessions the sink holds at once; more get 421 4.7.0 at the banner",
+  },
+  "sink-max-connection-rate": {
+    kind: "text",
+    group: "Built-in sink (no target):",
+    describe: "New connections per client per window (N/60s); more get 421 at the banner",
+  },
+  "sink-max-message-rate": {
+    kind: "text",
+    group: "Built-in sink (no target):",
+    describe: "MAIL commands per client per window (N/60s); more get 450 4.7.1",
+  },
+} as const satisfies OptionTable;
+
+/** `compare` only; a plan shared by `run` and `compare` may hold them. */
+export const COMPARE_OPTIONS = {
+  order: {
+    kind: "text",
+    group: "Compare:",
+    describe: "Which mode runs first",
+    default: "per-message,reuse",
+  },
+  pause: {
+    kind: "text",
+    group: "Compare:",
+    describe: "Pause between the two runs, so rate windows of the gateway drain",
+    default: "5s",
+  },
+} as const satisfies OptionTable;
+
+/** Every option of `run`, in help order. */
+export const LOAD_OPTIONS = {
+  ...RUN_OPTIONS,
+  ...SECURITY_OPTIONS,
+  ...TIMEOUT_OPTIONS,
+  ...MESSAGE_OPTIONS,
+  ...REPORT_OPTIONS,
+  ...SINK_EMULATION_OPTIONS,
+} as const satisfies OptionTable;
+
+/** The default of every option that has one, by camelCase key: what the help shows. */
+export const DEFAULTS = defaultsOf({ ...LOAD_OPTIONS, ...COMPARE_OPTIONS });
