@@ -3,7 +3,7 @@
  * reply, or abort during DATA; always, every Nth time or with a probability. Rules are parsed
  * and their replies built once; the hot path asks `pick` only for commands that have rules.
  */
-import { formatReply } from "./replies.js";
+import { formatReply } from "../smtp/reply-format.js";
 
 export const FAULT_COMMANDS = [
   "connect",
