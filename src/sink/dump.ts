@@ -5,7 +5,7 @@
 import { mkdirSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { dotUnstuff } from "./data-scanner.js";
+import { unstuff } from "../smtp/message.js";
 
 export class MessageDumper {
   private sequence = 0;
@@ -21,7 +21,7 @@ export class MessageDumper {
   /** `content` as received: DATA content still ends with ".\r\n" and is dot-stuffed. */
   write(content: Buffer[], stuffed: boolean): void {
     const whole = Buffer.concat(content);
-    const message = stuffed ? dotUnstuff(whole.subarray(0, whole.length - 3)) : whole;
+    const message = stuffed ? unstuff(whole.subarray(0, whole.length - 3)) : whole;
     this.sequence++;
     const name = `${Date.now()}-${String(this.sequence).padStart(8, "0")}.eml`;
     const done = writeFile(join(this.dir, name), message).then(
