@@ -1,5 +1,6 @@
 /**
- * The sink session's protocol state (src/sink/state.ts): its transitions on their own.
+ * The sink session's protocol state (src/sink/state.ts): its transitions on their own, and the
+ * STARTTLS rule that a handshake forgets everything a transaction owns (RFC 3207 §4.2).
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -15,6 +16,7 @@ import {
   M_UPGRADE,
   SessionState,
 } from "../src/sink/state.js";
+import { codes, greeted, withSink } from "./sink-helpers.js";
 
 const REFUSAL = Buffer.from("554 5.5.1 Error: no valid recipients\r\n");
 const OTHER = Buffer.from("503 5.5.1 Error: need MAIL command\r\n");
@@ -90,6 +92,21 @@ test("EHLO ends a transaction and greets", () => {
   assert.equal(state.greeted, true);
 });
 
+test("TLS established: transaction, greeting and AUTH are forgotten, commands are read", () => {
+  const state = midTransaction();
+  state.endAuth(true);
+  state.toUpgrade();
+  assert.equal(state.mode, M_UPGRADE);
+  state.secured();
+  assertNoTransaction(state);
+  assert.equal(state.tls, true);
+  assert.equal(state.greeted, false);
+  assert.equal(state.authenticated, false);
+  assert.equal(state.authStep, AUTH_NONE);
+  assert.equal(state.mode, M_COMMAND);
+  assert.equal(state.messages, 1, "messages per session count the connection, not the TLS");
+});
+
 test("BDAT: only the first chunk begins content; the first refusal is kept until reset", () => {
   const state = new SessionState(false, 0);
   state.startMail();
@@ -150,4 +167,39 @@ test("read modes follow the verbs", () => {
   assert.equal(state.mode, M_UPGRADE);
   state.close();
   assert.equal(state.mode, M_CLOSED);
+});
+
+// Without a second EHLO after the handshake: EHLO resets the transaction by itself, which would
+// hide state that the handshake failed to forget.
+test("STARTTLS forgets a BDAT transaction: DATA is allowed after the handshake", async () => {
+  await withSink({}, async (sink) => {
+    const plain = await greeted(sink);
+    const bdat = "MAIL FROM:<a@x>\r\nRCPT TO:<b@x>\r\nBDAT 3\r\nabc";
+    assert.deepEqual(codes(await plain.send(bdat, 3)), [250, 250, 250]);
+    assert.deepEqual(codes(await plain.send("STARTTLS\r\n")), [220]);
+    const secure = await plain.startTls();
+    const replies = await secure.send("MAIL FROM:<a@x>\r\nRCPT TO:<b@x>\r\nDATA\r\n", 3);
+    assert.deepEqual(codes(replies), [250, 250, 354]);
+    assert.match((await secure.send("hi\r\n.\r\n"))[0], /^250 2\.0\.0 Ok: queued/);
+    assert.equal(sink.stats().messagesAccepted, 1);
+    assert.equal(sink.stats().bytes, 4);
+    await secure.close();
+  });
+});
+
+test("STARTTLS forgets a refused BDAT chunk: a new BDAT transaction is accepted", async () => {
+  await withSink({}, async (sink) => {
+    const plain = await greeted(sink);
+    // No RCPT: the chunk is consumed and refused, and the refusal is kept until LAST.
+    assert.deepEqual(codes(await plain.send("MAIL FROM:<a@x>\r\nBDAT 3\r\nabc", 2)), [250, 554]);
+    assert.deepEqual(codes(await plain.send("STARTTLS\r\n")), [220]);
+    const secure = await plain.startTls();
+    const txn = "MAIL FROM:<a@x>\r\nRCPT TO:<b@x>\r\nBDAT 3 LAST\r\nxyz";
+    const replies = await secure.send(txn, 3);
+    assert.deepEqual(codes(replies), [250, 250, 250]);
+    assert.match(replies[2], /queued/);
+    assert.equal(sink.stats().messagesAccepted, 1);
+    assert.equal(sink.stats().bytes, 3);
+    await secure.close();
+  });
 });

@@ -141,8 +141,7 @@ export class SessionState {
     this._authenticated = false;
     this._authStep = AUTH_NONE;
     this._loginUser = "";
-    this._inMail = false;
-    this._rcpts = 0;
+    this.resetTransaction();
     this.toCommand();
   }
 
