@@ -85,6 +85,19 @@ test("--dump writes each accepted message, dot-unstuffed, and only accepted ones
   }
 });
 
+test("--dump unstuffs a dot after a bare LF too, when bare LF is accepted", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "mailvolley-dump-"));
+  try {
+    await withSink({ dump: dir }, async (sink) => {
+      assert.deepEqual(await deliver(sink, ["Subject: bare\r\n\r\na\n..b\r\nend\r\n"]), [250]);
+    });
+    const [file] = readdirSync(dir);
+    assert.equal(readFileSync(join(dir, file), "latin1"), "Subject: bare\r\n\r\na\n.b\r\nend\r\n");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("--max-text-line and --bare-lf reject: 500 5.5.6 and 550 5.5.2 after the data", async () => {
   await withSink({ maxTextLine: 20, bareLf: "reject" }, async (sink) => {
     const long = `${"x".repeat(30)}\r\n`;

@@ -4,28 +4,22 @@
  * AUTH is a synchronisation point, so strings here cost nothing on the message hot path.
  */
 import { matchesIgnoreCase, wordEnd } from "../smtp/command-parser.js";
-import { F_AUTH } from "./faults.js";
-import {
-  AUTH_LOGIN_PASS,
-  AUTH_LOGIN_USER,
-  AUTH_NONE,
-  AUTH_PLAIN,
-  type SinkSession,
-} from "./session.js";
-import { applyFault } from "./transaction.js";
+import { applyFault, F_AUTH } from "./faults.js";
+import { AUTH_LOGIN_USER, AUTH_PLAIN, type Session } from "./state.js";
 
 /** `AUTH mechanism [initial-response]`. */
-export function authCommand(s: SinkSession, buf: Buffer, start: number, end: number): void {
+export function authCommand(s: Session, buf: Buffer, start: number, end: number): void {
   const r = s.ctx.replies;
   if (s.ctx.options.auth === undefined) {
     s.reply(r.authNotEnabled);
     return;
   }
-  if (s.authenticated) {
+  const st = s.state;
+  if (st.authenticated) {
     s.reply(r.authAlready);
     return;
   }
-  if (s.inMail) {
+  if (st.inMail) {
     s.reply(r.nestedMail);
     return;
   }
@@ -35,7 +29,7 @@ export function authCommand(s: SinkSession, buf: Buffer, start: number, end: num
   if (applyFault(s, F_AUTH) !== null) return;
   if (mechEnd - mechStart === 5 && matchesIgnoreCase(buf, mechStart, mechEnd, "plain")) {
     if (initial === null) {
-      s.authStep = AUTH_PLAIN;
+      st.awaitAuth(AUTH_PLAIN);
       s.reply(r.authContinue);
       return;
     }
@@ -44,12 +38,11 @@ export function authCommand(s: SinkSession, buf: Buffer, start: number, end: num
   }
   if (mechEnd - mechStart === 5 && matchesIgnoreCase(buf, mechStart, mechEnd, "login")) {
     if (initial === null) {
-      s.authStep = AUTH_LOGIN_USER;
+      st.awaitAuth(AUTH_LOGIN_USER);
       s.reply(r.authUsername);
       return;
     }
-    s.authUser = decode(initial);
-    s.authStep = AUTH_LOGIN_PASS;
+    st.rememberLoginUser(decode(initial));
     s.reply(r.authPassword);
     return;
   }
@@ -57,11 +50,11 @@ export function authCommand(s: SinkSession, buf: Buffer, start: number, end: num
 }
 
 /** A continuation line of an AUTH exchange; "*" cancels it (RFC 4954 §4). */
-export function authLine(s: SinkSession, buf: Buffer, start: number, end: number): void {
+export function authLine(s: Session, buf: Buffer, start: number, end: number): void {
   const text = buf.toString("latin1", start, end).trim();
-  const step = s.authStep;
-  s.authStep = AUTH_NONE;
+  const step = s.state.takeAuthStep();
   if (text === "*") {
+    s.state.endAuth(false);
     s.reply(s.ctx.replies.authCancelled);
     return;
   }
@@ -70,16 +63,15 @@ export function authLine(s: SinkSession, buf: Buffer, start: number, end: number
     return;
   }
   if (step === AUTH_LOGIN_USER) {
-    s.authUser = decode(text);
-    s.authStep = AUTH_LOGIN_PASS;
+    s.state.rememberLoginUser(decode(text));
     s.reply(s.ctx.replies.authPassword);
     return;
   }
-  finish(s, s.authUser, decode(text));
+  finish(s, s.state.loginUser, decode(text));
 }
 
 /** PLAIN: base64 of `authzid NUL authcid NUL passwd` (RFC 4616 §2); "=" is an empty response. */
-function checkPlain(s: SinkSession, response: string): void {
+function checkPlain(s: Session, response: string): void {
   const parts = decode(response === "=" ? "" : response).split("\u0000");
   if (parts.length !== 3) {
     finish(s, "", null);
@@ -88,15 +80,11 @@ function checkPlain(s: SinkSession, response: string): void {
   finish(s, parts[1], parts[2]);
 }
 
-function finish(s: SinkSession, user: string, pass: string | null): void {
+function finish(s: Session, user: string, pass: string | null): void {
   const expected = s.ctx.options.auth!;
-  s.authUser = "";
-  if (pass !== null && user === expected.user && pass === expected.pass) {
-    s.authenticated = true;
-    s.reply(s.ctx.replies.authOk);
-  } else {
-    s.reply(s.ctx.replies.authFailed);
-  }
+  const success = pass !== null && user === expected.user && pass === expected.pass;
+  s.state.endAuth(success);
+  s.reply(success ? s.ctx.replies.authOk : s.ctx.replies.authFailed);
 }
 
 function decode(base64: string): string {

@@ -12,9 +12,19 @@ import {
   wordEnd,
 } from "../smtp/command-parser.js";
 import { authCommand, authLine } from "./auth.js";
-import { F_DATA, F_EHLO, F_MAIL, F_NOOP, F_QUIT, F_RCPT, F_RSET, F_STARTTLS } from "./faults.js";
-import { AUTH_NONE, M_UPGRADE, type SinkSession } from "./session.js";
-import { applyFault, isPositive } from "./transaction.js";
+import {
+  applyFault,
+  F_DATA,
+  F_EHLO,
+  F_MAIL,
+  F_NOOP,
+  F_QUIT,
+  F_RCPT,
+  F_RSET,
+  F_STARTTLS,
+  isPositive,
+} from "./faults.js";
+import { AUTH_NONE, type Session } from "./state.js";
 
 const SPACE = 32;
 
@@ -34,14 +44,8 @@ const V_AUTH = verbCode("auth");
 const V_STAR = verbCode("star");
 
 /** One command line `buf[start, end)` (CRLF excluded); `length` counts the line with its end. */
-export function command(
-  s: SinkSession,
-  buf: Buffer,
-  start: number,
-  end: number,
-  length: number,
-): void {
-  if (s.authStep !== AUTH_NONE) {
+export function command(s: Session, buf: Buffer, start: number, end: number, length: number): void {
+  if (s.state.authStep !== AUTH_NONE) {
     authLine(s, buf, start, end);
     return;
   }
@@ -65,7 +69,7 @@ export function command(
   dispatch(s, verb, buf, start, end);
 }
 
-function dispatch(s: SinkSession, verb: number, buf: Buffer, start: number, end: number): void {
+function dispatch(s: Session, verb: number, buf: Buffer, start: number, end: number): void {
   const r = s.ctx.replies;
   switch (verb) {
     case V_MAIL:
@@ -82,7 +86,7 @@ function dispatch(s: SinkSession, verb: number, buf: Buffer, start: number, end:
       return;
     case V_RSET:
       if (applyFault(s, F_RSET) !== null) return;
-      s.resetTransaction();
+      s.state.resetTransaction();
       s.reply(r.ok);
       return;
     case V_NOOP:
@@ -112,7 +116,7 @@ function dispatch(s: SinkSession, verb: number, buf: Buffer, start: number, end:
 }
 
 /** EHLO/HELO (RFC 5321 §4.1.1.1) or LHLO (RFC 2033 §4.1); it also resets the transaction. */
-function hello(s: SinkSession, verb: number, start: number, end: number): void {
+function hello(s: Session, verb: number, start: number, end: number): void {
   const r = s.ctx.replies;
   const lmtp = s.ctx.options.lmtp;
   if (lmtp !== (verb === V_LHLO)) {
@@ -124,13 +128,12 @@ function hello(s: SinkSession, verb: number, start: number, end: number): void {
     return;
   }
   if (applyFault(s, F_EHLO) !== null) return;
-  s.resetTransaction();
-  s.greeted = true;
+  s.state.greet();
   if (verb === V_HELO) s.reply(r.helo);
-  else s.reply(s.tls ? r.ehloTls : r.ehlo);
+  else s.reply(s.state.tls ? r.ehloTls : r.ehlo);
 }
 
-function mail(s: SinkSession, buf: Buffer, start: number, end: number): void {
+function mail(s: Session, buf: Buffer, start: number, end: number): void {
   const ctx = s.ctx;
   const r = ctx.replies;
   const o = ctx.options;
@@ -138,11 +141,11 @@ function mail(s: SinkSession, buf: Buffer, start: number, end: number): void {
     s.reply(r.mailSyntax);
     return;
   }
-  if (o.lmtp && !s.greeted) {
+  if (o.lmtp && !s.state.greeted) {
     s.reply(r.needHelo);
     return;
   }
-  if (s.inMail) {
+  if (s.state.inMail) {
     s.reply(r.nestedMail);
     return;
   }
@@ -158,18 +161,16 @@ function mail(s: SinkSession, buf: Buffer, start: number, end: number): void {
     if (fault.reply !== null) ctx.counters.mailRejected++;
     return;
   }
-  s.inMail = true;
-  s.rcpts = 0;
-  s.messages++;
+  s.state.startMail();
   if (fault === null) s.reply(r.mailOk);
 }
 
 /** The emulated gateway's answer to a MAIL it refuses, or null. */
-function mailRefusal(s: SinkSession, buf: Buffer, start: number, end: number): Buffer | null {
+function mailRefusal(s: Session, buf: Buffer, start: number, end: number): Buffer | null {
   const ctx = s.ctx;
   const o = ctx.options;
-  if (o.auth !== undefined && !s.authenticated) return ctx.replies.authRequired;
-  if (o.maxMessagesPerSession > 0 && s.messages >= o.maxMessagesPerSession) {
+  if (o.auth !== undefined && !s.state.authenticated) return ctx.replies.authRequired;
+  if (o.maxMessagesPerSession > 0 && s.state.messages >= o.maxMessagesPerSession) {
     return ctx.replies.tooManyMessages;
   }
   if (ctx.limits.messageRateLimited) {
@@ -183,7 +184,7 @@ function mailRefusal(s: SinkSession, buf: Buffer, start: number, end: number): B
   return null;
 }
 
-function rcpt(s: SinkSession, buf: Buffer, start: number, end: number): void {
+function rcpt(s: Session, buf: Buffer, start: number, end: number): void {
   const ctx = s.ctx;
   const r = ctx.replies;
   const c = ctx.counters;
@@ -191,11 +192,11 @@ function rcpt(s: SinkSession, buf: Buffer, start: number, end: number): void {
     s.reply(r.rcptSyntax);
     return;
   }
-  if (!s.inMail) {
+  if (!s.state.inMail) {
     s.reply(r.needMail);
     return;
   }
-  if (ctx.options.maxRecipients > 0 && s.rcpts >= ctx.options.maxRecipients) {
+  if (ctx.options.maxRecipients > 0 && s.state.rcpts >= ctx.options.maxRecipients) {
     c.recipientsRejected++;
     s.reply(r.tooManyRecipients);
     return;
@@ -205,26 +206,27 @@ function rcpt(s: SinkSession, buf: Buffer, start: number, end: number): void {
     if (fault.reply !== null) c.recipientsRejected++;
     return;
   }
-  s.rcpts++;
+  s.state.addRecipient();
   c.recipients++;
   if (fault === null) s.reply(r.rcptOk);
 }
 
-function data(s: SinkSession, start: number, end: number): void {
+function data(s: Session, start: number, end: number): void {
   const r = s.ctx.replies;
   if (end - start !== 4) {
     s.reply(r.dataSyntax);
     return;
   }
-  if (!s.inMail) {
+  const st = s.state;
+  if (!st.inMail) {
     s.reply(r.needMail);
     return;
   }
-  if (s.usedBdat) {
+  if (st.usedBdat) {
     s.reply(r.dataAfterBdat);
     return;
   }
-  if (s.rcpts === 0) {
+  if (st.rcpts === 0) {
     s.reply(r.noValidRcpt);
     return;
   }
@@ -238,7 +240,7 @@ function data(s: SinkSession, start: number, end: number): void {
  * acceptable the octets are still consumed and each BDAT is answered with the error until
  * LAST, as Postfix smtpd does, so the session stays in step.
  */
-function bdat(s: SinkSession, buf: Buffer, start: number, end: number): void {
+function bdat(s: Session, buf: Buffer, start: number, end: number): void {
   const r = s.ctx.replies;
   if (!s.ctx.options.chunking) {
     s.reply(r.notImplemented);
@@ -251,25 +253,26 @@ function bdat(s: SinkSession, buf: Buffer, start: number, end: number): void {
     s.reply(r.bdatSyntax);
     return;
   }
-  if (s.bdatError === null && !s.usedBdat) {
-    if (!s.inMail) s.bdatError = r.needMail;
-    else if (s.rcpts === 0) s.bdatError = r.noValidRcpt;
+  const st = s.state;
+  if (st.bdatError === null && !st.usedBdat) {
+    if (!st.inMail) st.refuseBdat(r.needMail);
+    else if (st.rcpts === 0) st.refuseBdat(r.noValidRcpt);
   }
   s.beginBdat(size, last);
 }
 
 /** STARTTLS (RFC 3207 §4): the reply, then the handshake; nothing after it is read as plaintext. */
-function starttls(s: SinkSession): void {
+function starttls(s: Session): void {
   const r = s.ctx.replies;
   if (!s.ctx.options.starttls || s.ctx.secureContext === null) {
     s.reply(r.notImplemented);
     return;
   }
-  if (s.tls) {
+  if (s.state.tls) {
     s.reply(r.tlsActive);
     return;
   }
   if (applyFault(s, F_STARTTLS) !== null) return;
   s.reply(r.tlsGo);
-  s.mode = M_UPGRADE;
+  s.startTls();
 }

@@ -9,8 +9,12 @@ const CR = 13;
 const LF = 10;
 const DOT = 46;
 
-/** CR LF "." CR LF. */
-export const END_OF_DATA = Buffer.from("\r\n.\r\n", "latin1");
+/**
+ * The whole end-of-data marker as the scanner meets it in the stream: the CRLF that ends the
+ * last content line (or the DATA command), the dot, its CRLF. The client's END_OF_DATA
+ * (smtp/message.ts) is the dot line alone, sent after content that ends with CRLF.
+ */
+export const CRLF_DOT_CRLF = Buffer.from("\r\n.\r\n", "latin1");
 /** Marker state at the start of the content: the DATA line's CRLF counts as the first CRLF. */
 export const START_STATE = 2;
 
@@ -30,7 +34,7 @@ export class EndOfDataScanner implements EndFinder {
     let state = this.state;
     if (state > 0) {
       let i = pos;
-      while (state < 5 && i < chunk.length && chunk[i] === END_OF_DATA[state]) {
+      while (state < 5 && i < chunk.length && chunk[i] === CRLF_DOT_CRLF[state]) {
         state++;
         i++;
       }
@@ -44,7 +48,7 @@ export class EndOfDataScanner implements EndFinder {
       }
       // Mismatch: the partial marker was content; a marker can only start at or after pos.
     }
-    const at = chunk.indexOf(END_OF_DATA, pos);
+    const at = chunk.indexOf(CRLF_DOT_CRLF, pos);
     if (at !== -1) {
       this.state = START_STATE;
       return at + 5;
@@ -157,24 +161,4 @@ export class LineChecker {
       pos = lf + 1;
     }
   }
-}
-
-/**
- * Undoes dot-stuffing (RFC 5321 §4.5.2) of complete content that starts at a line start and
- * ends with CRLF: a line starting with "." loses that first dot.
- */
-export function dotUnstuff(content: Buffer): Buffer {
-  const out = Buffer.allocUnsafe(content.length);
-  let o = 0;
-  let lineStart = true;
-  for (let i = 0; i < content.length; i++) {
-    const c = content[i];
-    if (lineStart && c === DOT) {
-      lineStart = false;
-      continue;
-    }
-    out[o++] = c;
-    lineStart = c === LF;
-  }
-  return out.subarray(0, o);
 }

@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto";
 import { constants, mkdirSync, statSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
-import { dotUnstuff } from "./data-scanner.js";
+import { unstuff } from "../smtp/message.js";
 import { SinkOptionError } from "./options.js";
 
 /** S_ISVTX: node's fs.constants lacks it. */
@@ -59,7 +59,7 @@ export class MessageDumper {
   /** `content` as received: DATA content still ends with ".\r\n" and is dot-stuffed. */
   write(content: Buffer[], stuffed: boolean): void {
     const whole = Buffer.concat(content);
-    const message = stuffed ? dotUnstuff(whole.subarray(0, whole.length - 3)) : whole;
+    const message = stuffed ? unstuff(whole.subarray(0, whole.length - 3)) : whole;
     this.sequence++;
     const name = `${Date.now()}-${this.token}-${String(this.sequence).padStart(8, "0")}.eml`;
     const done = writeNew(join(this.dir, name), message).then(

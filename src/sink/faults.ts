@@ -3,7 +3,9 @@
  * reply, or abort during DATA; always, every Nth time or with a probability. Rules are parsed
  * and their replies built once; the hot path asks `pick` only for commands that have rules.
  */
-import { formatReply } from "./replies.js";
+import { formatReply } from "../smtp/reply-format.js";
+
+const DIGIT_2 = 50;
 
 export const FAULT_COMMANDS = [
   "connect",
@@ -163,6 +165,47 @@ export class FaultInjector {
     if (delayMaxMs === undefined || delayMaxMs <= delayMs) return delayMs;
     return delayMs + this.random() * (delayMaxMs - delayMs);
   }
+}
+
+/** What a firing fault may do to a session: delay its replies, answer, close, abort content. */
+export interface FaultTarget {
+  readonly ctx: { readonly faults: FaultInjector };
+  /** Queues a reply for the end of this read chunk. */
+  reply(buf: Buffer): void;
+  /** Sends what is queued, then closes. */
+  closeAfterReplies(): void;
+  /** Flushes replies held so far; the next ones (and reading) wait `ms`. */
+  hold(ms: number): void;
+  /** Destroys the connection once this much of the coming message content has arrived. */
+  abortAfter(octets: number): void;
+}
+
+/**
+ * Applies the fault rule for command `index` if one fires. Returns the fault when it replaced
+ * the normal reply (its reply is queued, or the connection is closing); null when the command
+ * goes on normally (perhaps with a delay or a DATA abort armed).
+ */
+export function applyFault(s: FaultTarget, index: number): CompiledFault | null {
+  const faults = s.ctx.faults;
+  if (faults.byCommand[index] === null) return null;
+  const fault = faults.pick(index);
+  if (fault === null) return null;
+  const delay = faults.delay(fault);
+  if (delay > 0) s.hold(delay);
+  const action = fault.rule.action;
+  if (action === "ok") return null;
+  if (action === "abort") {
+    s.abortAfter(fault.rule.afterBytes ?? 0);
+    return null;
+  }
+  if (fault.reply !== null) s.reply(fault.reply);
+  if (fault.close) s.closeAfterReplies();
+  return fault;
+}
+
+/** True when the fault's reply is 2xx (a fault may answer "250 …" with custom text). */
+export function isPositive(fault: CompiledFault): boolean {
+  return fault.reply !== null && fault.reply[0] === DIGIT_2;
 }
 
 function compile(rule: FaultRule, enhanced: boolean): CompiledFault {

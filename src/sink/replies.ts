@@ -3,13 +3,8 @@
  * smtpd so that clients (and humans) see familiar wording; enhanced status codes (RFC 3463) are
  * included only when ENHANCEDSTATUSCODES is advertised (RFC 2034 §3).
  */
+import { formatReply } from "../smtp/reply-format.js";
 import type { FilledSinkOptions } from "./options.js";
-
-/** `code enhanced text\r\n`, or `code text\r\n` when enhanced codes are off. */
-export function formatReply(code: number, enhanced: string, text: string, withEnhanced: boolean) {
-  const line = withEnhanced && enhanced !== "" ? `${code} ${enhanced} ${text}` : `${code} ${text}`;
-  return Buffer.from(`${line}\r\n`, "utf8");
-}
 
 export interface Replies {
   readonly banner: Buffer;

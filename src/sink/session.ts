@@ -16,57 +16,31 @@ import {
   LenientEndScanner,
   LineChecker,
 } from "./data-scanner.js";
-import { F_BDAT, F_CONNECT } from "./faults.js";
-import { applyFault, finishMessage, isPositive } from "./transaction.js";
+import { applyFault, F_BDAT, F_CONNECT, isPositive } from "./faults.js";
+import { M_BDAT, M_COMMAND, M_DATA, M_UPGRADE, type Session, SessionState } from "./state.js";
+import { finishMessage } from "./transaction.js";
 
 const LF = 10;
 const CR = 13;
-
-export const M_COMMAND = 0;
-export const M_DATA = 1;
-export const M_BDAT = 2;
-/** STARTTLS answered: the rest of the plaintext is discarded (RFC 3207 §5, CVE-2011-0411). */
-export const M_UPGRADE = 3;
-export const M_CLOSED = 4;
-
-/** AUTH (RFC 4954) continuation steps; 0 = not in an AUTH exchange. */
-export const AUTH_NONE = 0;
-export const AUTH_PLAIN = 1;
-export const AUTH_LOGIN_USER = 2;
-export const AUTH_LOGIN_PASS = 3;
 
 /** RFC 4954 §4: an AUTH line may be up to 12288 octets; never buffer more than this. */
 const MAX_CARRY = 12288;
 
 const EMPTY = Buffer.alloc(0);
 
-export class SinkSession {
-  socket: Socket;
-  mode = M_COMMAND;
-  tls: boolean;
-  greeted = false;
-  authenticated = false;
-  authStep = AUTH_NONE;
-  authUser = "";
-  /** Transaction state (RFC 5321 §4.1.4). */
-  inMail = false;
-  rcpts = 0;
-  usedBdat = false;
-  messages = 0;
-  /** A fault delay set by the current command: replies wait, reading pauses. */
-  delayMs = 0;
-  /** Abort the connection once this much DATA content has arrived (fault), -1 = never. */
-  abortAfter = -1;
-  /** BDAT: octets left in the current chunk, LAST seen, and the error answered per chunk. */
-  bdatLeft = 0;
-  bdatLast = false;
-  bdatError: Buffer | null = null;
-  /** Octets of the current message's content so far (including the final ".\r\n" for DATA). */
-  messageBytes = 0;
-  /** The kept start of the message (headers, or all of it for --dump). */
-  pieces: Buffer[] | null = null;
-  keptBytes = 0;
+export class SinkSession implements Session {
+  readonly state: SessionState;
   readonly lines: LineChecker | null;
+  private socket: Socket;
+  /** A fault delay set by the current command: replies wait, reading pauses. */
+  private delayMs = 0;
+  /** Abort the connection once this much content has arrived (fault), -1 = never. */
+  private abortAt = -1;
+  /** BDAT: octets left in the current chunk, and whether it is the LAST one. */
+  private bdatLeft = 0;
+  private bdatLast = false;
+  /** Octets of the current message's content so far (including the final ".\r\n" for DATA). */
+  private messageBytes = 0;
   private readonly scanner: EndFinder;
   private readonly out: Buffer[] = [];
   private carry: Buffer | null = null;
@@ -81,7 +55,7 @@ export class SinkSession {
     readonly client: string,
   ) {
     this.socket = socket;
-    this.tls = socket instanceof TLSSocket;
+    this.state = new SessionState(socket instanceof TLSSocket, ctx.keepBytes);
     const o = ctx.options;
     this.lines = o.maxTextLine > 0 || o.bareLf === "reject" ? new LineChecker(o.maxTextLine) : null;
     this.scanner = o.bareLf === "normalize" ? new LenientEndScanner() : new EndOfDataScanner();
@@ -108,7 +82,7 @@ export class SinkSession {
 
   /** Sends what is queued, then closes (421 and similar). Reading stops now. */
   closeAfterReplies(): void {
-    this.mode = M_CLOSED;
+    this.state.close();
     this.closing = true;
   }
 
@@ -132,6 +106,14 @@ export class SinkSession {
     this.delayMs = Math.max(1, ms);
   }
 
+  abortAfter(octets: number): void {
+    this.abortAt = octets;
+  }
+
+  startTls(): void {
+    this.state.toUpgrade();
+  }
+
   private readonly onData = (chunk: Buffer): void => {
     this.afterInput(chunk, this.process(chunk, 0));
   };
@@ -142,7 +124,7 @@ export class SinkSession {
       return;
     }
     this.flush();
-    if (this.mode === M_UPGRADE) this.upgrade();
+    if (this.state.mode === M_UPGRADE) this.upgrade();
   }
 
   private readonly onIdle = (): void => {
@@ -157,8 +139,9 @@ export class SinkSession {
 
   private process(chunk: Buffer, pos: number): number {
     const length = chunk.length;
+    const state = this.state;
     while (pos < length) {
-      const mode = this.mode;
+      const mode = state.mode;
       if (mode === M_COMMAND) pos = this.commandLine(chunk, pos);
       else if (mode === M_DATA) pos = this.data(chunk, pos);
       else if (mode === M_BDAT) pos = this.bdat(chunk, pos);
@@ -179,7 +162,7 @@ export class SinkSession {
       if (this.socket.destroyed) return;
       pos = this.process(chunk, pos);
       this.afterInput(chunk, pos);
-      if (!this.suspended && this.mode < M_UPGRADE) this.socket.resume();
+      if (!this.suspended && this.state.mode < M_UPGRADE) this.socket.resume();
     }, ms);
   }
 
@@ -245,27 +228,23 @@ export class SinkSession {
 
   /** Switches to DATA content (after the 354). */
   beginData(): void {
-    this.mode = M_DATA;
+    this.state.toData();
     this.scanner.reset();
     this.beginContent();
   }
 
   /** Switches to BDAT content for `size` octets. */
   beginBdat(size: number, last: boolean): void {
-    if (!this.usedBdat) {
-      this.usedBdat = true;
-      this.beginContent();
-    }
+    if (this.state.startBdatChunk()) this.beginContent();
     this.bdatLeft = size;
     this.bdatLast = last;
-    this.mode = M_BDAT;
+    this.state.toBdat();
     if (size === 0) this.endChunk();
   }
 
   private beginContent(): void {
     this.messageBytes = 0;
-    this.keptBytes = 0;
-    this.pieces = this.ctx.keepBytes > 0 ? [] : null;
+    this.state.beginContent();
     this.lines?.reset();
   }
 
@@ -273,8 +252,8 @@ export class SinkSession {
     const end = this.scanner.find(chunk, pos);
     const stop = end === -1 ? chunk.length : end;
     this.content(chunk, pos, stop);
-    if (end !== -1 && this.mode === M_DATA) {
-      this.mode = M_COMMAND;
+    if (end !== -1 && this.state.mode === M_DATA) {
+      this.state.toCommand();
       finishMessage(this, this.messageBytes - 3, true);
     }
     return stop;
@@ -284,7 +263,7 @@ export class SinkSession {
     const stop = Math.min(chunk.length, pos + this.bdatLeft);
     this.bdatLeft -= stop - pos;
     this.content(chunk, pos, stop);
-    if (this.bdatLeft === 0 && this.mode === M_BDAT) this.endChunk();
+    if (this.bdatLeft === 0 && this.state.mode === M_BDAT) this.endChunk();
     return stop;
   }
 
@@ -293,13 +272,14 @@ export class SinkSession {
    * on a chunk fails the transaction: later chunks get the same reply until LAST.
    */
   private endChunk(): void {
-    this.mode = M_COMMAND;
-    const error = this.bdatError;
+    const state = this.state;
+    state.toCommand();
+    const error = state.bdatError;
     if (this.bdatLast) {
       if (error === null) finishMessage(this, this.messageBytes, false);
       else {
         this.reply(error);
-        this.resetTransaction();
+        state.resetTransaction();
       }
       return;
     }
@@ -310,7 +290,7 @@ export class SinkSession {
     const fault = applyFault(this, F_BDAT);
     if (fault === null) this.reply(this.ctx.replies.bdatOk);
     else if (fault.reply !== null && !isPositive(fault)) {
-      this.bdatError = fault.reply;
+      state.refuseBdat(fault.reply);
       this.ctx.counters.messagesRejected++;
     }
   }
@@ -318,13 +298,10 @@ export class SinkSession {
   private content(chunk: Buffer, start: number, end: number): void {
     this.messageBytes += end - start;
     if (this.lines !== null) this.lines.scan(chunk, start, end);
-    if (this.pieces !== null && this.keptBytes < this.ctx.keepBytes) {
-      this.pieces.push(chunk.subarray(start, end));
-      this.keptBytes += end - start;
-    }
-    if (this.abortAfter >= 0 && this.messageBytes >= this.abortAfter) {
-      this.abortAfter = -1;
-      this.mode = M_CLOSED;
+    this.state.keepContent(chunk, start, end);
+    if (this.abortAt >= 0 && this.messageBytes >= this.abortAt) {
+      this.abortAt = -1;
+      this.state.close();
       this.socket.destroy();
     }
   }
@@ -345,33 +322,18 @@ export class SinkSession {
     secure.on("error", () => secure.destroy());
     secure.once("secure", () => {
       this.socket = secure;
-      this.tls = true;
-      // RFC 3207 §4.2: forget everything learnt before the handshake, EHLO comes again.
-      this.greeted = false;
-      this.authenticated = false;
-      this.inMail = false;
-      this.rcpts = 0;
-      this.mode = M_COMMAND;
+      this.state.secured();
       secure.on("data", this.onData);
       const idle = this.ctx.options.idleTimeoutMs;
       if (idle > 0) secure.setTimeout(idle, this.onIdle);
     });
   }
 
-  /** Clears the transaction (RSET, EHLO, end of a message: RFC 5321 §4.1.1.5). */
-  resetTransaction(): void {
-    this.inMail = false;
-    this.rcpts = 0;
-    this.usedBdat = false;
-    this.bdatError = null;
-    this.pieces = null;
-  }
-
   /** Stops timers; called when the socket has closed. */
   dispose(): void {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
-    this.mode = M_CLOSED;
+    this.state.close();
   }
 }
 

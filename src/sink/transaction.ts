@@ -2,46 +2,15 @@
  * The end of a mail transaction: the verdict on the received content (size, text checks,
  * faults), the counts, per-class figures and the reply, one per recipient for LMTP.
  */
-import type { CompiledFault } from "./faults.js";
-import { F_BDAT, F_DOT } from "./faults.js";
+import { applyFault, F_BDAT, F_DOT, isPositive } from "./faults.js";
 import { DEFAULT_CLASS, type MessageHeaders, readHeaders } from "./headers.js";
-import type { SinkSession } from "./session.js";
-
-const DIGIT_2 = 50;
-
-/**
- * Applies the fault rule for command `index` if one fires. Returns the fault when it replaced
- * the normal reply (its reply is queued, or the connection is closing); null when the command
- * goes on normally (perhaps with a delay or a DATA abort armed).
- */
-export function applyFault(s: SinkSession, index: number): CompiledFault | null {
-  const faults = s.ctx.faults;
-  if (faults.byCommand[index] === null) return null;
-  const fault = faults.pick(index);
-  if (fault === null) return null;
-  const delay = faults.delay(fault);
-  if (delay > 0) s.hold(delay);
-  const action = fault.rule.action;
-  if (action === "ok") return null;
-  if (action === "abort") {
-    s.abortAfter = fault.rule.afterBytes ?? 0;
-    return null;
-  }
-  if (fault.reply !== null) s.reply(fault.reply);
-  if (fault.close) s.closeAfterReplies();
-  return fault;
-}
-
-/** True when the fault's reply is 2xx (a fault may answer "250 …" with custom text). */
-export function isPositive(fault: CompiledFault): boolean {
-  return fault.reply !== null && fault.reply[0] === DIGIT_2;
-}
+import type { Session } from "./state.js";
 
 /**
  * The content of a transaction has arrived: `bytes` octets (dot-stuffed as received when
  * `stuffed`, i.e. DATA; exact BDAT octets otherwise).
  */
-export function finishMessage(s: SinkSession, bytes: number, stuffed: boolean): void {
+export function finishMessage(s: Session, bytes: number, stuffed: boolean): void {
   const ctx = s.ctx;
   const o = ctx.options;
   const r = ctx.replies;
@@ -66,14 +35,14 @@ export function finishMessage(s: SinkSession, bytes: number, stuffed: boolean): 
     } else if (isPositive(fault)) accepted(s, headers, stuffed);
     else if (fault.reply !== null) rejected(s, headers);
   }
-  s.resetTransaction();
+  s.state.resetTransaction();
 }
 
 /** LMTP (RFC 2033 §4.2): one reply per accepted recipient, in RCPT order. */
-function lmtpVerdicts(s: SinkSession, headers: MessageHeaders | null, stuffed: boolean): void {
+function lmtpVerdicts(s: Session, headers: MessageHeaders | null, stuffed: boolean): void {
   let delivered = 0;
   let refused = 0;
-  for (let i = 0; i < s.rcpts; i++) {
+  for (let i = 0; i < s.state.rcpts; i++) {
     const fault = applyFault(s, F_DOT);
     if (fault === null) {
       s.reply(s.ctx.replies.queued);
@@ -88,14 +57,14 @@ function lmtpVerdicts(s: SinkSession, headers: MessageHeaders | null, stuffed: b
 
 const NO_HEADERS: MessageHeaders = Object.freeze({ className: DEFAULT_CLASS, sentMs: -1 });
 
-function inspect(s: SinkSession): MessageHeaders {
-  const pieces = s.pieces;
+function inspect(s: Session): MessageHeaders {
+  const pieces = s.state.pieces;
   if (pieces === null || pieces.length === 0) return NO_HEADERS;
   const head = pieces.length === 1 ? pieces[0] : Buffer.concat(pieces);
   return readHeaders(head, s.ctx.options.classBySubject);
 }
 
-function accepted(s: SinkSession, headers: MessageHeaders | null, stuffed: boolean): void {
+function accepted(s: Session, headers: MessageHeaders | null, stuffed: boolean): void {
   const ctx = s.ctx;
   ctx.counters.messagesAccepted++;
   if (ctx.classes !== null) {
@@ -105,11 +74,12 @@ function accepted(s: SinkSession, headers: MessageHeaders | null, stuffed: boole
       sent < 0 ? -1 : Math.max(0, epochNowMs() - sent),
     );
   }
-  if (ctx.options.dump !== undefined && s.pieces !== null) ctx.dump(s.pieces, stuffed);
+  const pieces = s.state.pieces;
+  if (ctx.options.dump !== undefined && pieces !== null) ctx.dump(pieces, stuffed);
   ctx.progress();
 }
 
-function rejected(s: SinkSession, headers: MessageHeaders | null): void {
+function rejected(s: Session, headers: MessageHeaders | null): void {
   s.ctx.counters.messagesRejected++;
   s.ctx.classes?.rejected(headers?.className ?? DEFAULT_CLASS);
 }

@@ -40,11 +40,13 @@ export function dotStuff(raw: Buffer): Buffer {
 }
 
 /**
- * Undoes dot-stuffing (RFC 5321 §4.5.2): content sent with BDAT (RFC 3030) goes as it is, so a
- * line that starts with ".." loses its first dot. Input lines end with CRLF.
+ * Undoes dot-stuffing (RFC 5321 §4.5.2) of whole content that starts at a line start: a line
+ * that starts with "." loses that dot. The client sends BDAT (RFC 3030) content unstuffed; the
+ * sink's --dump writes DATA content unstuffed. A line starts after any LF, bare or not (the
+ * sink may accept bare LF). Content without a dot at a line start is returned as it is.
  */
 export function unstuff(stuffed: Buffer): Buffer {
-  if (stuffed.indexOf("\r\n.") === -1 && stuffed[0] !== DOT) return stuffed;
+  if (stuffed.indexOf("\n.") === -1 && stuffed[0] !== DOT) return stuffed;
   const out = Buffer.allocUnsafe(stuffed.length);
   let o = 0;
   let lineStart = true;

@@ -107,7 +107,7 @@ export interface ScriptedServer {
 }
 
 const DEFAULT_CAPABILITIES = ["PIPELINING", "8BITMIME", "ENHANCEDSTATUSCODES"];
-const END_OF_DATA = Buffer.from("\r\n.\r\n", "latin1");
+const CRLF_DOT_CRLF = Buffer.from("\r\n.\r\n", "latin1");
 
 /** The reply a plain, accepting ESMTP server gives to `line`. */
 export function defaultReply(line: string, capabilities = DEFAULT_CAPABILITIES): ReplySpec {
@@ -209,11 +209,11 @@ class ScriptedConnection implements ScriptedSession {
       if (this.inData) {
         // The terminator's CRLF may be the one that ended the DATA line (an empty message).
         const from = Math.max(this.dataStart - 2, 0);
-        const end = this.input.indexOf(END_OF_DATA, from);
+        const end = this.input.indexOf(CRLF_DOT_CRLF, from);
         if (end === -1) return;
         const contentEnd = Math.max(end + 2, this.dataStart);
         const content = Buffer.from(this.input.subarray(this.dataStart, contentEnd));
-        this.input = this.input.subarray(end + END_OF_DATA.length);
+        this.input = this.input.subarray(end + CRLF_DOT_CRLF.length);
         this.inData = false;
         this.messages++;
         this.record.messages.push(content);
