@@ -7,8 +7,8 @@
  *   node dist/bench/drive.js '{"options":{"target":"127.0.0.1:2525","sessions":20},"watchPid":123}'
  */
 
-import { MessageWire } from "../src/client/wire.js";
 import { buildRunConfig, type RawRunOptions } from "../src/config/run-config.js";
+import { MessageWire } from "../src/messages/wire.js";
 import { executeRun } from "../src/run/run.js";
 import { procCpuSeconds } from "./lib/proc.js";
 

@@ -6,9 +6,9 @@
  * collection ran reports its allocation as unknown.
  */
 import { PerformanceObserver } from "node:perf_hooks";
-import { After, MessageWire, OutgoingMessage } from "../src/client/wire.js";
 import type { RunConfig } from "../src/config/run-config.js";
 import { buildRunConfig } from "../src/config/run-config.js";
+import { After, MessageWire, OutgoingMessage } from "../src/messages/wire.js";
 import type { Capabilities } from "../src/smtp/capabilities.js";
 import { NO_CAPABILITIES, parseCapabilities } from "../src/smtp/capabilities.js";
 import { dotStuff, generateBody, HeaderTemplate } from "../src/smtp/message.js";

@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { After, MessageWire, OutgoingMessage } from "../src/client/wire.js";
 import { buildRunConfig } from "../src/config/run-config.js";
+import { After, MessageWire, OutgoingMessage } from "../src/messages/wire.js";
 import { parseCapabilities } from "../src/smtp/capabilities.js";
 import {
   dotStuff,

@@ -5,6 +5,7 @@
  */
 import type net from "node:net";
 import type { RunConfig } from "../config/run-config.js";
+import { type MessageWire, QUIT_COMMAND } from "../messages/wire.js";
 import { type Capabilities, NO_CAPABILITIES } from "../smtp/capabilities.js";
 import { ReplyParser } from "../smtp/reply-parser.js";
 import type { RunStats } from "../stats/collector.js";
@@ -14,7 +15,6 @@ import { openTransport } from "./secure.js";
 import { traceWrite } from "./trace.js";
 import { type Transaction, TransactionRing, TX_SLOTS } from "./transactions.js";
 import { transportFailure } from "./transport.js";
-import { type MessageWire, QUIT_COMMAND } from "./wire.js";
 
 /** takeMessage: the run has no more messages. */
 export const NO_WORK = -1;

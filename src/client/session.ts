@@ -8,13 +8,14 @@
  *
  * Every message a session takes is settled exactly once: accepted, rejected or failed.
  */
+
+import { After, OutgoingMessage } from "../messages/wire.js";
 import { END_OF_DATA } from "../smtp/message.js";
 import { HandshakeSession } from "./handshake.js";
 import { Expect, PHASE_OF, replyFits } from "./pending.js";
 import { NO_WORK, NOT_YET } from "./session-base.js";
 import { traceReply } from "./trace.js";
 import { recordReply, type Transaction, Verdict } from "./transactions.js";
-import { After, OutgoingMessage } from "./wire.js";
 
 export { NO_WORK, NOT_YET, type SessionHost } from "./session-base.js";
 

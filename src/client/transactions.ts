@@ -3,10 +3,11 @@
  * accounting: every message a session takes is settled exactly once, as accepted, rejected or
  * failed, and the reply that decided it is counted in the error table.
  */
+
+import type { MessageWire } from "../messages/wire.js";
 import { enhancedCode } from "../smtp/reply-parser.js";
 import type { RunStats } from "../stats/collector.js";
 import type { Phase } from "../stats/result.js";
-import type { MessageWire } from "./wire.js";
 
 /** Settlement states of a transaction. */
 export enum Verdict {

@@ -9,8 +9,8 @@ import { classCycle } from "../config/plan.js";
 import type { RunConfig } from "../config/run-config.js";
 import type { Capabilities } from "../smtp/capabilities.js";
 import { END_OF_DATA, generateBody, HeaderTemplate, unstuff } from "../smtp/message.js";
-import { loadAddressList, loadEml, loadEmlDir, loadMbox, loadTemplate } from "../sources/index.js";
-import type { MessageSource } from "../sources/source.js";
+import { loadAddressList, loadEml, loadEmlDir, loadMbox, loadTemplate } from "./index.js";
+import type { MessageSource } from "./source.js";
 
 const CRLF = "\r\n";
 const QUIT = Buffer.from(`QUIT${CRLF}`, "latin1");
