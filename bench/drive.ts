@@ -7,8 +7,8 @@
  *   node dist/bench/drive.js '{"options":{"target":"127.0.0.1:2525","sessions":20},"watchPid":123}'
  */
 
-import { MessageWire } from "../src/client/wire.js";
 import { buildRunConfig, type RawRunOptions } from "../src/config/run-config.js";
+import { MessageFactory } from "../src/messages/factory.js";
 import { executeRun } from "../src/run/run.js";
 import { procCpuSeconds } from "./lib/proc.js";
 
@@ -90,15 +90,15 @@ const outcome: DriveOutcome = {
 process.stdout.write(`${JSON.stringify(outcome)}\n`);
 
 /**
- * Wraps MessageWire.message (called once per message content written) to record RSS when the
+ * Wraps MessageFactory.content (called once per message content written) to record RSS when the
  * count reaches each checkpoint. Bench-only instrumentation; one call and a compare per message.
  */
 function countMessages(at: number[]): void {
   const marks = [...at].sort((a, b) => a - b);
-  const original = MessageWire.prototype.message;
+  const original = MessageFactory.prototype.content;
   let sent = 0;
   let next = 0;
-  MessageWire.prototype.message = function (this: MessageWire, ...args) {
+  MessageFactory.prototype.content = function (this: MessageFactory, ...args) {
     sent++;
     if (next < marks.length && sent === marks[next]) {
       const mem = process.memoryUsage();

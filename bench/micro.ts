@@ -6,9 +6,10 @@
  * collection ran reports its allocation as unknown.
  */
 import { PerformanceObserver } from "node:perf_hooks";
-import { After, MessageWire, OutgoingMessage } from "../src/client/wire.js";
 import type { RunConfig } from "../src/config/run-config.js";
 import { buildRunConfig } from "../src/config/run-config.js";
+import { MessageFactory } from "../src/messages/factory.js";
+import { After, Before, MessageWire } from "../src/messages/wire.js";
 import type { Capabilities } from "../src/smtp/capabilities.js";
 import { NO_CAPABILITIES, parseCapabilities } from "../src/smtp/capabilities.js";
 import { dotStuff, generateBody, HeaderTemplate } from "../src/smtp/message.js";
@@ -209,19 +210,17 @@ interface WireCalls {
 }
 
 async function makeWire(config: RunConfig): Promise<WireCalls> {
-  const w = await MessageWire.create(config);
-  const outgoing = new OutgoingMessage();
+  const messages = new MessageFactory(await MessageWire.create(config), 1);
   return {
-    message: (seq, epochMs, caps, reuse = false) =>
-      w.message(
-        seq,
-        0,
-        epochMs,
-        After.Envelope,
-        caps,
-        null,
-        reuse ? outgoing : new OutgoingMessage(),
-      ),
-    envelope: (caps, seq) => w.envelope(caps, seq, 0, false, w.messageSize(0, null)),
+    message: (seq, epochMs, caps, reuse = false) => {
+      // Without reuse, the last Buffer counts as still queued: the next one is built afresh.
+      if (!reuse) messages.written(true);
+      messages.begin(0, seq, epochMs);
+      return messages.content(0, After.Envelope, caps, epochMs);
+    },
+    envelope: (caps, seq) => {
+      messages.begin(0, seq, 0);
+      return messages.envelopeGroup(0, caps, Before.Nothing);
+    },
   };
 }

@@ -4,8 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { After, MessageWire, OutgoingMessage } from "../src/client/wire.js";
 import { buildRunConfig } from "../src/config/run-config.js";
+import { MessageFactory } from "../src/messages/factory.js";
+import { After, MessageWire } from "../src/messages/wire.js";
 import { parseCapabilities } from "../src/smtp/capabilities.js";
 import {
   dotStuff,
@@ -217,27 +218,25 @@ describe("HeaderTemplate", () => {
   });
 });
 
-describe("MessageWire.message with a session's reused buffer", () => {
+describe("MessageFactory.content with a session's reused buffer", () => {
   const caps = parseCapabilities(["mx", "PIPELINING", "SIZE 10240000"]);
   const epochMs = 1_764_683_707_123.456;
 
+  /** Message `seq` as a session writes it after the 354: begun in slot 0, then rendered. */
+  function message(messages: MessageFactory, seq: number, atMs: number, after: After): Buffer {
+    messages.begin(0, seq, atMs);
+    return messages.content(0, after, caps, atMs);
+  }
+
   test("a patched buffer equals a freshly built message, byte for byte", async () => {
     const wire = await MessageWire.create(buildRunConfig({ size: 700, quiet: true }));
-    const outgoing = new OutgoingMessage();
-    const first = wire.message(1, 0, epochMs, After.Envelope, caps, null, outgoing);
+    const messages = new MessageFactory(wire, 1);
+    const first = message(messages, 1, epochMs, After.Envelope);
     const copyOfFirst = Buffer.from(first);
     // A second later, another sequence number: the Date, Message-ID and sent time all change.
-    const second = wire.message(2, 0, epochMs + 1000.5, After.Envelope, caps, null, outgoing);
+    const second = message(messages, 2, epochMs + 1000.5, After.Envelope);
     assert.equal(second, first, "the buffer is reused");
-    const fresh = wire.message(
-      2,
-      0,
-      epochMs + 1000.5,
-      After.Envelope,
-      caps,
-      null,
-      new OutgoingMessage(),
-    );
+    const fresh = message(new MessageFactory(wire, 1), 2, epochMs + 1000.5, After.Envelope);
     assert.notEqual(fresh, second);
     assert.equal(text(second), text(fresh));
     assert.notEqual(text(second), text(copyOfFirst));
@@ -245,13 +244,13 @@ describe("MessageWire.message with a session's reused buffer", () => {
 
   test("a buffer a write still holds, or one with another tail, is not reused", async () => {
     const wire = await MessageWire.create(buildRunConfig({ size: 700, quiet: true }));
-    const outgoing = new OutgoingMessage();
-    const first = wire.message(1, 0, epochMs, After.Envelope, caps, null, outgoing);
-    outgoing.written(true);
-    const second = wire.message(2, 0, epochMs, After.Envelope, caps, null, outgoing);
+    const messages = new MessageFactory(wire, 1);
+    const first = message(messages, 1, epochMs, After.Envelope);
+    messages.written(true);
+    const second = message(messages, 2, epochMs, After.Envelope);
     assert.notEqual(second, first);
-    outgoing.written(false);
-    const last = wire.message(3, 0, epochMs, After.Quit, caps, null, outgoing);
+    messages.written(false);
+    const last = message(messages, 3, epochMs, After.Quit);
     assert.notEqual(last, second, "QUIT follows this one, not an envelope");
     assert.ok(text(last).endsWith("\r\n.\r\nQUIT\r\n"));
   });

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { loadMbox, type MessageSource, SourceError } from "../src/sources/index.js";
+import { loadMbox, type MessageSource, SourceError } from "../src/messages/index.js";
 
 const root = mkdtempSync(join(tmpdir(), "mailvolley-mbox-"));
 after(() => rmSync(root, { recursive: true, force: true }));

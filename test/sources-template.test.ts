@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { loadTemplate, SourceError } from "../src/sources/index.js";
+import { loadTemplate, SourceError } from "../src/messages/index.js";
 
 const root = mkdtempSync(join(tmpdir(), "mailvolley-template-"));
 after(() => rmSync(root, { recursive: true, force: true }));

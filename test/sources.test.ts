@@ -13,7 +13,7 @@ import {
   loadEmlDir,
   type MessageSource,
   SourceError,
-} from "../src/sources/index.js";
+} from "../src/messages/index.js";
 
 const root = mkdtempSync(join(tmpdir(), "mailvolley-sources-"));
 after(() => rmSync(root, { recursive: true, force: true }));

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { ConfigError } from "../config/parse.js";
-import { SourceError } from "../sources/source.js";
+import { SourceError } from "../messages/source.js";
 import { compareCommand } from "./compare-command.js";
 import { EXIT } from "./exit-codes.js";
 import { mergeCommand } from "./merge-command.js";

@@ -5,6 +5,7 @@
  */
 import type net from "node:net";
 import type { RunConfig } from "../config/run-config.js";
+import { type MessageClass, type MessageWire, QUIT_COMMAND } from "../messages/wire.js";
 import { type Capabilities, NO_CAPABILITIES } from "../smtp/capabilities.js";
 import { ReplyParser } from "../smtp/reply-parser.js";
 import type { RunStats } from "../stats/collector.js";
@@ -14,7 +15,6 @@ import { openTransport } from "./secure.js";
 import { traceWrite } from "./trace.js";
 import { type Transaction, TransactionRing, TX_SLOTS } from "./transactions.js";
 import { transportFailure } from "./transport.js";
-import { type MessageWire, QUIT_COMMAND } from "./wire.js";
 
 /** takeMessage: the run has no more messages. */
 export const NO_WORK = -1;
@@ -100,11 +100,7 @@ export abstract class SessionBase {
   ) {
     this.preclaimedIntendedMs = host.intendedMs;
     const { config, stats } = host;
-    this.txs = new TransactionRing(
-      stats,
-      host.wire,
-      config.chunking ? config.window + 2 : TX_SLOTS,
-    );
+    this.txs = new TransactionRing(stats, config.chunking ? config.window + 2 : TX_SLOTS);
     // Two envelopes and a QUIT can be in flight (with BDAT: a window of whole transactions);
     // 1000 is the most recipients a message takes.
     const recipients = Math.max(config.recipients, ...config.classes.map((c) => c.recipients ?? 0));
@@ -169,10 +165,10 @@ export abstract class SessionBase {
   }
 
   /** `now`: performance.now() when the caller has just read it. */
-  protected newTransaction(seq: number, now = performance.now()): Transaction {
+  protected newTransaction(seq: number, kind: MessageClass, now: number): Transaction {
     const intended = this.preclaimed >= 0 ? this.preclaimedIntendedMs : this.host.intendedMs;
     this.messagesStarted++;
-    return this.txs.start(seq, now, intended);
+    return this.txs.start(seq, kind, now, intended);
   }
 
   /** Writes one command; `shown` replaces it in the -v trace (credentials). */

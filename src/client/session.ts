@@ -8,20 +8,23 @@
  *
  * Every message a session takes is settled exactly once: accepted, rejected or failed.
  */
+
+import { MessageFactory } from "../messages/factory.js";
+import { After, Before } from "../messages/wire.js";
 import { END_OF_DATA } from "../smtp/message.js";
 import { HandshakeSession } from "./handshake.js";
 import { Expect, PHASE_OF, replyFits } from "./pending.js";
 import { NO_WORK, NOT_YET } from "./session-base.js";
 import { traceReply } from "./trace.js";
 import { recordReply, type Transaction, Verdict } from "./transactions.js";
-import { After, OutgoingMessage } from "./wire.js";
 
 export { NO_WORK, NOT_YET, type SessionHost } from "./session-base.js";
 
 const CRLF = "\r\n";
 
 export class Session extends HandshakeSession {
-  private readonly outgoing = new OutgoingMessage();
+  /** The messages in the transaction ring's slots, and the bytes each step writes. */
+  private readonly messages = new MessageFactory(this.host.wire, this.txs.slots.length);
 
   onReply(code: number, lines: string[] | null): void {
     if (this.failure) return; // the connection is being torn down; later bytes are moot
@@ -88,7 +91,7 @@ export class Session extends HandshakeSession {
 
   private onMail(tx: Transaction, code: number, lines: string[] | null): void {
     if (code < 300) {
-      if (!this.pipelined) this.command(this.rcptLine(tx, 0), Expect.Rcpt, tx.slot);
+      if (!this.pipelined) this.command(this.messages.rcptLine(tx.slot, 0), Expect.Rcpt, tx.slot);
       return;
     }
     this.txs.reject(tx, code, lines, "mail", this.phaseSince);
@@ -112,7 +115,7 @@ export class Session extends HandshakeSession {
       this.needRset = true;
     }
     if (this.pipelined) return;
-    if (!last) this.command(this.rcptLine(tx, tx.rcptReplies), Expect.Rcpt, tx.slot);
+    if (!last) this.command(this.messages.rcptLine(tx.slot, tx.rcptReplies), Expect.Rcpt, tx.slot);
     else if (tx.verdict === Verdict.Open) this.command(`DATA${CRLF}`, Expect.Data, tx.slot);
     else this.afterMessage();
   }
@@ -226,17 +229,28 @@ export class Session extends HandshakeSession {
     this.nextStep();
   }
 
+  /** Message `seq` takes the ring's next slot; the factory readies the message in it. */
+  private startMessage(seq: number, now: number): Transaction {
+    const kind = this.messages.begin(this.txs.nextSlot, seq, performance.timeOrigin + now);
+    return this.newTransaction(seq, kind, now);
+  }
+
   private beginTransaction(seq: number): void {
-    const tx = this.newTransaction(seq);
-    const { wire } = this.host;
+    const tx = this.startMessage(seq, performance.now());
     if (!this.pipelined) {
-      this.command(wire.envelopeLines(this.caps, seq, tx.cls, tx.size)[0], Expect.Mail, tx.slot);
+      this.command(this.messages.mailLine(tx.slot, this.caps), Expect.Mail, tx.slot);
       return;
     }
-    const rset = this.needRset;
+    const before = this.rsetOwed();
+    this.write(this.messages.envelopeGroup(tx.slot, this.caps, before));
+    this.pushEnvelope(tx.slot, before, tx.recipients);
+  }
+
+  /** What opens the next envelope group: the RSET a failed transaction owes, if any (now paid). */
+  private rsetOwed(): Before {
+    const before = this.needRset ? Before.Rset : Before.Nothing;
     this.needRset = false;
-    this.write(wire.envelope(this.caps, seq, tx.cls, rset, tx.size));
-    this.pushEnvelope(tx.slot, rset, tx.recipients);
+    return before;
   }
 
   /**
@@ -267,15 +281,13 @@ export class Session extends HandshakeSession {
 
   private beginChunked(seq: number): void {
     const now = performance.now();
-    const tx = this.newTransaction(seq, now);
+    const tx = this.startMessage(seq, now);
     this.inFlight++;
-    const rset = this.needRset;
-    this.needRset = false;
+    const before = this.rsetOwed();
     tx.dataSentAt = now;
     const epochMs = performance.timeOrigin + now;
-    this.write(this.host.wire.bdatTransaction(this.caps, seq, tx.cls, rset, epochMs, tx.content));
-    tx.content = null;
-    this.pushEnvelope(tx.slot, rset, tx.recipients, Expect.Bdat);
+    this.write(this.messages.bdatTransaction(tx.slot, this.caps, before, epochMs));
+    this.pushEnvelope(tx.slot, before, tx.recipients, Expect.Bdat);
   }
 
   /** The final reply to a BDAT transaction; a refusal earlier in it has already counted. */
@@ -289,8 +301,8 @@ export class Session extends HandshakeSession {
   }
 
   /** The replies an envelope group earns: RSET's, MAIL's, one per RCPT, then DATA's (or BDAT's). */
-  private pushEnvelope(slot: number, rset: boolean, recipients: number, last = Expect.Data): void {
-    if (rset) this.pending.push(Expect.Rset, 0);
+  private pushEnvelope(slot: number, before: Before, recipients: number, last = Expect.Data): void {
+    if (before === Before.Rset) this.pending.push(Expect.Rset, 0);
     this.pending.push(Expect.Mail, slot);
     for (let i = 0; i < recipients; i++) this.pending.push(Expect.Rcpt, slot);
     this.pending.push(last, slot);
@@ -301,7 +313,7 @@ export class Session extends HandshakeSession {
    * travels in the same write (RFC 2920 §3.1: the content may start a group).
    */
   private sendMessage(tx: Transaction): void {
-    const { wire, config } = this.host;
+    const { config } = this.host;
     let after = After.Nothing;
     let next = -1;
     if (this.pipelined && config.waitMs === 0 && !this.needRset) {
@@ -312,43 +324,31 @@ export class Session extends HandshakeSession {
     const now = performance.now();
     tx.dataSentAt = now;
     const epochMs = performance.timeOrigin + now;
-    const message = wire.message(
-      tx.seq,
-      tx.cls,
-      epochMs,
-      after,
-      this.caps,
-      tx.content,
-      this.outgoing,
-    );
-    tx.content = null;
+    const message = this.messages.content(tx.slot, after, this.caps, epochMs);
     for (let replies = this.dotRepliesOf(tx); replies > 0; replies--) {
       this.pending.push(Expect.Dot, tx.slot);
     }
     if (after === After.Envelope) {
-      const nextTx = this.newTransaction(next, now);
-      if (wire.simple) {
+      const nextTx = this.startMessage(next, now);
+      const envelope = this.messages.nextEnvelopeGroup(nextTx.slot, this.caps);
+      if (envelope === null) {
         this.write(message); // the next envelope is in the shared tail
       } else {
         this.socket.cork();
         this.write(message);
-        this.write(wire.envelope(this.caps, next, nextTx.cls, false, nextTx.size));
+        this.write(envelope);
         this.socket.uncork();
       }
-      this.outgoing.written(this.socket.writableLength > 0);
-      this.pushEnvelope(nextTx.slot, false, nextTx.recipients);
+      this.messages.written(this.socket.writableLength > 0);
+      this.pushEnvelope(nextTx.slot, Before.Nothing, nextTx.recipients);
       return;
     }
     this.write(message);
-    this.outgoing.written(this.socket.writableLength > 0);
+    this.messages.written(this.socket.writableLength > 0);
     if (after === After.Quit) {
       this.quitSentAt = now;
       this.quitSent = true;
       this.pending.push(Expect.Quit, 0);
     }
-  }
-
-  private rcptLine(tx: Transaction, index: number): string {
-    return this.host.wire.rcptLine(tx.seq, tx.cls, index);
   }
 }

@@ -1,12 +1,14 @@
 /**
  * The transactions one session has in flight, in a small preallocated ring, and their
- * accounting: every message a session takes is settled exactly once, as accepted, rejected or
- * failed, and the reply that decided it is counted in the error table.
+ * accounting: which message is in which slot, and every message a session takes is settled
+ * exactly once, as accepted, rejected or failed, with the reply that decided it counted in the
+ * error table. The messages themselves (class, content, bytes) are the MessageFactory's.
  */
+
+import type { MessageClass } from "../messages/wire.js";
 import { enhancedCode } from "../smtp/reply-parser.js";
 import type { RunStats } from "../stats/collector.js";
 import type { Phase } from "../stats/result.js";
-import type { MessageWire } from "./wire.js";
 
 /** Settlement states of a transaction. */
 export enum Verdict {
@@ -23,13 +25,9 @@ export interface Transaction {
   intendedMs: number;
   /** When the message content was written: the data phase's start. */
   dataSentAt: number;
-  /** Message class (index into the run's classes) and what it implies. */
+  /** Message class (index into the run's classes) and its recipients. */
   cls: number;
   recipients: number;
-  /** File content of this message (null: the class's generated body). */
-  content: Buffer | null;
-  /** Octets of the content as sent, for MAIL's SIZE=. */
-  size: number;
   rcptReplies: number;
   rcptOk: number;
   /** LMTP (RFC 2033): replies after the data so far, one per accepted recipient, and the 2xx ones. */
@@ -54,7 +52,6 @@ export class TransactionRing {
 
   constructor(
     private readonly stats: RunStats,
-    private readonly wire: MessageWire,
     size = TX_SLOTS,
   ) {
     for (let slot = 0; slot < size; slot++) {
@@ -66,8 +63,6 @@ export class TransactionRing {
         dataSentAt: 0,
         cls: 0,
         recipients: 0,
-        content: null,
-        size: 0,
         rcptReplies: 0,
         rcptOk: 0,
         dotReplies: 0,
@@ -78,11 +73,16 @@ export class TransactionRing {
     }
   }
 
+  /** The slot the next start() takes. */
+  get nextSlot(): number {
+    return this.next;
+  }
+
   /**
-   * Starts message `seq` in the next slot and counts it attempted. `intendedMs` is NaN in the
-   * closed model, where a message is due when it starts.
+   * Starts message `seq` of class `kind` in the next slot and counts it attempted. `intendedMs`
+   * is NaN in the closed model, where a message is due when it starts.
    */
-  start(seq: number, now: number, intendedMs: number): Transaction {
+  start(seq: number, kind: MessageClass, now: number, intendedMs: number): Transaction {
     const tx = this.slots[this.next];
     this.next = (this.next + 1) % this.slots.length;
     tx.seq = seq;
@@ -94,11 +94,8 @@ export class TransactionRing {
     tx.dotOk = 0;
     tx.verdict = Verdict.Open;
     tx.voided = false;
-    const { wire } = this;
-    tx.cls = wire.classOf(seq);
-    tx.recipients = wire.recipientCount(tx.cls);
-    tx.content = wire.content(seq, tx.cls, performance.timeOrigin + now);
-    tx.size = wire.messageSize(tx.cls, tx.content);
+    tx.cls = kind.index;
+    tx.recipients = kind.recipients;
     const counters = this.stats.counters;
     counters.attempted++;
     counters.rcptAttempted += tx.recipients;
@@ -108,7 +105,6 @@ export class TransactionRing {
   /** Counts the message's outcome; `atMs` is when the deciding reply (or failure) came. */
   settle(tx: Transaction, outcome: Outcome, atMs: number, latencyMs = 0): void {
     tx.verdict = Verdict.Counted;
-    tx.content = null;
     this.stats.counters[outcome]++;
     this.stats.recordClass(tx.cls, outcome, latencyMs);
     this.stats.touch(performance.timeOrigin + atMs);

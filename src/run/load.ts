@@ -5,8 +5,8 @@
  * share; the in-process run calls it directly.
  */
 import { NOT_YET, Session, type SessionHost } from "../client/session.js";
-import { MessageWire } from "../client/wire.js";
 import type { RunConfig } from "../config/run-config.js";
+import { MessageWire } from "../messages/wire.js";
 import { RunStats, type StatsSnapshot } from "../stats/collector.js";
 import type { LatencySummary } from "../stats/result.js";
 import { valueAt } from "./schedule.js";

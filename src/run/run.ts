@@ -3,10 +3,10 @@
  * in-process, with the sink's own count beside the client's.
  */
 
-import { MessageWire } from "../client/wire.js";
 import type { Target } from "../config/parse.js";
 import { formatTarget } from "../config/parse.js";
 import type { RunConfig } from "../config/run-config.js";
+import { MessageWire } from "../messages/wire.js";
 import { type SinkOptions, startSink } from "../sink/index.js";
 import type { Result } from "../stats/result.js";
 import { buildResult } from "../stats/summarise.js";

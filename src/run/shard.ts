@@ -4,8 +4,8 @@
  */
 import { MessageChannel } from "node:worker_threads";
 import { Piscina } from "piscina";
-import type { MessageWire } from "../client/wire.js";
 import type { RunConfig } from "../config/run-config.js";
+import type { MessageWire } from "../messages/wire.js";
 import { mergeSnapshots, type StatsSnapshot, summariseMerged } from "../stats/collector.js";
 import {
   type LoadShare,

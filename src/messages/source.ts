@@ -42,8 +42,8 @@ export interface MessageSource {
 }
 
 /**
- * A file that cannot serve as a source. The message is one line: the file, the line if known,
- * what is wrong, and the fix.
+ * A file that cannot serve as a source (or a plan whose shares are too fine to cycle over).
+ * The message is one line: the file, the line if known, what is wrong, and the fix.
  */
 export class SourceError extends Error {
   constructor(
