@@ -4,7 +4,7 @@
  * and one sweeper for timeouts, ramps and sampling. A worker thread runs exactly this for its
  * share; the in-process run calls it directly.
  */
-import { NOT_YET, Session, type SessionHost } from "../client/session.js";
+import { Session, type SessionHost } from "../client/session.js";
 import { MessageWire } from "../client/wire.js";
 import type { RunConfig } from "../config/run-config.js";
 import { RunStats, type StatsSnapshot } from "../stats/collector.js";
@@ -357,5 +357,3 @@ export function runLoad(config: RunConfig, share: LoadShare, hooks: LoadHooks = 
   const load = new LoadRun(config, share, hooks);
   return { result: load.run(), stop: () => load.stop(), drain: () => load.drain() };
 }
-
-export { NOT_YET };
