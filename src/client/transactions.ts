@@ -5,6 +5,7 @@
  */
 import { enhancedCode } from "../smtp/reply-parser.js";
 import type { RunStats } from "../stats/collector.js";
+import type { MessageOutcome as Outcome } from "../stats/counts.js";
 import type { Phase } from "../stats/result.js";
 import type { MessageWire } from "./wire.js";
 
@@ -45,8 +46,6 @@ export interface Transaction {
  * With BDAT the ring holds the window and two more.
  */
 export const TX_SLOTS = 4;
-
-export type Outcome = "accepted" | "rejected" | "failed";
 
 export class TransactionRing {
   readonly slots: Transaction[] = [];
@@ -99,9 +98,7 @@ export class TransactionRing {
     tx.recipients = wire.recipientCount(tx.cls);
     tx.content = wire.content(seq, tx.cls, performance.timeOrigin + now);
     tx.size = wire.messageSize(tx.cls, tx.content);
-    const counters = this.stats.counters;
-    counters.attempted++;
-    counters.rcptAttempted += tx.recipients;
+    this.stats.messageStarted(tx.recipients);
     return tx;
   }
 
@@ -109,8 +106,7 @@ export class TransactionRing {
   settle(tx: Transaction, outcome: Outcome, atMs: number, latencyMs = 0): void {
     tx.verdict = Verdict.Counted;
     tx.content = null;
-    this.stats.counters[outcome]++;
-    this.stats.recordClass(tx.cls, outcome, latencyMs);
+    this.stats.messageSettled(tx.cls, outcome, latencyMs);
     this.stats.touch(performance.timeOrigin + atMs);
   }
 
@@ -145,5 +141,5 @@ export function recordReply(
   const text = [enhanced ? first.slice(enhanced.length).trim() : first, ...(lines ?? []).slice(1)]
     .join(" ")
     .trim();
-  stats.error(String(code), enhanced, phase, text);
+  stats.reply(code, enhanced, phase, text);
 }
