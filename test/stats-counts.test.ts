@@ -149,24 +149,16 @@ describe("RunStats verbs", () => {
 
 describe("error rows", () => {
   test("errorKey: one key per reply, enhanced code, phase and normalised text", () => {
-    const key = errorKey("450", "4.7.1", "mail", "<a1@x.test>: too much mail from 127.0.0.1");
-    assert.equal(
-      key,
-      errorKey("450", "4.7.1", "mail", "<b22@y.test>: too much mail from 10.0.0.2"),
-    );
-    assert.notEqual(
-      key,
-      errorKey("451", "4.7.1", "mail", "<a1@x.test>: too much mail from 1.1.1.1"),
-    );
-    assert.notEqual(
-      key,
-      errorKey("450", "4.7.0", "mail", "<a1@x.test>: too much mail from 1.1.1.1"),
-    );
-    assert.notEqual(
-      key,
-      errorKey("450", "4.7.1", "rcpt", "<a1@x.test>: too much mail from 1.1.1.1"),
-    );
-    assert.notEqual(key, errorKey("450", "4.7.1", "mail", "<a1@x.test>: too many connections"));
+    const text = "<a1@x.test>: too much mail from 127.0.0.1";
+    const key = errorKey("450", "4.7.1", "mail", text);
+    assert.equal(key, errorKey("450", "4.7.1", "mail", "<b22@y>: too much mail from 10.0.0.2"));
+    const others = [
+      errorKey("451", "4.7.1", "mail", text),
+      errorKey("450", "4.7.0", "mail", text),
+      errorKey("450", "4.7.1", "rcpt", text),
+      errorKey("450", "4.7.1", "mail", "<a1@x.test>: too many connections"),
+    ];
+    for (const other of others) assert.notEqual(other, key);
     // Fields cannot run into each other.
     assert.notEqual(errorKey("45", "0", "mail", "x"), errorKey("450", "", "mail", "x"));
   });
