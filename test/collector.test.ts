@@ -8,34 +8,49 @@ import {
   HISTOGRAM_NAMES,
   type HistogramName,
   mergeSnapshots,
-  normaliseErrorText,
   RunStats,
   type StatsSnapshot,
   summariseHistogram,
 } from "../src/stats/collector.js";
+import { OUTCOMES } from "../src/stats/counts.js";
+import { type Failure, normaliseErrorText } from "../src/stats/errors.js";
 import type { Phase } from "../src/stats/result.js";
 import { prng } from "./helpers/prng.js";
 
 type Event =
-  | { kind: "count"; key: keyof RunStats["counters"] }
+  | { kind: "count"; verb: (stats: RunStats) => void }
   | { kind: "latency"; name: HistogramName; ms: number }
-  | { kind: "error"; reply: string; enhanced: string; phase: Phase; text: string }
+  | { kind: "error"; reply: number | Failure; enhanced: string; phase: Phase; text: string }
   | { kind: "touch"; at: number };
 
 function randomEvents(count: number, seed: number): Event[] {
   const next = prng(seed);
   const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)];
-  const keys = Object.keys(new RunStats().counters) as (keyof RunStats["counters"])[];
-  const errors = [
-    { reply: "421", enhanced: "4.7.0", phase: "banner" as Phase, host: "too many connections" },
-    { reply: "450", enhanced: "4.7.1", phase: "mail" as Phase, host: "too much mail" },
-    { reply: "550", enhanced: "5.1.1", phase: "rcpt" as Phase, host: "unknown user" },
-    { reply: "timeout", enhanced: "", phase: "dot" as Phase, host: "no reply" },
+  // Every verb that counts; a message starts and settles in one event, so that any worker
+  // can take any event.
+  const verbs: ((stats: RunStats) => void)[] = [
+    ...OUTCOMES.map((outcome) => (stats: RunStats) => {
+      stats.messageStarted(2);
+      stats.messageSettled(0, outcome, 3);
+    }),
+    (stats) => stats.messagesFailedToStart(),
+    (stats) => stats.messagesDropped(2),
+    (stats) => stats.recipientAccepted(),
+    (stats) => stats.recipientRejected(),
+    (stats) => stats.connectionOpened(),
+    (stats) => stats.connectionEstablished(),
+    (stats) => stats.connectionRefused(),
+  ];
+  const errors: { reply: number | Failure; enhanced: string; phase: Phase; host: string }[] = [
+    { reply: 421, enhanced: "4.7.0", phase: "banner", host: "too many connections" },
+    { reply: 450, enhanced: "4.7.1", phase: "mail", host: "too much mail" },
+    { reply: 550, enhanced: "5.1.1", phase: "rcpt", host: "unknown user" },
+    { reply: "timeout", enhanced: "", phase: "dot", host: "no reply" },
   ];
   const events: Event[] = [];
   for (let i = 0; i < count; i++) {
     const r = next();
-    if (r < 0.4) events.push({ kind: "count", key: pick(keys) });
+    if (r < 0.4) events.push({ kind: "count", verb: pick(verbs) });
     else if (r < 0.8) {
       events.push({ kind: "latency", name: pick(HISTOGRAM_NAMES), ms: next() * next() * 500 });
     } else if (r < 0.95) {
@@ -51,13 +66,15 @@ function randomEvents(count: number, seed: number): Event[] {
 function apply(stats: RunStats, event: Event): void {
   switch (event.kind) {
     case "count":
-      stats.counters[event.key]++;
+      event.verb(stats);
       break;
     case "latency":
       stats.record(event.name, event.ms);
       break;
     case "error":
-      stats.error(event.reply, event.enhanced, event.phase, event.text);
+      if (typeof event.reply === "number") {
+        stats.reply(event.reply, event.enhanced, event.phase, event.text);
+      } else stats.failure(event.reply, event.phase, event.text);
       break;
     case "touch":
       stats.touch(event.at);
@@ -117,7 +134,10 @@ describe("mergeSnapshots", () => {
 
   test("an empty worker changes nothing; no parts is all zero", () => {
     const stats = new RunStats();
-    stats.counters.accepted = 3;
+    for (let i = 0; i < 3; i++) {
+      stats.messageStarted(1);
+      stats.messageSettled(0, "accepted", 1.5);
+    }
     stats.record("transaction", 1.5);
     stats.touch(1000);
     stats.touch(2000);
@@ -133,11 +153,12 @@ describe("mergeSnapshots", () => {
 
   test("snapshots are plain data: structured-cloneable, independent of the collector", () => {
     const stats = new RunStats();
-    stats.error("550", "5.1.1", "rcpt", "unknown user <a@b>");
+    stats.reply(550, "5.1.1", "rcpt", "unknown user <a@b>");
     const snap = stats.snapshot();
     assert.deepEqual(structuredClone(snap), snap);
-    stats.error("550", "5.1.1", "rcpt", "unknown user <c@d>");
-    stats.counters.accepted++;
+    stats.reply(550, "5.1.1", "rcpt", "unknown user <c@d>");
+    stats.messageStarted(1);
+    stats.messageSettled(0, "accepted", 1);
     assert.equal(snap.errors[0].count, 1);
     assert.equal(snap.counters.accepted, 0);
   });
@@ -146,10 +167,10 @@ describe("mergeSnapshots", () => {
 describe("RunStats", () => {
   test("error rows group by reply, enhanced code, phase and normalised text", () => {
     const stats = new RunStats();
-    stats.error("450", "4.7.1", "mail", "<a1@x.test>: too much mail from 127.0.0.1");
-    stats.error("450", "4.7.1", "mail", "<b22@x.test>: too much mail from 10.0.0.2");
-    stats.error("450", "4.7.1", "rcpt", "<a1@x.test>: too much mail from 127.0.0.1");
-    stats.error("451", "4.7.1", "mail", "<a1@x.test>: too much mail from 127.0.0.1");
+    stats.reply(450, "4.7.1", "mail", "<a1@x.test>: too much mail from 127.0.0.1");
+    stats.reply(450, "4.7.1", "mail", "<b22@x.test>: too much mail from 10.0.0.2");
+    stats.reply(450, "4.7.1", "rcpt", "<a1@x.test>: too much mail from 127.0.0.1");
+    stats.reply(451, "4.7.1", "mail", "<a1@x.test>: too much mail from 127.0.0.1");
     const rows = stats.snapshot().errors;
     assert.equal(rows.length, 3);
     assert.deepEqual(rows[0], {

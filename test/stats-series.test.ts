@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { firstSeenSpan } from "../src/report/figures.js";
 import { mergeSnapshots, RunStats } from "../src/stats/collector.js";
+import type { MessageOutcome } from "../src/stats/counts.js";
 import { classifyError } from "../src/stats/errors.js";
 import type { SeriesPointResult } from "../src/stats/result.js";
 import { regroupSeries } from "../src/stats/series.js";
@@ -13,6 +14,12 @@ import { buildResult, firstSeen, plateau, seriesResult } from "../src/stats/summ
 
 const META = { mode: "reuse" as const, target: "t", runId: "r", sessions: 1 };
 const T0 = 1_764_683_700_000; // a multiple of 1000
+
+/** One message of class `cls` started and settled with `outcome`. */
+function settle(stats: RunStats, cls: number, outcome: MessageOutcome, ms: number): void {
+  stats.messageStarted(1);
+  stats.messageSettled(cls, outcome, ms);
+}
 
 describe("error classes", () => {
   const cases: [string, string, string, string][] = [
@@ -36,8 +43,8 @@ describe("error classes", () => {
 
   test("the Result sums error rows by class and labels each row", () => {
     const stats = new RunStats();
-    stats.error("421", "4.7.0", "banner", "too many connections", 3);
-    stats.error("450", "4.7.1", "mail", "too much mail");
+    stats.reply(421, "4.7.0", "banner", "too many connections", 3);
+    stats.reply(450, "4.7.1", "mail", "too much mail");
     const result = buildResult(stats.snapshot(), META);
     assert.equal(result.errorClasses.refused, 3);
     assert.equal(result.errorClasses.rateLimited, 1);
@@ -46,13 +53,13 @@ describe("error classes", () => {
 });
 
 describe("per-class rows and Apdex", () => {
-  test("recordClass merges by class name across workers", () => {
+  test("settled messages merge by class name across workers", () => {
     const a = new RunStats(["bulk", "alerts"]);
     const b = new RunStats(["bulk", "alerts"]);
-    a.recordClass(0, "accepted", 10);
-    a.recordClass(1, "rejected", 5);
-    b.recordClass(0, "accepted", 30);
-    b.recordClass(0, "failed", 1);
+    settle(a, 0, "accepted", 10);
+    settle(a, 1, "rejected", 5);
+    settle(b, 0, "accepted", 30);
+    settle(b, 0, "failed", 1);
     const merged = mergeSnapshots([a.snapshot(), b.snapshot()]);
     assert.deepEqual(
       merged.classes.map((c) => [c.name, c.accepted, c.rejected, c.failed]),
@@ -65,10 +72,10 @@ describe("per-class rows and Apdex", () => {
 
   test("Apdex: satisfied ≤ T, tolerating ≤ 4T counts half, errors frustrate", () => {
     const stats = new RunStats(["x"]);
-    for (const ms of [10, 20, 30, 40]) stats.recordClass(0, "accepted", ms); // satisfied
-    for (const ms of [150, 190]) stats.recordClass(0, "accepted", ms); // tolerating (T = 50)
-    stats.recordClass(0, "accepted", 500); // frustrated
-    stats.recordClass(0, "failed", 0); // frustrated
+    for (const ms of [10, 20, 30, 40]) settle(stats, 0, "accepted", ms); // satisfied
+    for (const ms of [150, 190]) settle(stats, 0, "accepted", ms); // tolerating (T = 50)
+    settle(stats, 0, "accepted", 500); // frustrated
+    settle(stats, 0, "failed", 0); // frustrated
     stats.touch(T0);
     stats.touch(T0 + 2000);
     const result = buildResult(stats.snapshot(), { ...META, apdexMs: 50 });
@@ -88,8 +95,8 @@ function worker(perSecond: number[], offsetMs: number): RunStats {
   stats.sample(T0 + offsetMs, 0);
   perSecond.forEach((n, second) => {
     for (let k = 0; k < n; k++) {
-      stats.counters.attempted++;
-      stats.counters.accepted++;
+      stats.messageStarted(1);
+      stats.messageSettled(0, "accepted", 1 + second);
       stats.record("transaction", 1 + second);
     }
     stats.sample(T0 + (second + 1) * 1000 + offsetMs, 2);

@@ -68,7 +68,7 @@ export abstract class HandshakeSession extends SessionBase {
       return;
     }
     this.established = true;
-    this.host.stats.counters.connectionsEstablished++;
+    this.host.stats.connectionEstablished();
     this.greet(now);
   }
 
@@ -159,7 +159,7 @@ export abstract class HandshakeSession extends SessionBase {
 
   /** The server cannot give what the run requires: counted under `phase`, then QUIT. */
   protected refuse(phase: Phase, text: string): void {
-    this.host.stats.error("unsupported", "", phase, text);
+    this.host.stats.failure("unsupported", phase, text);
     this.greetingRefused = true;
     this.quit();
   }

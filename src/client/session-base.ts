@@ -9,6 +9,7 @@ import { type MessageClass, type MessageWire, QUIT_COMMAND } from "../messages/w
 import { type Capabilities, NO_CAPABILITIES } from "../smtp/capabilities.js";
 import { ReplyParser } from "../smtp/reply-parser.js";
 import type { RunStats } from "../stats/collector.js";
+import type { Failure } from "../stats/errors.js";
 import type { Phase } from "../stats/result.js";
 import { Expect, PendingReplies, PHASE_OF } from "./pending.js";
 import { openTransport } from "./secure.js";
@@ -110,7 +111,7 @@ export abstract class SessionBase {
     this.parser.captureText = host.trace !== null;
     this.phaseSince = performance.now();
     this.openedAt = this.phaseSince;
-    stats.counters.connectionsOpened++;
+    stats.connectionOpened();
     stats.touch(performance.timeOrigin + this.phaseSince);
     // Many source addresses: sessions take them in turn, as a sender with several IPs would.
     const sources = config.sourceAddresses;
@@ -201,10 +202,10 @@ export abstract class SessionBase {
   }
 
   /** Counts a failure without a reply (timeout, protocol error) and closes the connection. */
-  protected abort(reply: string, phase: Phase, text: string): void {
+  protected abort(failure: Failure, phase: Phase, text: string): void {
     if (this.failure || this.closed) return;
     this.failure = true;
-    this.host.stats.error(reply, "", phase, text);
+    this.host.stats.failure(failure, phase, text);
     this.socket.destroy();
   }
 
@@ -216,7 +217,7 @@ export abstract class SessionBase {
   protected onSocketError(err: NodeJS.ErrnoException): void {
     if (this.failure) return;
     this.failure = true;
-    this.host.stats.error(transportFailure(err.code), "", this.currentPhase(), err.message);
+    this.host.stats.failure(transportFailure(err.code), this.currentPhase(), err.message);
   }
 
   protected onClose(): void {
@@ -225,16 +226,15 @@ export abstract class SessionBase {
     if (this.waitTimer) clearTimeout(this.waitTimer);
     const orderly = this.quitSent && this.pending.count <= 1 && this.txs.openCount() === 0;
     if (!orderly && !this.failure) {
-      this.host.stats.error("closed", "", this.currentPhase(), "connection closed by the server");
+      this.host.stats.failure("closed", this.currentPhase(), "connection closed by the server");
     }
     const now = performance.now();
     this.txs.failOpen(now);
     if (this.preclaimed >= 0 && this.messagesStarted === 0) {
       // Per-message mode: the connection failed before its message could start.
-      this.host.stats.counters.attempted++;
-      this.host.stats.counters.failed++;
+      this.host.stats.messagesFailedToStart();
     }
-    if (!this.established) this.host.stats.counters.connectionsRefused++;
+    if (!this.established) this.host.stats.connectionRefused();
     else this.host.stats.record("session", now - this.openedAt);
     this.pending.clear();
     this.host.stats.touch(performance.timeOrigin + now);

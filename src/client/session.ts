@@ -100,13 +100,12 @@ export class Session extends HandshakeSession {
   }
 
   private onRcpt(tx: Transaction, code: number, lines: string[] | null): void {
-    const counters = this.host.stats.counters;
     tx.rcptReplies++;
     if (code < 300) {
       tx.rcptOk++;
-      counters.rcptAccepted++;
+      this.host.stats.recipientAccepted();
     } else {
-      counters.rcptRejected++;
+      this.host.stats.recipientRejected();
       if (tx.verdict === Verdict.Open) recordReply(this.host.stats, code, lines, "rcpt");
     }
     const last = tx.rcptReplies === tx.recipients;

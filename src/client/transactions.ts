@@ -8,6 +8,7 @@
 import type { MessageClass } from "../messages/wire.js";
 import { enhancedCode } from "../smtp/reply-parser.js";
 import type { RunStats } from "../stats/collector.js";
+import type { MessageOutcome as Outcome } from "../stats/counts.js";
 import type { Phase } from "../stats/result.js";
 
 /** Settlement states of a transaction. */
@@ -43,8 +44,6 @@ export interface Transaction {
  * With BDAT the ring holds the window and two more.
  */
 export const TX_SLOTS = 4;
-
-export type Outcome = "accepted" | "rejected" | "failed";
 
 export class TransactionRing {
   readonly slots: Transaction[] = [];
@@ -96,17 +95,14 @@ export class TransactionRing {
     tx.voided = false;
     tx.cls = kind.index;
     tx.recipients = kind.recipients;
-    const counters = this.stats.counters;
-    counters.attempted++;
-    counters.rcptAttempted += tx.recipients;
+    this.stats.messageStarted(tx.recipients);
     return tx;
   }
 
   /** Counts the message's outcome; `atMs` is when the deciding reply (or failure) came. */
   settle(tx: Transaction, outcome: Outcome, atMs: number, latencyMs = 0): void {
     tx.verdict = Verdict.Counted;
-    this.stats.counters[outcome]++;
-    this.stats.recordClass(tx.cls, outcome, latencyMs);
+    this.stats.messageSettled(tx.cls, outcome, latencyMs);
     this.stats.touch(performance.timeOrigin + atMs);
   }
 
@@ -141,5 +137,5 @@ export function recordReply(
   const text = [enhanced ? first.slice(enhanced.length).trim() : first, ...(lines ?? []).slice(1)]
     .join(" ")
     .trim();
-  stats.error(String(code), enhanced, phase, text);
+  stats.reply(code, enhanced, phase, text);
 }

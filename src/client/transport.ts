@@ -4,6 +4,7 @@
  */
 import net from "node:net";
 import type { Target } from "../config/parse.js";
+import type { Failure } from "../stats/errors.js";
 
 /**
  * One read buffer for every connection on this thread. Node reads into it and hands the bytes
@@ -42,7 +43,7 @@ export function openConnection(
 }
 
 /** The error row's `reply` for a socket error without an SMTP reply. */
-export function transportFailure(code: string | undefined): string {
+export function transportFailure(code: string | undefined): Failure {
   switch (code) {
     case "ECONNREFUSED":
       return "refused";

@@ -297,7 +297,7 @@ class LoadRun implements SessionHost {
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = null;
     this.work.close();
-    this.stats.counters.dropped += this.work.dropped;
+    this.stats.messagesDropped(this.work.dropped);
     this.countUnsent();
     this.stats.sample(performance.timeOrigin + performance.now(), 0, true);
     this.done();
@@ -308,12 +308,9 @@ class LoadRun implements SessionHost {
     if (this.hardStopped) return;
     const unsent = this.work.unsent;
     if (unsent <= 0) return;
-    const { counters } = this.stats;
-    counters.attempted += unsent;
-    counters.failed += unsent;
-    this.stats.error(
+    this.stats.messagesFailedToStart(unsent);
+    this.stats.failure(
       "unsent",
-      "",
       "connect",
       `no session could be opened after ${this.config.reconnectAttempts} attempts per session`,
       unsent,
@@ -357,5 +354,3 @@ export function runLoad(config: RunConfig, share: LoadShare, hooks: LoadHooks = 
   const load = new LoadRun(config, share, hooks);
   return { result: load.run(), stop: () => load.stop(), drain: () => load.drain() };
 }
-
-export { NOT_YET };

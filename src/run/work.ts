@@ -4,12 +4,8 @@
  * arrival times into a bounded queue and drops those that cannot start in time (coordinated
  * omission: latency counts from the intended time, not from when a session got free).
  */
+import { NO_WORK, NOT_YET } from "../client/session.js";
 import { ArrivalSchedule, type StagePoint } from "./schedule.js";
-
-/** The run has no more messages for anyone. */
-export const NO_WORK = -1;
-/** No message is due right now; the source calls `onAvailable` when one is. */
-export const NOT_YET = -2;
 
 export interface WorkSource {
   /** The next message's sequence number, NO_WORK or NOT_YET. */

@@ -1,10 +1,21 @@
 /**
  * Counters and histograms filled on the hot path, and the plain snapshot that crosses threads
- * and merges. The client increments numbers here; it never builds an Error per message.
+ * and merges. The client tells RunStats what happened through its verbs (a message started, a
+ * message settled, a connection opened…), which increment numbers; it never builds an Error per
+ * message, and never writes a counter itself.
  */
 import hdr from "hdr-histogram-js";
 import type { Latency, PhaseLatency } from "../smtp/phases.js";
-import { ERROR_CLASSES, errorClassIndex } from "./errors.js";
+import {
+  addCounters,
+  addOutcomes,
+  type Counters,
+  type MessageOutcome,
+  type OutcomeCounts,
+  zeroCounters,
+  zeroOutcomes,
+} from "./counts.js";
+import { ERROR_CLASSES, errorClassIndex, errorKey, type Failure } from "./errors.js";
 import {
   addEncoded,
   type Histogram,
@@ -32,46 +43,9 @@ export function newHistogramEncoded(): string {
   return hdr.encodeIntoCompressedBase64(newHistogram());
 }
 
-export interface Counters {
-  attempted: number;
-  accepted: number;
-  rejected: number;
-  failed: number;
-  rcptAttempted: number;
-  rcptAccepted: number;
-  rcptRejected: number;
-  connectionsOpened: number;
-  connectionsEstablished: number;
-  connectionsRefused: number;
-  /** Open model: arrivals dropped because no session could start them in time. */
-  dropped: number;
-}
-
-export function zeroCounters(): Counters {
-  return {
-    attempted: 0,
-    accepted: 0,
-    rejected: 0,
-    failed: 0,
-    rcptAttempted: 0,
-    rcptAccepted: 0,
-    rcptRejected: 0,
-    connectionsOpened: 0,
-    connectionsEstablished: 0,
-    connectionsRefused: 0,
-    dropped: 0,
-  };
-}
-
-/** The outcome of one message, per message class. */
-export type MessageOutcome = "accepted" | "rejected" | "failed";
-
 /** One message class as counted: outcomes and the transaction latency of accepted messages. */
-export interface ClassSnapshot {
+export interface ClassSnapshot extends OutcomeCounts {
   name: string;
-  accepted: number;
-  rejected: number;
-  failed: number;
   /** Encoded HDR histogram of transaction latency, accepted messages only, µs. */
   histogram: string;
   /** Encoded per-class phase histograms (envelope, data), µs; absent in old snapshots. */
@@ -97,25 +71,19 @@ export interface StatsSnapshot {
 }
 
 /**
- * Groups reply texts that differ only in numbers, addresses or queue ids, so that
- * "450 4.7.1 <a1@x>: too much mail from 127.0.0.1" counts as one row whatever the address.
+ * One thread's counts. Every counter changes through a verb below, so that attempted =
+ * accepted + rejected + failed + (messages still open) holds at every moment, and settling more
+ * messages than were started throws.
  */
-export function normaliseErrorText(text: string): string {
-  return text
-    .replace(/<[^>]*>/g, "<>")
-    .replace(/\[[^\]]*\]/g, "[]")
-    .replace(/\b[0-9A-F]{6,}\b/g, "#")
-    .replace(/\d+/g, "#")
-    .trim();
-}
-
 export class RunStats {
-  readonly counters: Counters = zeroCounters();
+  private readonly count: Counters = zeroCounters();
+  /** Messages started and not yet settled. */
+  private open = 0;
   private readonly histograms: Record<HistogramName, LatencyRecorder>;
   private readonly errorRows = new Map<string, ErrorRow>();
   /** Error occurrences so far, indexed like ERROR_CLASSES; the series takes differences. */
   private readonly errorClassCounts: number[] = ERROR_CLASSES.map(() => 0);
-  private readonly classOutcomes: { accepted: number; rejected: number; failed: number }[];
+  private readonly classOutcomes: OutcomeCounts[];
   private readonly classHistograms: LatencyRecorder[];
   private readonly classPhaseHistograms: Record<ClassPhase, LatencyRecorder>[];
   private readonly series: SeriesRecorder;
@@ -123,7 +91,7 @@ export class RunStats {
   lastEventMs = 0;
 
   /**
-   * `classNames`: the run's message classes; recordClass takes an index into it.
+   * `classNames`: the run's message classes; messageSettled takes an index into it.
    * `intervalMs`: the time series' resolution.
    */
   constructor(
@@ -132,7 +100,7 @@ export class RunStats {
   ) {
     this.histograms = {} as Record<HistogramName, LatencyRecorder>;
     for (const name of HISTOGRAM_NAMES) this.histograms[name] = new LatencyRecorder();
-    this.classOutcomes = classNames.map(() => ({ accepted: 0, rejected: 0, failed: 0 }));
+    this.classOutcomes = classNames.map(zeroOutcomes);
     this.classHistograms = classNames.map(() => new LatencyRecorder());
     this.classPhaseHistograms = classNames.map(() => ({
       envelope: new LatencyRecorder(),
@@ -148,16 +116,72 @@ export class RunStats {
     if (name === "transaction") this.series.histogram.record(us);
   }
 
+  /** The counts so far, read-only: they change through the verbs. */
+  get counters(): Readonly<Counters> {
+    return this.count;
+  }
+
+  /** Messages started and not settled yet: attempted less accepted, rejected and failed. */
+  get openMessages(): number {
+    return this.open;
+  }
+
+  /** A message started (MAIL is being written) to `recipients` recipients: attempted. */
+  messageStarted(recipients: number): void {
+    this.count.attempted++;
+    this.count.rcptAttempted += recipients;
+    this.open++;
+  }
+
   /**
-   * Counts one message of class `classIndex` (an index into classNames) with its outcome; the
+   * A started message of class `classIndex` (an index into classNames) got its outcome. The
    * transaction latency goes into the class histogram for accepted messages only, as in
-   * latency.transactionMs.
+   * latency.transactionMs. Each started message settles once: settling more than were started
+   * throws.
    */
-  recordClass(classIndex: number, outcome: MessageOutcome, transactionMs: number): void {
+  messageSettled(classIndex: number, outcome: MessageOutcome, transactionMs = 0): void {
+    if (this.open === 0) throw new Error(`a message was settled ${outcome} but none is open`);
+    this.open--;
+    this.count[outcome]++;
     this.classOutcomes[classIndex][outcome]++;
-    if (outcome === "accepted") {
-      this.classHistograms[classIndex].record(toMicros(transactionMs));
-    }
+    if (outcome === "accepted") this.classHistograms[classIndex].record(toMicros(transactionMs));
+  }
+
+  /**
+   * Messages that were due but could not start (their connection failed first, or no session
+   * could be opened): attempted and failed at once, counted in no class.
+   */
+  messagesFailedToStart(count = 1): void {
+    this.count.attempted += count;
+    this.count.failed += count;
+  }
+
+  /** Open model: arrivals dropped because no session could start them in time. */
+  messagesDropped(count: number): void {
+    this.count.dropped += count;
+  }
+
+  recipientAccepted(): void {
+    this.count.rcptAccepted++;
+  }
+
+  recipientRejected(): void {
+    this.count.rcptRejected++;
+  }
+
+  /** A connection attempt began. */
+  connectionOpened(): void {
+    this.count.connectionsOpened++;
+  }
+
+  /** A connection reached a 220 banner. */
+  connectionEstablished(): void {
+    this.count.connectionsEstablished++;
+  }
+
+  /** A connection closed without reaching a 220 banner. */
+  connectionRefused(): void {
+    this.count.connectionsRefused++;
   }
 
   /** Records a message phase's latency (ms) both for the run and for the message's class. */
@@ -192,9 +216,21 @@ export class RunStats {
     if (epochMs > this.lastEventMs) this.lastEventMs = epochMs;
   }
 
-  /** Counts one error occurrence. `text` is the reply text with its enhanced code removed. */
-  error(reply: string, enhanced: string, phase: Phase, text: string, count = 1): void {
-    const key = `${reply}\u0000${enhanced}\u0000${phase}\u0000${normaliseErrorText(text)}`;
+  /**
+   * Counts a reply in the error table: its code, RFC 3463 enhanced code, phase and text (the
+   * reply text with its enhanced code removed).
+   */
+  reply(code: number, enhanced: string, phase: Phase, text: string, count = 1): void {
+    this.error(String(code), enhanced, phase, text, count);
+  }
+
+  /** Counts a failure without a reply in the error table; `text` is its detail. */
+  failure(kind: Failure, phase: Phase, text: string, count = 1): void {
+    this.error(kind, "", phase, text, count);
+  }
+
+  private error(reply: string, enhanced: string, phase: Phase, text: string, count: number): void {
+    const key = errorKey(reply, enhanced, phase, text);
     const row = this.errorRows.get(key);
     if (row) row.count += count;
     else this.errorRows.set(key, { reply, enhanced, phase, text, count });
@@ -233,11 +269,9 @@ export function mergeSnapshots(parts: readonly StatsSnapshot[]): StatsSnapshot {
   let first = 0;
   let last = 0;
   for (const part of parts) {
-    for (const key of Object.keys(counters) as (keyof Counters)[]) {
-      counters[key] += part.counters[key];
-    }
+    addCounters(counters, part.counters);
     for (const row of part.errors) {
-      const key = `${row.reply}\u0000${row.enhanced}\u0000${row.phase}\u0000${normaliseErrorText(row.text)}`;
+      const key = errorKey(row.reply, row.enhanced, row.phase, row.text);
       const have = rows.get(key);
       if (have) have.count += row.count;
       else rows.set(key, { ...row });
@@ -271,15 +305,13 @@ function mergeClasses(parts: readonly StatsSnapshot[]): ClassSnapshot[] {
       let entry = byName.get(c.name);
       if (!entry) {
         entry = {
-          snap: { name: c.name, accepted: 0, rejected: 0, failed: 0, histogram: "" },
+          snap: { name: c.name, ...zeroOutcomes(), histogram: "" },
           histograms: [],
           phases: { envelope: [], data: [] },
         };
         byName.set(c.name, entry);
       }
-      entry.snap.accepted += c.accepted;
-      entry.snap.rejected += c.rejected;
-      entry.snap.failed += c.failed;
+      addOutcomes(entry.snap, c);
       entry.histograms.push(c.histogram);
       for (const phase of CLASS_PHASES) {
         const encoded = c.phases?.[phase];

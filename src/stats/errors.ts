@@ -25,23 +25,42 @@ export const ERROR_CLASS_LABELS: Record<ErrorClass, string> = {
   unsent: "unsent",
 };
 
-/** Failures without a reply that are the network's or the peer's doing, not a verdict. */
-const TRANSPORT = new Set(["timeout", "closed", "reset", "protocol", "socket"]);
+/**
+ * Failures without an SMTP reply, each the `reply` of its error row, and the class it is counted
+ * in. timeout: no reply within the phase's timeout; closed: the peer closed the connection;
+ * refused: TCP connection refused; reset: connection reset (ECONNRESET, EPIPE); protocol: the
+ * peer sent something that is not SMTP; socket: any other socket error; unsupported: the server
+ * does not offer what the run requires (STARTTLS or AUTH), a refusal rather than a network
+ * fault; unsent: the run ended with the message never started because no session could open.
+ */
+export const FAILURE_CLASS = {
+  timeout: "transport",
+  closed: "transport",
+  refused: "refused",
+  reset: "transport",
+  protocol: "transport",
+  socket: "transport",
+  unsupported: "rejected",
+  unsent: "unsent",
+} as const satisfies Record<string, ErrorClass>;
+export type Failure = keyof typeof FAILURE_CLASS;
+
+/** Whether an error row's `reply` names a failure rather than a reply code. */
+export function isFailure(reply: string): reply is Failure {
+  return Object.hasOwn(FAILURE_CLASS, reply);
+}
 
 /**
  * refused: TCP connection refused, or 421/554 instead of the banner (Postfix anvil answers a
  * connection count or rate limit with 421 4.7.0 at the banner).
  * rateLimited: 450, or any 4xx with an RFC 3463 enhanced code 4.7.x (policy), at any other phase
  * (anvil's message rate limit: 450 4.7.1 at MAIL).
- * temporary: any other 4xx. rejected: any 5xx not at the banner, and `unsupported` (the server
- * does not offer what the run requires, STARTTLS or AUTH: a refusal, not a network fault).
+ * temporary: any other 4xx. rejected: any 5xx not at the banner, and `unsupported`.
  * transport: timeout, closed, reset, protocol, socket. unsent: never started (no session).
+ * Failures are classed by FAILURE_CLASS.
  */
 export function classifyError(reply: string, enhanced: string, phase: Phase): ErrorClass {
-  if (reply === "refused") return "refused";
-  if (reply === "unsent") return "unsent";
-  if (reply === "unsupported") return "rejected";
-  if (TRANSPORT.has(reply)) return "transport";
+  if (isFailure(reply)) return FAILURE_CLASS[reply];
   const first = reply.charCodeAt(0);
   if ((phase === "banner" || phase === "connect") && (reply === "421" || reply === "554")) {
     return "refused";
@@ -59,4 +78,25 @@ export function errorClassIndex(reply: string, enhanced: string, phase: Phase): 
 
 export function zeroErrorClasses(): Record<ErrorClass, number> {
   return { refused: 0, rateLimited: 0, temporary: 0, rejected: 0, transport: 0, unsent: 0 };
+}
+
+/**
+ * Groups reply texts that differ only in numbers, addresses or queue ids, so that
+ * "450 4.7.1 <a1@x>: too much mail from 127.0.0.1" counts as one row whatever the address.
+ */
+export function normaliseErrorText(text: string): string {
+  return text
+    .replace(/<[^>]*>/g, "<>")
+    .replace(/\[[^\]]*\]/g, "[]")
+    .replace(/\b[0-9A-F]{6,}\b/g, "#")
+    .replace(/\d+/g, "#")
+    .trim();
+}
+
+/**
+ * The identity of an error row: occurrences with the same reply (code or failure), enhanced
+ * code, phase and normalised text are one row. The only place that key is built.
+ */
+export function errorKey(reply: string, enhanced: string, phase: Phase, text: string): string {
+  return `${reply}\u0000${enhanced}\u0000${phase}\u0000${normaliseErrorText(text)}`;
 }

@@ -9,6 +9,7 @@ import {
   newHistogramEncoded,
   type StatsSnapshot,
 } from "./collector.js";
+import { outcomesOf } from "./counts.js";
 import type { Result } from "./result.js";
 import { buildResult, seriesSnapshot } from "./summarise.js";
 
@@ -21,9 +22,7 @@ export function snapshotOfResult(r: Result): StatsSnapshot {
   return {
     counters: {
       attempted: r.messages.attempted,
-      accepted: r.messages.accepted,
-      rejected: r.messages.rejected,
-      failed: r.messages.failed,
+      ...outcomesOf(r.messages),
       dropped: r.messages.dropped ?? 0,
       rcptAttempted: r.recipients.attempted,
       rcptAccepted: r.recipients.accepted,
@@ -44,9 +43,7 @@ export function snapshotOfResult(r: Result): StatsSnapshot {
     lastEventMs: first + r.elapsedSeconds * 1000,
     classes: (r.classes ?? []).map((c) => ({
       name: c.name,
-      accepted: c.accepted,
-      rejected: c.rejected,
-      failed: c.failed,
+      ...outcomesOf(c),
       histogram: r.histograms[`class:${c.name}`] ?? empty,
     })),
     series: seriesSnapshot(r.series ?? { intervalMs: 1000, points: [] }),

@@ -54,10 +54,12 @@ export interface LatencySummary {
 
 export interface ErrorRow {
   /**
-   * The reply code as text ("421", "550"), or for failures without a reply: "timeout",
-   * "closed" (peer closed the connection), "refused" (TCP connection refused), "reset",
-   * "protocol" (the peer sent something that is not SMTP), "socket" (other socket error),
-   * "unsent" (the run ended with the message never started because no session could be opened).
+   * The reply code as text ("421", "550"), or for failures without a reply a `Failure`:
+   * "timeout", "closed" (peer closed the connection), "refused" (TCP connection refused),
+   * "reset", "protocol" (the peer sent something that is not SMTP), "socket" (other socket
+   * error), "unsupported" (the server lacks what the run requires, STARTTLS or AUTH), "unsent"
+   * (the run ended with the message never started because no session could be opened). See
+   * FAILURE_CLASS in errors.ts.
    */
   reply: string;
   /** RFC 3463 enhanced status code from the reply text ("4.7.0"), or "". */

@@ -4,19 +4,18 @@
  * epoch time (an interval starts at a multiple of its length), so series from several workers
  * merge by adding the points that share a start time.
  */
+import { addOutcomes, type OutcomeCounts, outcomesSince, zeroOutcomes } from "./counts.js";
 import { ERROR_CLASSES } from "./errors.js";
 import { addEncoded, type LatencyRecorder } from "./histogram.js";
 
 export const DEFAULT_INTERVAL_MS = 1000;
 
-export interface SeriesPoint {
+/** Outcomes: the messages whose outcome came in the interval. */
+export interface SeriesPoint extends OutcomeCounts {
   /** Start of the interval, epoch ms, a multiple of the interval length. */
   t: number;
   /** Messages started (MAIL written, or given up as unsent) in the interval. */
   sent: number;
-  accepted: number;
-  rejected: number;
-  failed: number;
   connectionsOpened: number;
   /** Sessions open when the interval was closed (summed over workers). */
   openSessions: number;
@@ -32,24 +31,15 @@ export interface SeriesSnapshot {
 }
 
 /** The cumulative counts a point is the difference of. */
-export interface SeriesTotals {
+export interface SeriesTotals extends OutcomeCounts {
   attempted: number;
-  accepted: number;
-  rejected: number;
-  failed: number;
   connectionsOpened: number;
 }
 
 export class SeriesRecorder {
   readonly points: SeriesPoint[] = [];
   private openStart = -1;
-  private base: SeriesTotals = {
-    attempted: 0,
-    accepted: 0,
-    rejected: 0,
-    failed: 0,
-    connectionsOpened: 0,
-  };
+  private base: SeriesTotals = { attempted: 0, ...zeroOutcomes(), connectionsOpened: 0 };
   private baseErrors: number[] = ERROR_CLASSES.map(() => 0);
 
   constructor(
@@ -66,7 +56,7 @@ export class SeriesRecorder {
   sample(
     epochMs: number,
     openSessions: number,
-    totals: SeriesTotals,
+    totals: Readonly<SeriesTotals>,
     errors: readonly number[],
     force: boolean,
   ): void {
@@ -81,9 +71,7 @@ export class SeriesRecorder {
     this.points.push({
       t: this.openStart,
       sent: totals.attempted - b.attempted,
-      accepted: totals.accepted - b.accepted,
-      rejected: totals.rejected - b.rejected,
-      failed: totals.failed - b.failed,
+      ...outcomesSince(totals, b),
       connectionsOpened: totals.connectionsOpened - b.connectionsOpened,
       openSessions,
       errors: errors.map((n, i) => n - this.baseErrors[i]),
@@ -94,7 +82,7 @@ export class SeriesRecorder {
     this.rebase(totals, errors);
   }
 
-  private rebase(totals: SeriesTotals, errors: readonly number[]): void {
+  private rebase(totals: Readonly<SeriesTotals>, errors: readonly number[]): void {
     this.base = { ...totals };
     this.baseErrors = [...errors];
   }
@@ -117,9 +105,7 @@ function combine(points: SeriesPoint[], across: "workers" | "time"): SeriesPoint
   const out = copyPoint(points[0]);
   for (const p of points.slice(1)) {
     out.sent += p.sent;
-    out.accepted += p.accepted;
-    out.rejected += p.rejected;
-    out.failed += p.failed;
+    addOutcomes(out, p);
     out.connectionsOpened += p.connectionsOpened;
     out.openSessions = across === "workers" ? out.openSessions + p.openSessions : p.openSessions;
     out.errors = out.errors.map((n, i) => n + (p.errors[i] ?? 0));

@@ -7,6 +7,7 @@ import {
   type StatsSnapshot,
   summariseHistogram,
 } from "./collector.js";
+import { outcomesOf, settledCount } from "./counts.js";
 import { classifyError, ERROR_CLASSES, type ErrorClass, zeroErrorClasses } from "./errors.js";
 import type {
   ClassResult,
@@ -45,9 +46,7 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
   const apdex = { satisfiedMs, toleratingMs: 4 * satisfiedMs };
   const all: ClassSnapshot = {
     name: "all",
-    accepted: c.accepted,
-    rejected: c.rejected,
-    failed: c.failed,
+    ...outcomesOf(c),
     histogram: snapshot.histograms.transaction,
   };
   const classRow = (cls: ClassSnapshot) => summariseClass(cls, elapsedSeconds, apdex);
@@ -64,9 +63,7 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
     sessions: meta.sessions,
     messages: {
       attempted: c.attempted,
-      accepted: c.accepted,
-      rejected: c.rejected,
-      failed: c.failed,
+      ...outcomesOf(c),
       dropped: c.dropped,
       scheduled: c.attempted + c.dropped,
     },
@@ -106,7 +103,7 @@ function summariseClass(
   elapsedSeconds: number,
   apdex: Result["apdex"],
 ): ClassResult {
-  const attempted = cls.accepted + cls.rejected + cls.failed;
+  const attempted = settledCount(cls);
   let score: number | null = null;
   if (attempted > 0) {
     const satisfied = fractionAtOrBelow(cls.histogram, apdex.satisfiedMs) * cls.accepted;
@@ -119,9 +116,7 @@ function summariseClass(
   return {
     name: cls.name,
     attempted,
-    accepted: cls.accepted,
-    rejected: cls.rejected,
-    failed: cls.failed,
+    ...outcomesOf(cls),
     errorPercent: attempted > 0 ? round(((cls.rejected + cls.failed) / attempted) * 100, 3) : 0,
     transactionMs: summariseHistogram(cls.histogram),
     messagesPerSecond: elapsedSeconds > 0 ? round(cls.accepted / elapsedSeconds, 1) : 0,
@@ -143,9 +138,7 @@ export function seriesResult(series: SeriesSnapshot): Result["series"] {
       return {
         t: p.t,
         sent: p.sent,
-        accepted: p.accepted,
-        rejected: p.rejected,
-        failed: p.failed,
+        ...outcomesOf(p),
         connectionsOpened: p.connectionsOpened,
         openSessions: p.openSessions,
         errors,
@@ -165,9 +158,7 @@ export function seriesSnapshot(series: Result["series"]): SeriesSnapshot {
       (p: SeriesPointResult): SeriesPoint => ({
         t: p.t,
         sent: p.sent,
-        accepted: p.accepted,
-        rejected: p.rejected,
-        failed: p.failed,
+        ...outcomesOf(p),
         connectionsOpened: p.connectionsOpened,
         openSessions: p.openSessions,
         errors: ERROR_CLASSES.map((name: ErrorClass) => p.errors[name] ?? 0),

@@ -17,41 +17,32 @@ export function fixedResult(mode: Mode): Result {
     const second = Math.floor(i / 100);
     const cls = i % 4 === 0 ? 1 : 0;
     const tx = 2 + (i % 50) / 10 + (perMessage ? 3 : 0);
-    stats.counters.attempted++;
-    stats.counters.rcptAttempted++;
+    stats.messageStarted(1);
     const refused = perMessage && i % 10 === 9;
     const limited = i % 40 === 7;
     if (perMessage || i < 4) {
-      stats.counters.connectionsOpened++;
+      stats.connectionOpened();
       stats.record("connect", 0.2 + (i % 7) / 100);
       if (refused) {
-        stats.counters.connectionsRefused++;
-        stats.counters.failed++;
-        stats.error(
-          "421",
-          "4.7.0",
-          "banner",
-          `mx${i}.example too many connections from [127.0.0.1]`,
-        );
-        stats.recordClass(cls, "failed", 0);
+        stats.connectionRefused();
+        stats.reply(421, "4.7.0", "banner", `mx${i}.example too many connections from [127.0.0.1]`);
+        stats.messageSettled(cls, "failed", 0);
       } else {
-        stats.counters.connectionsEstablished++;
+        stats.connectionEstablished();
         stats.record("banner", 0.5);
         stats.record("ehlo", 0.4);
       }
     }
     if (!refused && limited) {
-      stats.counters.rejected++;
-      stats.counters.rcptRejected++;
-      stats.error("450", "4.7.1", "mail", `<a${i}@x.test>: too much mail from 127.0.0.1`);
-      stats.recordClass(cls, "rejected", 0);
+      stats.recipientRejected();
+      stats.reply(450, "4.7.1", "mail", `<a${i}@x.test>: too much mail from 127.0.0.1`);
+      stats.messageSettled(cls, "rejected", 0);
     } else if (!refused) {
-      stats.counters.accepted++;
-      stats.counters.rcptAccepted++;
+      stats.recipientAccepted();
       stats.record("transaction", tx);
       stats.record("envelope", tx / 2);
       stats.record("data", tx / 2);
-      stats.recordClass(cls, "accepted", tx);
+      stats.messageSettled(cls, "accepted", tx);
       if (perMessage) stats.record("quit", 0.3);
     }
     if (i % 100 === 99) stats.sample(T0 + (second + 1) * 1000 + 20, perMessage ? 3 : 4);

@@ -1,0 +1,79 @@
+/**
+ * What a run counts, as plain numbers. The outcomes of a message are listed here once; the
+ * counters, class rows, series points and their merges iterate this list instead of naming
+ * each outcome again. RunStats (collector.ts) is the only writer of the counters.
+ */
+
+/**
+ * How a started message ended: see Result.messages for each definition. attempted =
+ * accepted + rejected + failed once every message has settled.
+ */
+export const OUTCOMES = ["accepted", "rejected", "failed"] as const;
+export type MessageOutcome = (typeof OUTCOMES)[number];
+
+/** One count per outcome: the shape counters, class rows and series points share. */
+export type OutcomeCounts = Record<MessageOutcome, number>;
+
+export function zeroOutcomes(): OutcomeCounts {
+  const out = {} as OutcomeCounts;
+  for (const outcome of OUTCOMES) out[outcome] = 0;
+  return out;
+}
+
+/** The outcome counts of `from` alone (a record that has more fields keeps them to itself). */
+export function outcomesOf(from: Readonly<OutcomeCounts>): OutcomeCounts {
+  const out = {} as OutcomeCounts;
+  for (const outcome of OUTCOMES) out[outcome] = from[outcome];
+  return out;
+}
+
+/** Adds `from`'s outcome counts to `into`'s. */
+export function addOutcomes(into: OutcomeCounts, from: Readonly<OutcomeCounts>): void {
+  for (const outcome of OUTCOMES) into[outcome] += from[outcome];
+}
+
+/** `to`'s outcome counts less `from`'s: what happened between two cumulative readings. */
+export function outcomesSince(to: Readonly<OutcomeCounts>, from: Readonly<OutcomeCounts>) {
+  const out = {} as OutcomeCounts;
+  for (const outcome of OUTCOMES) out[outcome] = to[outcome] - from[outcome];
+  return out;
+}
+
+/** Messages that have an outcome: accepted + rejected + failed. */
+export function settledCount(counts: Readonly<OutcomeCounts>): number {
+  let sum = 0;
+  for (const outcome of OUTCOMES) sum += counts[outcome];
+  return sum;
+}
+
+export interface Counters extends OutcomeCounts {
+  /** Messages started (or given up before they could start); see Result.messages.attempted. */
+  attempted: number;
+  rcptAttempted: number;
+  rcptAccepted: number;
+  rcptRejected: number;
+  connectionsOpened: number;
+  connectionsEstablished: number;
+  connectionsRefused: number;
+  /** Open model: arrivals dropped because no session could start them in time. */
+  dropped: number;
+}
+
+export function zeroCounters(): Counters {
+  return {
+    attempted: 0,
+    ...zeroOutcomes(),
+    rcptAttempted: 0,
+    rcptAccepted: 0,
+    rcptRejected: 0,
+    connectionsOpened: 0,
+    connectionsEstablished: 0,
+    connectionsRefused: 0,
+    dropped: 0,
+  };
+}
+
+/** Adds every counter of `from` to `into`'s. */
+export function addCounters(into: Counters, from: Readonly<Counters>): void {
+  for (const key of Object.keys(into) as (keyof Counters)[]) into[key] += from[key];
+}
