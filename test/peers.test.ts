@@ -7,20 +7,14 @@ import { execFile } from "node:child_process";
 import net from "node:net";
 import { describe, type TestContext, test } from "node:test";
 import { promisify } from "node:util";
-import {
-  haveAiosmtpd,
-  havePostfix,
-  haveSmtpSource,
-  haveSwaks,
-  requirePeer,
-  SMTP_SOURCE,
-  SWAKS,
-  startAiosmtpd,
-  startPostfixSmtpSink,
-  startSmtpServer,
-} from "./helpers/peers.js";
+import { haveAiosmtpd, startAiosmtpd } from "./helpers/aiosmtpd.js";
+import { requirePeer } from "./helpers/peer.js";
 import { converse, transactions } from "./helpers/raw-client.js";
 import { startScriptedServer } from "./helpers/scripted-server.js";
+import { startSmtpServer } from "./helpers/smtp-server.js";
+import { havePostfix, startPostfixSmtpSink } from "./helpers/smtp-sink.js";
+import { haveSmtpSource, SMTP_SOURCE } from "./helpers/smtp-source.js";
+import { haveSwaks, SWAKS } from "./helpers/swaks.js";
 
 const run = promisify(execFile);
 
