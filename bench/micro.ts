@@ -6,6 +6,7 @@
  * collection ran reports its allocation as unknown.
  */
 import { PerformanceObserver } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { RunConfig } from "../src/config/run-config.js";
 import { buildRunConfig } from "../src/config/run-config.js";
 import { MessageFactory } from "../src/messages/factory.js";
@@ -30,7 +31,7 @@ new PerformanceObserver((list) => {
 }).observe({ entryTypes: ["gc"] });
 
 // GC entries reach the observer asynchronously; give them time to arrive.
-const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+const settle = () => sleep(20);
 
 /**
  * Times `ops` calls of `fn` (after a warm-up), repeated until 0.5 s have passed, best batch

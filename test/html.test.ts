@@ -13,7 +13,7 @@ import { renderHtml } from "../src/report/html.js";
 import { executeRun } from "../src/run/run.js";
 import type { Result } from "../src/stats/result.js";
 import { fixedResult } from "./helpers/fixed-result.js";
-import { requirePeer } from "./helpers/peers.js";
+import { requirePeer } from "./helpers/peer.js";
 import { tempDir } from "./helpers/tmp.js";
 
 const CHROMIUM = "/usr/bin/chromium";

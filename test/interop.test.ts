@@ -5,15 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import {
-  haveAiosmtpd,
-  havePostfix,
-  requirePeer,
-  startAiosmtpd,
-  startPostfixSmtpSink,
-  startSmtpServer,
-} from "./helpers/peers.js";
+import { haveAiosmtpd, startAiosmtpd } from "./helpers/aiosmtpd.js";
+import { requirePeer } from "./helpers/peer.js";
 import { runClient } from "./helpers/run-client.js";
+import { startSmtpServer } from "./helpers/smtp-server.js";
+import { havePostfix, startPostfixSmtpSink } from "./helpers/smtp-sink.js";
 
 const MODES = ["reuse", "per-message"] as const;
 

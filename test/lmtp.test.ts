@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { buildRunConfig } from "../src/config/run-config.js";
 import { startSink } from "../src/sink/index.js";
-import { haveAiosmtpd, requirePeer, startAiosmtpd } from "./helpers/peers.js";
+import { haveAiosmtpd, startAiosmtpd } from "./helpers/aiosmtpd.js";
+import { requirePeer } from "./helpers/peer.js";
 import { errorCount, runClient } from "./helpers/run-client.js";
 import { type Script, startScriptedServer } from "./helpers/scripted-server.js";
 

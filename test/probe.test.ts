@@ -12,7 +12,7 @@ import { renderProbe } from "../src/report/probe.js";
 import { runProbe } from "../src/run/probe.js";
 import { type SinkOptions, startSink } from "../src/sink/index.js";
 import { BIN, mailvolley } from "./helpers/cli.js";
-import { requirePeer } from "./helpers/peers.js";
+import { requirePeer } from "./helpers/peer.js";
 import { haveSmtpd, startPostfixSmtpd } from "./helpers/postfix-smtpd.js";
 import { startScriptedServer } from "./helpers/scripted-server.js";
 

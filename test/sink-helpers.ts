@@ -4,9 +4,7 @@
  * lookup of third-party peers (skipped loudly when missing, fatal under MAILVOLLEY_REQUIRE_PEERS).
  */
 import { EventEmitter } from "node:events";
-import { existsSync } from "node:fs";
 import { connect, type Socket } from "node:net";
-import type { TestContext } from "node:test";
 import { connect as tlsConnect } from "node:tls";
 import { type Sink, type SinkOptions, startSink } from "../src/sink/index.js";
 
@@ -216,16 +214,4 @@ export class ScriptedSocket extends EventEmitter {
   get output(): string {
     return Buffer.concat(this.writes).toString("latin1");
   }
-}
-
-/**
- * The path of a third-party peer, or null after skipping the test loudly. With
- * MAILVOLLEY_REQUIRE_PEERS=1 a missing peer fails the test instead.
- */
-export function requirePeer(t: TestContext, path: string, install: string): string | null {
-  if (existsSync(path)) return path;
-  const message = `${path} not installed: ${install}`;
-  if (process.env.MAILVOLLEY_REQUIRE_PEERS === "1") throw new Error(message);
-  t.skip(message);
-  return null;
 }

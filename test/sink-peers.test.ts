@@ -9,7 +9,10 @@ import { execFile } from "node:child_process";
 import { test } from "node:test";
 import { promisify } from "node:util";
 import type { Sink } from "../src/sink/index.js";
-import { portOf, requirePeer, withSink } from "./sink-helpers.js";
+import { requirePeer } from "./helpers/peer.js";
+import { haveSmtpSource, SMTP_SOURCE } from "./helpers/smtp-source.js";
+import { haveSwaks, SWAKS } from "./helpers/swaks.js";
+import { portOf, withSink } from "./sink-helpers.js";
 
 const run = promisify(execFile);
 
@@ -22,8 +25,6 @@ interface Nodemailer {
 }
 const nodemailerModule = "nodemailer";
 const nodemailer = ((await import(nodemailerModule)) as { default: Nodemailer }).default;
-const SWAKS = "/usr/bin/swaks";
-const SMTP_SOURCE = "/usr/sbin/smtp-source";
 
 function swaks(sink: Sink, ...args: string[]) {
   const server = `127.0.0.1:${portOf(sink)}`;
@@ -33,10 +34,9 @@ function swaks(sink: Sink, ...args: string[]) {
 }
 
 test("Postfix smtp-source -d -s 20 -m 5000: the sink counts 5000", async (t) => {
-  const source = requirePeer(t, SMTP_SOURCE, "apt-get install postfix");
-  if (source === null) return;
+  if (!requirePeer(t, "postfix smtp-source", haveSmtpSource(), "apt-get install postfix")) return;
   await withSink({}, async (sink) => {
-    await run(source, ["-d", "-s", "20", "-m", "5000", `127.0.0.1:${portOf(sink)}`], {
+    await run(SMTP_SOURCE, ["-d", "-s", "20", "-m", "5000", `127.0.0.1:${portOf(sink)}`], {
       timeout: 120_000,
     });
     const stats = sink.stats();
@@ -47,7 +47,7 @@ test("Postfix smtp-source -d -s 20 -m 5000: the sink counts 5000", async (t) => 
 });
 
 test("swaks --pipeline delivers through the pipelined path", async (t) => {
-  if (requirePeer(t, SWAKS, "apt-get install swaks") === null) return;
+  if (!requirePeer(t, "swaks", haveSwaks(), "apt-get install swaks")) return;
   await withSink({}, async (sink) => {
     const { stdout } = await swaks(sink, "--to", "b@example.test", "--pipeline");
     assert.match(stdout, /-> MAIL FROM:<a@example\.test>\n -> RCPT TO:<b@example\.test>\n -> DATA/);
@@ -56,7 +56,7 @@ test("swaks --pipeline delivers through the pipelined path", async (t) => {
 });
 
 test("swaks -tls: STARTTLS with the self-signed certificate", async (t) => {
-  if (requirePeer(t, SWAKS, "apt-get install swaks") === null) return;
+  if (!requirePeer(t, "swaks", haveSwaks(), "apt-get install swaks")) return;
   await withSink({}, async (sink) => {
     const { stdout } = await swaks(sink, "--to", "b@example.test", "-tls");
     assert.match(stdout, /TLS started/);
@@ -65,7 +65,7 @@ test("swaks -tls: STARTTLS with the self-signed certificate", async (t) => {
 });
 
 test("swaks --auth PLAIN and LOGIN; wrong password is refused", async (t) => {
-  if (requirePeer(t, SWAKS, "apt-get install swaks") === null) return;
+  if (!requirePeer(t, "swaks", haveSwaks(), "apt-get install swaks")) return;
   await withSink({ auth: "user:secret" }, async (sink) => {
     for (const mech of ["PLAIN", "LOGIN"]) {
       const auth = ["--auth", mech, "--auth-user", "user", "--auth-password", "secret"];
@@ -78,7 +78,7 @@ test("swaks --auth PLAIN and LOGIN; wrong password is refused", async (t) => {
 });
 
 test("swaks --protocol LMTP with three recipients gets three replies", async (t) => {
-  if (requirePeer(t, SWAKS, "apt-get install swaks") === null) return;
+  if (!requirePeer(t, "swaks", haveSwaks(), "apt-get install swaks")) return;
   await withSink({ lmtp: true }, async (sink) => {
     const to = "1@example.test,2@example.test,3@example.test";
     const { stdout } = await swaks(sink, "--protocol", "LMTP", "--to", to);

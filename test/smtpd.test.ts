@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { requirePeer } from "./helpers/peers.js";
+import { requirePeer } from "./helpers/peer.js";
 import { haveSmtpd, startPostfixSmtpd } from "./helpers/postfix-smtpd.js";
 import { errorCount, runClient } from "./helpers/run-client.js";
 

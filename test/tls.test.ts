@@ -8,8 +8,8 @@ import { describe, test } from "node:test";
 import tls from "node:tls";
 import { startSink } from "../src/sink/index.js";
 import { selfSignedMaterial } from "../src/sink/tls.js";
-import { startSmtpServer } from "./helpers/peers.js";
 import { errorCount, runClient } from "./helpers/run-client.js";
+import { startSmtpServer } from "./helpers/smtp-server.js";
 
 async function withSink<T>(
   options: Parameters<typeof startSink>[0],

@@ -7,9 +7,10 @@ import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import net from "node:net";
 import { test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import { startSink } from "../src/sink/index.js";
 import { BIN } from "./helpers/cli.js";
-import { freePort, requirePeer } from "./helpers/peers.js";
+import { freePort, requirePeer } from "./helpers/peer.js";
 
 const SCRIPT = "/usr/bin/script";
 
@@ -58,7 +59,7 @@ test("mailvolley sink on a terminal shows a live counter, rewritten in place", a
       s.on("error", () => resolve(false));
     });
     if (ok) break;
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
   const run = spawn(
     process.execPath,

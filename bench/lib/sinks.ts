@@ -5,8 +5,9 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import net from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { sleep, waitExit } from "./proc.js";
+import { waitExit } from "../../test/helpers/child.js";
 
 export const SMTP_SINK = "/usr/sbin/smtp-sink";
 export const SMTP_SOURCE = "/usr/sbin/smtp-source";

@@ -25,7 +25,8 @@ export abstract class HandshakeSession extends SessionBase {
       this.tlsStartedAt = now;
       return;
     }
-    // RFC 2920 §3.1 / PROTOCOL.md: nothing is sent before the banner.
+    // Nothing is sent before the banner: the client speaks once it has the 220 greeting
+    // (RFC 5321 §3.1, §4.3.2).
     this.pending.push(Expect.Banner, 0);
   }
 

@@ -38,8 +38,6 @@ export interface SessionHost {
   readonly trace: ((line: string) => void) | null;
 }
 
-const _CRLF = "\r\n";
-
 export abstract class SessionBase {
   /** Reached a 220 banner. */
   established = false;

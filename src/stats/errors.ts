@@ -1,7 +1,8 @@
 /**
  * Error classes a gateway engineer thinks in, and the one function that puts an error row in
- * one. Session reuse dodges `refused` (connection limits) but not `rateLimited` (message
- * limits): PROTOCOL.md, "Replies and errors".
+ * one. Session reuse dodges `refused` (a connection limit's 421, which closes the session,
+ * RFC 5321 §3.8) but not `rateLimited` (a message limit's 4yz to MAIL, a transient failure of
+ * that transaction only, RFC 5321 §4.2.1, while the session stays open).
  */
 import type { Phase } from "./result.js";
 

@@ -25,12 +25,11 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { PeerCounts } from "./peers.js";
-import { freePort, once, quitProbe, sleep } from "./peers.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { waitExit } from "./child.js";
+import { freePort, HOST, once, type PeerCounts, quitProbe } from "./peer.js";
 
 export const POSTFIX = "/usr/sbin/postfix";
-
-const HOST = "127.0.0.1";
 /** Readiness probes come from here, so anvil counts them for another client than the test's. */
 const PROBE_SOURCE = "127.0.0.2";
 
@@ -191,7 +190,7 @@ async function startOnce(limits: SmtpdLimits): Promise<SmtpdPeer | string> {
     }
     const counts = logCounts(log());
     spawnSync(POSTFIX, ["-c", conf, "stop"], { stdio: "ignore" });
-    if (!exited) await new Promise((resolve) => child.once("exit", resolve));
+    await waitExit(child, 15_000);
     closeSync(out);
     rmSync(dir, { recursive: true, force: true });
     return { messages: counts.sent };

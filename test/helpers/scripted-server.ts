@@ -9,6 +9,7 @@
  * answers the dot and parses what follows in the same chunk as commands again.
  */
 import net from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 
 /** What to do in answer to a command, the banner, or the end of a message's data. */
 export type Action = string | Buffer | null | ReplySpec;
@@ -148,10 +149,6 @@ function replyBytes(reply: string | Buffer | null | undefined): Buffer {
   if (reply === null || reply === undefined) return Buffer.alloc(0);
   if (Buffer.isBuffer(reply)) return reply;
   return Buffer.from(reply.endsWith("\n") ? reply : `${reply}\r\n`, "latin1");
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 class ScriptedConnection implements ScriptedSession {

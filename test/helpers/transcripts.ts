@@ -1,6 +1,6 @@
 /**
- * Server bytes recorded from the real peers (test/helpers/peers.ts) with the raw lock-step
- * client, not invented. Conversation unless noted: EHLO client.test, MAIL, RCPT, DATA, a short
+ * Server bytes recorded from the real peers (test/helpers/: smtp-sink.ts, aiosmtpd.ts,
+ * smtp-server.ts) with the raw lock-step client, not invented. Conversation unless noted: EHLO client.test, MAIL, RCPT, DATA, a short
  * message, RSET, NOOP, BOGUS, QUIT. Recorded 2026-12 with Postfix 3.7 smtp-sink, aiosmtpd 1.4.3
  * (Debian python3-aiosmtpd) and npm smtp-server 3.21.
  */

@@ -1,0 +1,205 @@
+/**
+ * The import graph of src/ holds the layer plan (issue 11, STYLE.md "Shape of the code"):
+ * imports run down, never up, and no files import each other in a circle. Read from the import
+ * statements themselves (the TypeScript parser), so a new file or a moved one is checked too.
+ */
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { type ImportEdge, importsOf, readSources } from "./helpers/source-tree.js";
+
+/**
+ * The target shape: what each layer (a folder of src/) may import besides itself, as a folder
+ * ("smtp"), one file of it ("smtp/phases"), or a folder for types only ("stats:types", erased at
+ * run time). Nothing may import cli/. sink/ is not in the issue's list; STYLE.md puts it beside
+ * client/, over smtp/, and its counters build on stats/' histograms.
+ */
+export const LAYERS: Readonly<Record<string, readonly string[]>> = {
+  cli: ["config", "run", "report", "sink/index"],
+  config: ["smtp/phases"],
+  run: ["client", "messages", "sink", "stats"],
+  messages: ["smtp"],
+  client: ["smtp", "stats:types"],
+  sink: ["smtp", "stats"],
+  report: ["stats"],
+  stats: ["smtp/phases"],
+  smtp: [],
+};
+
+const layerOf = (path: string) => path.split("/")[1];
+const folderOf = (rule: string) => rule.split(/[/:]/)[0];
+
+/** Whether `to` lies below `from`: reachable through the listed imports. */
+function below(from: string, to: string, seen = new Set<string>()): boolean {
+  for (const rule of LAYERS[from] ?? []) {
+    const next = folderOf(rule);
+    if (next === to) return true;
+    if (!seen.has(next)) {
+      seen.add(next);
+      if (below(next, to, seen)) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Why an import breaks the shape, or null. A layer may import what it lists, and what lies
+ * below that (skipping a layer is still downward); where it lists part of a folder (one file,
+ * or types only), that part is all it may import of it.
+ */
+function verdict(edge: ImportEdge): string | null {
+  const from = layerOf(edge.from);
+  const to = layerOf(edge.to);
+  if (from === to) return null;
+  if (!(from in LAYERS)) return `src/${from}/ is not a layer of the plan`;
+  if (!(to in LAYERS)) return `src/${to}/ is not a layer of the plan`;
+  const listed = LAYERS[from].filter((rule) => folderOf(rule) === to);
+  if (listed.length > 0) {
+    const file = edge.to.replace(/^src\//, "").replace(/\.ts$/, "");
+    const ok = listed.some(
+      (rule) => rule === to || rule === file || (edge.typeOnly && rule === `${to}:types`),
+    );
+    return ok ? null : `${from}/ may import only ${listed.join(", ")} of ${to}/`;
+  }
+  if (below(from, to)) return null;
+  if (below(to, from)) return `runs up: ${to}/ is above ${from}/`;
+  return `sideways: ${to}/ is not below ${from}/`;
+}
+
+/** Each import that breaks the layer plan, as "from:line → to: why". */
+export function layerViolations(edges: readonly ImportEdge[]): string[] {
+  const out: string[] = [];
+  for (const edge of edges) {
+    const why = verdict(edge);
+    if (why)
+      out.push(`${edge.from}:${edge.line} → ${edge.to}${edge.typeOnly ? " (types)" : ""}: ${why}`);
+  }
+  return out;
+}
+
+/**
+ * The import cycles among files (type-only imports included: a circle of types is still two
+ * files that cannot be understood apart), each as "a → b → … → a", found with Tarjan's
+ * strongly connected components.
+ */
+export function importCycles(edges: readonly ImportEdge[]): string[] {
+  const next = new Map<string, Set<string>>();
+  for (const { from, to } of edges) {
+    if (!next.has(from)) next.set(from, new Set());
+    next.get(from)?.add(to);
+    if (!next.has(to)) next.set(to, new Set());
+  }
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[] = [];
+  let counter = 0;
+  const connect = (v: string) => {
+    index.set(v, counter);
+    low.set(v, counter++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of next.get(v) ?? []) {
+      if (!index.has(w)) {
+        connect(w);
+        low.set(v, Math.min(low.get(v) ?? 0, low.get(w) ?? 0));
+      } else if (onStack.has(w)) {
+        low.set(v, Math.min(low.get(v) ?? 0, index.get(w) ?? 0));
+      }
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string | undefined;
+    do {
+      w = stack.pop();
+      if (w === undefined) break;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1 || next.get(v)?.has(v)) cycles.push(describeCycle(component, next));
+  };
+  for (const v of [...next.keys()].sort()) if (!index.has(v)) connect(v);
+  return cycles.sort();
+}
+
+/** The shortest circle through a strongly connected component, from its first file by name. */
+function describeCycle(component: string[], next: Map<string, Set<string>>): string {
+  const members = new Set(component);
+  const start = [...component].sort()[0];
+  const parent = new Map<string, string>();
+  const queue = [start];
+  for (let i = 0; i < queue.length; i++) {
+    const v = queue[i];
+    for (const w of [...(next.get(v) ?? [])].sort()) {
+      if (w === start) {
+        const path: string[] = [];
+        for (let u = v; u !== start; u = parent.get(u) ?? start) path.unshift(u);
+        const extra = component.length > path.length + 1 ? ` (${component.length} files)` : "";
+        return `${[start, ...path, start].join(" → ")}${extra}`;
+      }
+      if (members.has(w) && !parent.has(w)) {
+        parent.set(w, v);
+        queue.push(w);
+      }
+    }
+  }
+  return component.join(", ");
+}
+
+describe("import layers", () => {
+  const edges = readSources("src").flatMap(importsOf);
+
+  test("the reader sees the imports (a checker that reads nothing passes everything)", () => {
+    assert.ok(edges.length > 100, `${edges.length} imports`);
+    assert.ok(edges.some((e) => e.from.startsWith("src/cli/") && e.to.startsWith("src/run/")));
+    assert.ok(edges.some((e) => e.typeOnly) && edges.some((e) => !e.typeOnly));
+  });
+
+  test("every import in src/ runs down the layer plan", () => {
+    const violations = layerViolations(edges);
+    assert.deepEqual(violations, [], `${violations.length} imports against the plan`);
+  });
+
+  test("no import cycles among the files of src/", () => {
+    const cycles = importCycles(edges);
+    assert.deepEqual(cycles, [], `${cycles.length} cycles`);
+  });
+
+  test("the checker flags imports up, sideways, of a part not listed, to a stray folder, and a cycle", () => {
+    const edge = (from: string, to: string, typeOnly = false): ImportEdge => ({
+      from,
+      to,
+      typeOnly,
+      line: 1,
+    });
+    const fake = [
+      edge("src/cli/main.ts", "src/sink/index.ts"),
+      edge("src/cli/main.ts", "src/sink/server.ts"),
+      edge("src/client/session.ts", "src/stats/result.ts", true),
+      edge("src/client/session.ts", "src/stats/collector.ts"),
+      edge("src/smtp/a.ts", "src/stats/result.ts"),
+      edge("src/stats/a.ts", "src/smtp/phases.ts"),
+      edge("src/stats/a.ts", "src/smtp/message.ts", true),
+      edge("src/run/a.ts", "src/elsewhere/x.ts"),
+      edge("src/run/a.ts", "src/smtp/message.ts"),
+      edge("src/cli/a.ts", "src/stats/result.ts"),
+      edge("src/client/a.ts", "src/messages/m.ts", true),
+      edge("src/report/a.ts", "src/run/probe.ts", true),
+      edge("src/run/a.ts", "src/run/b.ts"),
+      edge("src/run/b.ts", "src/run/c.ts", true),
+      edge("src/run/c.ts", "src/run/a.ts"),
+    ];
+    assert.deepEqual(layerViolations(fake), [
+      "src/cli/main.ts:1 → src/sink/server.ts: cli/ may import only sink/index of sink/",
+      "src/client/session.ts:1 → src/stats/collector.ts: client/ may import only stats:types of stats/",
+      "src/smtp/a.ts:1 → src/stats/result.ts: runs up: stats/ is above smtp/",
+      "src/stats/a.ts:1 → src/smtp/message.ts (types): stats/ may import only smtp/phases of smtp/",
+      "src/run/a.ts:1 → src/elsewhere/x.ts: src/elsewhere/ is not a layer of the plan",
+      "src/client/a.ts:1 → src/messages/m.ts (types): sideways: messages/ is not below client/",
+      "src/report/a.ts:1 → src/run/probe.ts (types): sideways: run/ is not below report/",
+    ]);
+    assert.deepEqual(importCycles(fake), [
+      "src/run/a.ts → src/run/b.ts → src/run/c.ts → src/run/a.ts",
+    ]);
+  });
+});

@@ -1,0 +1,127 @@
+/**
+ * OpenWork, the open model's source of messages: arrivals are released at their scheduled
+ * times into a bounded queue, numbered in the share's sequence space; an arrival the queue has
+ * no room for, or one that waited longer than the bound, is dropped and counted; drain() drops
+ * what still waits. No test here measures time: each waits for the source's own `onAvailable`.
+ */
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { NO_WORK, NOT_YET } from "../src/client/session.js";
+import { OpenWork, type OpenWorkOptions } from "../src/run/work.js";
+
+const SPACE = { seqBase: 0, stride: 1 };
+
+function open(options: Partial<OpenWorkOptions>, space = SPACE): OpenWork {
+  return new OpenWork(
+    {
+      rate: [{ atMs: 0, value: 1000 }],
+      messages: 10,
+      durationMs: 0,
+      maxDelayMs: 60_000,
+      maxQueue: 1000,
+      ...options,
+    },
+    space,
+  );
+}
+
+/** Resolves at the source's next `onAvailable` call. */
+function available(work: OpenWork): Promise<void> {
+  return new Promise((resolve) => {
+    work.onAvailable = resolve;
+  });
+}
+
+/** Takes every message as it becomes due until the source says NO_WORK. */
+async function takeAll(work: OpenWork): Promise<{ seqs: number[]; intended: number[] }> {
+  const seqs: number[] = [];
+  const intended: number[] = [];
+  for (;;) {
+    const seq = work.take();
+    if (seq === NO_WORK) return { seqs, intended };
+    if (seq === NOT_YET) {
+      await available(work);
+      continue;
+    }
+    seqs.push(seq);
+    intended.push(work.intendedMs);
+  }
+}
+
+/** Intended times relative to the first, rounded to a microsecond. */
+const offsets = (intended: number[]) =>
+  intended.map((t) => Math.round((t - intended[0]) * 1000) / 1000);
+
+describe("OpenWork", { timeout: 20_000 }, () => {
+  test("hands out every arrival once, in order, numbered in the share's sequence space", async () => {
+    const work = open({ messages: 5 }, { seqBase: 1, stride: 3 });
+    const { seqs, intended } = await takeAll(work);
+    assert.deepEqual(seqs, [1, 4, 7, 10, 13]);
+    // 1,000 a second: one arrival per millisecond, each with its exact intended time.
+    assert.deepEqual(offsets(intended), [0, 1, 2, 3, 4]);
+    assert.equal(work.dropped, 0);
+    assert.equal(work.exhausted, true);
+    assert.equal(work.take(), NO_WORK);
+  });
+
+  test("nothing due: take() says NOT_YET, and onAvailable comes when the next is", async () => {
+    const work = open({ rate: [{ atMs: 0, value: 20 }], messages: 2 });
+    // The first arrival is due at once; the second 50 ms later.
+    assert.equal(work.take(), 0);
+    const first = work.intendedMs;
+    assert.equal(work.take(), NOT_YET);
+    assert.equal(work.exhausted, false);
+    await available(work);
+    assert.equal(work.take(), 1);
+    assert.equal(Math.round(work.intendedMs - first), 50);
+    assert.equal(work.dropped, 0);
+    work.close();
+  });
+
+  test("--duration ends the schedule: only the arrivals due before it", async () => {
+    const work = open({ messages: Number.POSITIVE_INFINITY, durationMs: 5 });
+    const { seqs, intended } = await takeAll(work);
+    assert.deepEqual(seqs, [0, 1, 2, 3, 4]);
+    assert.deepEqual(offsets(intended), [0, 1, 2, 3, 4]);
+    assert.equal(work.dropped, 0);
+  });
+
+  test("a full queue drops the newcomers and counts them; the earliest keep their place", async () => {
+    const work = open({ messages: 10, maxQueue: 3 });
+    // Nobody takes: wait until every arrival has been released (7 found the queue full).
+    while (work.dropped < 7) await available(work);
+    const { seqs, intended } = await takeAll(work);
+    assert.deepEqual(seqs, [0, 1, 2]);
+    assert.deepEqual(offsets(intended), [0, 1, 2]);
+    assert.equal(work.dropped, 7);
+    assert.equal(seqs.length + work.dropped, 10);
+  });
+
+  test("an arrival that waited longer than --max-delay is dropped when a session asks", async () => {
+    // One message, due at the start: released and scheduling done before the constructor returns.
+    const bounded = open({ messages: 1, maxDelayMs: 10 });
+    const unbounded = open({ messages: 1 });
+    await sleep(50);
+    assert.equal(bounded.take(), NO_WORK);
+    assert.equal(bounded.dropped, 1);
+    assert.equal(bounded.exhausted, true);
+    // The same wait without the bound: the arrival is still there, with its intended time.
+    assert.equal(unbounded.take(), 0);
+    assert.equal(unbounded.dropped, 0);
+  });
+
+  test("drain(): what still waits is dropped, not lost; then NO_WORK and onAvailable", () => {
+    const work = open({ messages: Number.POSITIVE_INFINITY });
+    // Arrival 0 is due at the start, so it is queued before the constructor returns.
+    let woken = 0;
+    work.onAvailable = () => woken++;
+    work.drain();
+    assert.equal(work.dropped, 1);
+    assert.equal(woken, 1);
+    assert.equal(work.exhausted, true);
+    assert.equal(work.take(), NO_WORK);
+    work.drain();
+    assert.equal(work.dropped, 1, "a second drain drops nothing more");
+  });
+});
