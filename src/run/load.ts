@@ -4,7 +4,7 @@
  * and one sweeper for timeouts, ramps and sampling. A worker thread runs exactly this for its
  * share; the in-process run calls it directly.
  */
-import { NOT_YET, Session, type SessionHost } from "../client/session.js";
+import { Session, type SessionHost } from "../client/session.js";
 import type { RunConfig } from "../config/run-config.js";
 import { MessageWire } from "../messages/wire.js";
 import { RunStats, type StatsSnapshot } from "../stats/collector.js";
