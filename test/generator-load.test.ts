@@ -65,6 +65,7 @@ describe("GeneratorLoadSampler", () => {
     );
     for (const p of load.points) {
       assert.ok(p.cpuSeconds >= 0 && Number.isFinite(p.cpuUtilisation));
+      assert.ok(p.wallSeconds >= 0 && (p.waitSeconds ?? -1) >= 0);
       assert.ok(p.eventLoopUtilisation >= 0 && p.eventLoopUtilisation <= 1);
     }
     assert.equal(load.intervalMs, 1000);
@@ -96,6 +97,7 @@ describe("GeneratorLoadSampler", () => {
       assert.equal(load.cpuScope, cpu === "process" ? "process" : "thread");
       assert.ok(load.cpuSeconds >= 0 && Number.isFinite(load.cpuSeconds), cpu);
       assert.equal(load.waitSeconds === null, cpu !== "schedstat");
+      assert.equal(load.points[0].waitSeconds === null, cpu !== "schedstat");
     }
   });
 

@@ -13,6 +13,7 @@ import {
   limitedBy,
   MIN_STEADY_INTERVALS,
   SATURATED_BUSY,
+  STARVED_WAIT,
 } from "../src/stats/generator-verdict.js";
 import { LATE_FLOOR_MS, StartLateness } from "../src/stats/start-lateness.js";
 
@@ -20,6 +21,8 @@ interface PointOptions {
   /** Event-loop utilisation of every point; the CPU figure is `busy`. */
   elu?: number;
   delayP99Ms?: number;
+  /** Seconds of each 1 s interval runnable but waiting for a CPU. */
+  wait?: number;
 }
 
 /** A thread's series: the first and the last point are 100% busy (start-up, drain). */
@@ -30,9 +33,11 @@ function thread(
 ): ThreadLoad {
   const point = (t: number, busy: number): ThreadLoadPoint => ({
     t,
+    wallSeconds: 1,
     cpuSeconds: busy,
     cpuUtilisation: busy,
     eventLoopUtilisation: options.elu ?? busy / 2,
+    waitSeconds: options.wait ?? 0,
     eventLoopDelay: { p50Ms: 0, p99Ms: options.delayP99Ms ?? 0, maxMs: options.delayP99Ms ?? 0 },
   });
   const busy = [1, ...steadyBusy, 1];
@@ -68,6 +73,7 @@ const open = (
 describe("limitedBy", () => {
   test("thresholds are the documented ones", () => {
     assert.equal(SATURATED_BUSY, 0.9);
+    assert.equal(STARVED_WAIT, 0.25);
     assert.equal(HEADROOM_BUSY, 0.7);
     assert.equal(MIN_STEADY_INTERVALS, 3);
   });
@@ -91,6 +97,18 @@ describe("limitedBy", () => {
   test("a thread starved of its core reads busy by its event-loop utilisation", () => {
     const starved = thread("main", repeat(0.4, 6), { elu: 0.96 });
     assert.equal(limitedBy(closed(starved)).verdict, "generator");
+  });
+
+  test("a thread other processes keep off the CPU is busy by its waiting, and the advice says so", () => {
+    const starved = thread("main", repeat(0.3, 6), { elu: 0.4, wait: 0.65 });
+    const v = limitedBy(closed(starved));
+    assert.equal(v.verdict, "generator");
+    assert.deepEqual(v.reasons, [
+      "main thread 95% busy (65% waiting for a CPU): ≥ 90% in 6 of 6 steady intervals",
+    ]);
+    assert.match(v.advice, /other processes held its cores/);
+    const lessWait = thread("main", repeat(0.3, 6), { elu: 0.4, wait: 0.2 });
+    assert.equal(limitedBy(closed(lessWait)).verdict, "target");
   });
 
   test("a process-wide CPU figure is not judged; the thread's own ELU is", () => {

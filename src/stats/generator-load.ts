@@ -31,12 +31,16 @@ export interface EventLoopDelay {
 export interface ThreadLoadPoint {
   /** Start of the interval, epoch ms, a multiple of intervalMs (aligned like the time series). */
   t: number;
+  /** The interval as measured (the sweep closes it a little after its nominal end). */
+  wallSeconds: number;
   /** Seconds the thread spent on a CPU in the interval. */
   cpuSeconds: number;
-  /** cpuSeconds / the interval's measured wall seconds (over 1 is possible when process-wide). */
+  /** cpuSeconds / wallSeconds (over 1 is possible when process-wide). */
   cpuUtilisation: number;
   /** Fraction of the interval the event loop was not idle waiting for I/O (0..1). */
   eventLoopUtilisation: number;
+  /** Seconds runnable but waiting for a CPU in the interval; null where the platform does not say. */
+  waitSeconds: number | null;
   eventLoopDelay: EventLoopDelay;
 }
 
@@ -144,6 +148,10 @@ interface Mark {
 
 const ratio = (part: number, whole: number) => (whole > 0 ? part / whole : 0);
 
+function waitBetween(from: Mark, to: Mark): number | null {
+  return from.waitNs === null || to.waitNs === null ? null : (to.waitNs - from.waitNs) / 1e9;
+}
+
 /**
  * Samples the calling thread. `sample(epochMs)` closes the interval in progress once `epochMs`
  * lies beyond it (as the time series does), so call it from a sweep that runs more often than
@@ -208,9 +216,11 @@ export class GeneratorLoadSampler {
     const cpuSeconds = (now.cpuNs - this.last.cpuNs) / 1e9;
     this.points.push({
       t: this.openStart,
+      wallSeconds,
       cpuSeconds,
       cpuUtilisation: ratio(cpuSeconds, wallSeconds),
       eventLoopUtilisation: performance.eventLoopUtilization(now.elu, this.last.elu).utilization,
+      waitSeconds: waitBetween(this.last, now),
       eventLoopDelay: delayOf(this.intervalDelay, this.resolutionMs),
     });
     this.intervalDelay.reset();
@@ -226,8 +236,7 @@ export class GeneratorLoadSampler {
     const first = this.first;
     const wallSeconds = (now.wallMs - first.wallMs) / 1000;
     const cpuSeconds = (now.cpuNs - first.cpuNs) / 1e9;
-    const waitSeconds =
-      now.waitNs === null || first.waitNs === null ? null : (now.waitNs - first.waitNs) / 1e9;
+    const waitSeconds = waitBetween(first, now);
     return {
       name: this.name,
       cpuScope: this.clock.scope,
@@ -311,12 +320,19 @@ export function workerThreadName(index: number): string {
 }
 
 /**
- * How busy a thread was in an interval, the figure the verdict judges: the larger of its CPU
- * utilisation and its event-loop utilisation (only the latter when the CPU figure counts the
- * whole process). A thread starved of a core reads a high ELU and a low CPU figure; a thread
- * that blocks in system calls the same.
+ * How busy a thread was in an interval, the figure the verdict judges: the larger of its
+ * event-loop utilisation and the share of the interval it wanted a CPU (on one, or runnable
+ * and waiting for one); ELU alone when the CPU figure counts the whole process. A thread that
+ * other processes starve of a core, or that blocks in system calls, is busy by this measure
+ * though its CPU figure is low.
  */
 export function busyFraction(point: ThreadLoadPoint, scope: CpuScope): number {
   const elu = point.eventLoopUtilisation;
-  return scope === "thread" ? Math.max(point.cpuUtilisation, elu) : elu;
+  if (scope === "process") return elu;
+  return Math.max(point.cpuUtilisation + waitFraction(point), elu);
+}
+
+/** The share of an interval a thread was runnable but waiting for a CPU (0 when unknown). */
+export function waitFraction(point: ThreadLoadPoint): number {
+  return point.waitSeconds !== null ? ratio(point.waitSeconds, point.wallSeconds) : 0;
 }

@@ -2,7 +2,12 @@
  * Who set a run's rate: the generator or the target. The rule is written once, on limitedBy;
  * the Result's doc and the README quote it.
  */
-import { busyFraction, type ThreadLoad, type ThreadLoadPoint } from "./generator-load.js";
+import {
+  busyFraction,
+  type ThreadLoad,
+  type ThreadLoadPoint,
+  waitFraction,
+} from "./generator-load.js";
 import type { LatencySummary } from "./result.js";
 import {
   LATE_FLOOR_MS,
@@ -52,6 +57,8 @@ interface ThreadJudgement {
   /** Intervals whose event-loop delay p99 exceeded the tolerance. */
   stalled: number;
   medianBusy: number;
+  /** Median share of a steady interval spent waiting for a CPU (other processes had it). */
+  medianWait: number;
   /** Highest interval p99 of the event-loop delay among the steady intervals. */
   worstDelayMs: number;
 }
@@ -60,6 +67,11 @@ interface ThreadJudgement {
 const most = (count: number, of: number) => 2 * count > of;
 const pct = (fraction: number) => `${Math.round(fraction * 100)}%`;
 const ms = (value: number) => `${Math.round(value * 10) / 10} ms`;
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length > 0 ? sorted[Math.floor(sorted.length / 2)] : 0;
+}
 
 /** "main thread", "worker 2", "shard 1/4 main thread". */
 function threadLabel(name: string): string {
@@ -70,21 +82,26 @@ function judge(thread: LimitedByInputs["threads"][number], toleranceMs: number):
   // The first and the last interval are partial and hold the start-up and the drain.
   const steady: ThreadLoadPoint[] = thread.points.slice(1, -1);
   const busy = steady.map((p) => busyFraction(p, thread.cpuScope));
-  const sorted = [...busy].sort((a, b) => a - b);
   return {
     label: threadLabel(thread.name),
     steady: steady.length,
     saturated: busy.filter((b) => b >= SATURATED_BUSY).length,
     warm: busy.filter((b) => b >= HEADROOM_BUSY).length,
     stalled: steady.filter((p) => p.eventLoopDelay.p99Ms > toleranceMs).length,
-    medianBusy: sorted.length > 0 ? sorted[Math.floor(sorted.length / 2)] : 0,
+    medianBusy: median(busy),
+    medianWait: median(steady.map(waitFraction)),
     worstDelayMs: Math.max(0, ...steady.map((p) => p.eventLoopDelay.p99Ms)),
   };
 }
 
+/** A thread waiting this share of its intervals for a CPU was starved by other processes. */
+export const STARVED_WAIT = 0.25;
+
 const ADVICE = {
   generator:
     "this rate measures mailvolley, not the target: add --workers, or split the run into shards (--shard) on more machines",
+  starved:
+    "this rate measures mailvolley's machine, not the target: other processes held its cores; give mailvolley a machine of its own, or split the run into shards (--shard) on more machines",
   target: "the target set this rate",
   targetSessions:
     "the target set this rate: every session was waiting on it; raise --sessions if the target should take more concurrency",
@@ -97,8 +114,9 @@ const ADVICE = {
  * The verdict `limitedBy`. The rule, once:
  *
  * - Steady intervals are a thread's time-series intervals without its first and its last.
- *   A thread's busy fraction in an interval is the larger of its CPU utilisation and its
- *   event-loop utilisation (the latter alone when the CPU figure is process-wide).
+ *   A thread's busy fraction in an interval is the larger of its event-loop utilisation and
+ *   the share of the interval it wanted a CPU: on one, or runnable and waiting for one (ELU
+ *   alone when the CPU figure is process-wide).
  *   The tolerance is one arrival interval of the whole run (open model), at least 10 ms
  *   (LATE_FLOOR_MS: the event loop's timers are not finer); 10 ms in the closed model.
  * - **undetermined** when a thread has fewer than 3 steady intervals (MIN_STEADY_INTERVALS).
@@ -126,7 +144,12 @@ export function limitedBy(inputs: LimitedByInputs): Verdict {
   }
   const generator = generatorReasons(threads, open, toleranceMs);
   if (generator.length > 0) {
-    return { verdict: "generator", reasons: generator, advice: ADVICE.generator };
+    const starved = threads.some((t) => t.medianWait >= STARVED_WAIT);
+    return {
+      verdict: "generator",
+      reasons: generator,
+      advice: starved ? ADVICE.starved : ADVICE.generator,
+    };
   }
   const warm = threads.filter((t) => !most(t.steady - t.warm, t.steady));
   if (warm.length === 0) return targetVerdict(threads, open, toleranceMs);
@@ -148,8 +171,10 @@ function generatorReasons(
   const reasons: string[] = [];
   for (const t of threads) {
     if (most(t.saturated, t.steady)) {
+      const waiting =
+        t.medianWait >= STARVED_WAIT ? ` (${pct(t.medianWait)} waiting for a CPU)` : "";
       reasons.push(
-        `${t.label} ${pct(t.medianBusy)} busy: ≥ ${pct(SATURATED_BUSY)} in ${t.saturated} of ${t.steady} steady intervals`,
+        `${t.label} ${pct(t.medianBusy)} busy${waiting}: ≥ ${pct(SATURATED_BUSY)} in ${t.saturated} of ${t.steady} steady intervals`,
       );
     }
     if (most(t.stalled, t.steady)) {
