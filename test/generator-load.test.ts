@@ -162,6 +162,8 @@ describe("StartLateness", () => {
     lateness.record(1000, 1005);
     lateness.record(1000, 1020); // exactly one interval: not late
     lateness.record(1000, 1020.5);
+    assert.equal(lateness.started, 4);
+    assert.equal(lateness.late, 1);
     const snapshot = lateness.snapshot();
     assert.equal(snapshot.started, 4);
     assert.equal(snapshot.late, 1);

@@ -38,10 +38,19 @@ export type ArrivalInterval = number | ((intendedMs: number) => number);
 
 export class StartLateness {
   private readonly recorder = new LatencyRecorder();
-  private started = 0;
-  private late = 0;
+  private startedCount = 0;
+  private lateCount = 0;
 
   constructor(private readonly arrivalIntervalMs: ArrivalInterval) {}
+
+  /** Running counts, for the time series to take differences of per interval. */
+  get started(): number {
+    return this.startedCount;
+  }
+
+  get late(): number {
+    return this.lateCount;
+  }
 
   /**
    * One arrival started. Both times on one clock (performance.now()); a start before its
@@ -50,16 +59,20 @@ export class StartLateness {
   record(intendedMs: number, actualMs: number): void {
     const lateMs = actualMs - intendedMs;
     this.recorder.record(lateMs > 0 ? Math.round(lateMs * 1000) : 0);
-    this.started++;
+    this.startedCount++;
     const interval =
       typeof this.arrivalIntervalMs === "number"
         ? this.arrivalIntervalMs
         : this.arrivalIntervalMs(intendedMs);
-    if (lateMs > lateToleranceMs(interval)) this.late++;
+    if (lateMs > lateToleranceMs(interval)) this.lateCount++;
   }
 
   snapshot(): StartLatenessSnapshot {
-    return { started: this.started, late: this.late, histogram: this.recorder.encoded() };
+    return {
+      started: this.startedCount,
+      late: this.lateCount,
+      histogram: this.recorder.encoded(),
+    };
   }
 }
 
