@@ -1,0 +1,299 @@
+/**
+ * Who set a run's rate: the generator or the target. The rule is written once, on limitedBy;
+ * the Result's doc and the README quote it.
+ */
+import {
+  busyFraction,
+  type ThreadLoad,
+  type ThreadLoadPoint,
+  waitFraction,
+} from "./generator-load.js";
+import type { LatencySummary } from "./result.js";
+import {
+  LATE_FLOOR_MS,
+  lateToleranceMs,
+  type StartLatenessSnapshot,
+  summariseStartLateness,
+} from "./start-lateness.js";
+
+/** A thread at least this busy in an interval is saturated in it. */
+export const SATURATED_BUSY = 0.9;
+/** A thread less busy than this in an interval has headroom in it. */
+export const HEADROOM_BUSY = 0.7;
+/** Fewer steady intervals than this (per thread) and the verdict is undetermined. */
+export const MIN_STEADY_INTERVALS = 3;
+
+export type LimitedBy = "generator" | "target" | "undetermined";
+
+export interface Verdict {
+  verdict: LimitedBy;
+  /** The figures the verdict rests on, naming the thread: "main thread 97% busy in 8 of 9 …". */
+  reasons: string[];
+  /** What to do about it, one sentence. */
+  advice: string;
+}
+
+export interface LimitedByInputs {
+  /** One row per generator thread (main and each worker; of every shard, after a merge). */
+  threads: readonly Pick<ThreadLoad, "name" | "cpuScope" | "points">[];
+  /** Open model only (null in the closed model). */
+  open: {
+    /** Milliseconds between two arrivals of the whole run, at its highest rate. */
+    arrivalIntervalMs: number;
+    /** p99 of start lateness (actual − intended start), ms. */
+    latenessP99Ms: number;
+    /** Arrivals no session started in time (Result.messages.dropped). */
+    dropped: number;
+  } | null;
+}
+
+/** How one thread spent its steady intervals. */
+interface ThreadJudgement {
+  label: string;
+  steady: number;
+  saturated: number;
+  /** Intervals without headroom (busy ≥ HEADROOM_BUSY). */
+  warm: number;
+  /** Intervals whose event-loop delay p99 exceeded the tolerance. */
+  stalled: number;
+  medianBusy: number;
+  /** Median share of a steady interval spent waiting for a CPU (other processes had it). */
+  medianWait: number;
+  /** Highest interval p99 of the event-loop delay among the steady intervals. */
+  worstDelayMs: number;
+}
+
+/** More than half: "most" in the rule. */
+const most = (count: number, of: number) => 2 * count > of;
+const pct = (fraction: number) => `${Math.round(fraction * 100)}%`;
+const ms = (value: number) => `${Math.round(value * 10) / 10} ms`;
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length > 0 ? sorted[Math.floor(sorted.length / 2)] : 0;
+}
+
+/** "main thread", "worker 2", "shard 1/4 main thread". */
+function threadLabel(name: string): string {
+  return name === "main" || name.endsWith(" main") ? `${name} thread` : name;
+}
+
+function judge(thread: LimitedByInputs["threads"][number], toleranceMs: number): ThreadJudgement {
+  // The first and the last interval are partial and hold the start-up and the drain.
+  const steady: ThreadLoadPoint[] = thread.points.slice(1, -1);
+  const busy = steady.map((p) => busyFraction(p, thread.cpuScope));
+  return {
+    label: threadLabel(thread.name),
+    steady: steady.length,
+    saturated: busy.filter((b) => b >= SATURATED_BUSY).length,
+    warm: busy.filter((b) => b >= HEADROOM_BUSY).length,
+    stalled: steady.filter((p) => p.eventLoopDelay.p99Ms > toleranceMs).length,
+    medianBusy: median(busy),
+    medianWait: median(steady.map(waitFraction)),
+    worstDelayMs: Math.max(0, ...steady.map((p) => p.eventLoopDelay.p99Ms)),
+  };
+}
+
+/** A thread waiting this share of its intervals for a CPU was starved by other processes. */
+export const STARVED_WAIT = 0.25;
+
+const ADVICE = {
+  generator:
+    "this rate measures mailvolley, not the target: add --workers, or split the run into shards (--shard) on more machines",
+  starved:
+    "this rate measures mailvolley's machine, not the target: other processes held its cores; give mailvolley a machine of its own, or split the run into shards (--shard) on more machines",
+  target: "the target set this rate",
+  targetSessions:
+    "the target set this rate: every session was waiting on it; raise --sessions if the target should take more concurrency",
+  short: "run longer: the verdict needs at least 3 whole intervals between the first and the last",
+  between:
+    "add --workers (or shards) and run again: the generator was close to its limit, so the rate may be partly its own",
+};
+
+/**
+ * The verdict `limitedBy`. The rule, once:
+ *
+ * - Steady intervals are a thread's time-series intervals without its first and its last.
+ *   A thread's busy fraction in an interval is the larger of its event-loop utilisation and
+ *   the share of the interval it wanted a CPU: on one, or runnable and waiting for one (ELU
+ *   alone when the CPU figure is process-wide).
+ *   The tolerance is one arrival interval of the whole run (open model), at least 10 ms
+ *   (LATE_FLOOR_MS: the event loop's timers are not finer); 10 ms in the closed model.
+ * - **undetermined** when a thread has fewer than 3 steady intervals (MIN_STEADY_INTERVALS).
+ * - **generator** when any of:
+ *   1. a thread was busy ≥ 90% (SATURATED_BUSY) in more than half of its steady intervals;
+ *   2. a thread's event-loop delay p99 exceeded the tolerance in more than half of its steady
+ *      intervals (its timers and reads ran late, so its starts and latencies did too);
+ *   3. open model: start lateness p99 exceeded the tolerance, or arrivals were dropped, while a
+ *      thread was busy ≥ 70% (HEADROOM_BUSY) in at least half of its steady intervals.
+ * - **target** when every thread was busy < 70% in more than half of its steady intervals (late
+ *   or dropped arrivals then mean every session was waiting on the target).
+ * - **undetermined** otherwise: a thread between 70% and 90% busy, no lateness problem.
+ */
+export function limitedBy(inputs: LimitedByInputs): Verdict {
+  const { open } = inputs;
+  const toleranceMs = open ? lateToleranceMs(open.arrivalIntervalMs) : LATE_FLOOR_MS;
+  const threads = inputs.threads.map((t) => judge(t, toleranceMs));
+  const short = threads.filter((t) => t.steady < MIN_STEADY_INTERVALS);
+  if (threads.length === 0 || short.length > 0) {
+    const reasons = short.map(
+      (t) => `${t.label}: ${t.steady} steady intervals, ${MIN_STEADY_INTERVALS} needed`,
+    );
+    if (threads.length === 0) reasons.push("no generator thread was sampled");
+    return { verdict: "undetermined", reasons, advice: ADVICE.short };
+  }
+  const generator = generatorReasons(threads, open, toleranceMs);
+  if (generator.length > 0) {
+    const starved = threads.some((t) => t.medianWait >= STARVED_WAIT);
+    return {
+      verdict: "generator",
+      reasons: generator,
+      advice: starved ? ADVICE.starved : ADVICE.generator,
+    };
+  }
+  const warm = threads.filter((t) => !most(t.steady - t.warm, t.steady));
+  if (warm.length === 0) return targetVerdict(threads, open, toleranceMs);
+  return {
+    verdict: "undetermined",
+    reasons: warm.map(
+      (t) =>
+        `${t.label} ${pct(t.medianBusy)} busy: ≥ ${pct(HEADROOM_BUSY)} in ${t.warm} of ${t.steady} steady intervals, ≥ ${pct(SATURATED_BUSY)} in ${t.saturated}`,
+    ),
+    advice: ADVICE.between,
+  };
+}
+
+function generatorReasons(
+  threads: readonly ThreadJudgement[],
+  open: LimitedByInputs["open"],
+  toleranceMs: number,
+): string[] {
+  const reasons: string[] = [];
+  for (const t of threads) {
+    if (most(t.saturated, t.steady)) {
+      const waiting =
+        t.medianWait >= STARVED_WAIT ? ` (${pct(t.medianWait)} waiting for a CPU)` : "";
+      reasons.push(
+        `${t.label} ${pct(t.medianBusy)} busy${waiting}: ≥ ${pct(SATURATED_BUSY)} in ${t.saturated} of ${t.steady} steady intervals`,
+      );
+    }
+    if (most(t.stalled, t.steady)) {
+      reasons.push(
+        `${t.label} event loop late by up to ${ms(t.worstDelayMs)} (p99): over ${ms(toleranceMs)} in ${t.stalled} of ${t.steady} steady intervals`,
+      );
+    }
+  }
+  if (open === null) return reasons;
+  const warm = threads.find((t) => 2 * t.warm >= t.steady);
+  if (warm === undefined) return reasons;
+  const busy = `while ${warm.label} was ≥ ${pct(HEADROOM_BUSY)} busy in ${warm.warm} of ${warm.steady} steady intervals`;
+  if (open.latenessP99Ms > toleranceMs) {
+    reasons.push(
+      `start lateness p99 ${ms(open.latenessP99Ms)}, over the ${ms(toleranceMs)} tolerance, ${busy}`,
+    );
+  }
+  if (open.dropped > 0) reasons.push(`${open.dropped} arrivals dropped ${busy}`);
+  return reasons;
+}
+
+function targetVerdict(
+  threads: readonly ThreadJudgement[],
+  open: LimitedByInputs["open"],
+  toleranceMs: number,
+): Verdict {
+  const busiest = threads.reduce((a, b) => (b.medianBusy > a.medianBusy ? b : a));
+  const reasons = [
+    `every generator thread had headroom; the busiest, ${busiest.label}, was ${pct(busiest.medianBusy)} busy, < ${pct(HEADROOM_BUSY)} in ${busiest.steady - busiest.warm} of ${busiest.steady} steady intervals`,
+  ];
+  let advice = ADVICE.target;
+  if (open && open.latenessP99Ms > toleranceMs) {
+    reasons.push(
+      `start lateness p99 ${ms(open.latenessP99Ms)} with the generator idle: arrivals waited for a free session`,
+    );
+    advice = ADVICE.targetSessions;
+  }
+  if (open && open.dropped > 0) {
+    reasons.push(`${open.dropped} arrivals dropped with the generator idle: no session was free`);
+    advice = ADVICE.targetSessions;
+  }
+  return { verdict: "target", reasons, advice };
+}
+
+/** The Result's `generator` section (see the report for its place in the Result type). */
+export interface GeneratorResult extends Omit<Verdict, "verdict"> {
+  /** See limitedBy for the rule. */
+  limitedBy: LimitedBy;
+  /** One row per generator thread, with its per-interval points. */
+  threads: ThreadLoad[];
+  /** Open model only: start lateness against the schedule; null in the closed model. */
+  lateness: {
+    /** Milliseconds between two arrivals of the whole run, at its highest rate. */
+    arrivalIntervalMs: number;
+    /** Lateness beyond this counts an arrival as late (one arrival interval, at least 10 ms). */
+    toleranceMs: number;
+    /** Arrivals started, and of them those started later than the tolerance. */
+    started: number;
+    late: number;
+    /** actual − intended start. */
+    startMs: LatencySummary;
+    /** The histogram behind startMs, HDR compressed base64, µs. */
+    histogram: string;
+  } | null;
+}
+
+/** Builds the section from the run's thread rows and, in the open model, its lateness. */
+export function generatorResult(
+  threads: readonly ThreadLoad[],
+  open: { arrivalIntervalMs: number; lateness: StartLatenessSnapshot; dropped: number } | null,
+): GeneratorResult {
+  const lateness = open && {
+    arrivalIntervalMs: open.arrivalIntervalMs,
+    toleranceMs: lateToleranceMs(open.arrivalIntervalMs),
+    ...summariseStartLateness(open.lateness),
+    histogram: open.lateness.histogram,
+  };
+  const { verdict, reasons, advice } = limitedBy({
+    threads,
+    open: open && {
+      arrivalIntervalMs: open.arrivalIntervalMs,
+      latenessP99Ms: lateness?.startMs.p99 ?? 0,
+      dropped: open.dropped,
+    },
+  });
+  return { limitedBy: verdict, reasons, advice, threads: [...threads], lateness };
+}
+
+/** The generator's figures of one interval of the time series, over all its threads. */
+export interface GeneratorSeriesPoint {
+  /** Start of the interval, epoch ms (the series point's `t`). */
+  t: number;
+  /** The busiest thread's busy fraction (see busyFraction), and its name. */
+  busy: number;
+  busiestThread: string;
+  /** The highest event-loop delay p99 of any thread in the interval, ms. */
+  eventLoopDelayP99Ms: number;
+  /** CPU seconds of every thread in the interval (process-wide rows counted once). */
+  cpuSeconds: number;
+}
+
+/** Per interval, the threads' points combined, aligned on their start time. */
+export function generatorSeries(threads: readonly ThreadLoad[]): GeneratorSeriesPoint[] {
+  const byT = new Map<number, GeneratorSeriesPoint>();
+  for (const thread of threads) {
+    for (const p of thread.points) {
+      const busy = busyFraction(p, thread.cpuScope);
+      let out = byT.get(p.t);
+      if (!out) {
+        out = { t: p.t, busy, busiestThread: thread.name, eventLoopDelayP99Ms: 0, cpuSeconds: 0 };
+        byT.set(p.t, out);
+      } else if (busy > out.busy) {
+        out.busy = busy;
+        out.busiestThread = thread.name;
+      }
+      out.eventLoopDelayP99Ms = Math.max(out.eventLoopDelayP99Ms, p.eventLoopDelay.p99Ms);
+      if (thread.cpuScope === "thread") out.cpuSeconds += p.cpuSeconds;
+      else out.cpuSeconds = Math.max(out.cpuSeconds, p.cpuSeconds);
+    }
+  }
+  return [...byT.values()].sort((a, b) => a.t - b.t);
+}
