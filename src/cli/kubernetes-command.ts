@@ -1,0 +1,109 @@
+/**
+ * `mailvolley kubernetes TARGET --shards N --image IMAGE [--start-in 2m] -- RUN-OPTIONS…`: the
+ * manifests of one sharded run on stdout (or --out FILE), for `kubectl apply -f -`.
+ */
+import { writeFileSync } from "node:fs";
+import type { ArgumentsCamelCase, Argv } from "yargs";
+import { ConfigError, parseDuration } from "../config/parse.js";
+import { kubernetesOptions, manifestsToYaml, renderKubernetes } from "../deploy/kubernetes.js";
+
+type KubernetesArgv = ArgumentsCamelCase<Record<string, unknown>>;
+
+const GROUP = "Kubernetes:";
+
+/** Default lead time before the shards start: enough to pull the image and schedule N pods. */
+const DEFAULT_START_IN = "2m";
+
+export const kubernetesCommand = {
+  command: "kubernetes <target>",
+  describe: "Render the Kubernetes manifests of a run sharded over N pods (options after --)",
+  builder: (yargs: Argv) =>
+    yargs
+      // The `run` options after -- pass through as written: not parsed, not made numbers.
+      .parserConfiguration({ "populate--": true, "parse-positional-numbers": false })
+      .usage("$0 kubernetes <target> --shards N --image IMAGE [options] -- [run options]")
+      .positional("target", { type: "string", describe: "SMTP server as the pods reach it" })
+      .option("shards", {
+        type: "string",
+        describe: "Pods running one shard each (N)",
+        group: GROUP,
+      })
+      .option("image", {
+        type: "string",
+        describe: "mailvolley image the cluster pulls",
+        group: GROUP,
+      })
+      .option("start-at", {
+        type: "string",
+        describe: "When all shards start (epoch seconds or ISO 8601 with zone)",
+        group: GROUP,
+      })
+      .option("start-in", {
+        type: "string",
+        describe: `Or: start this long after rendering [${DEFAULT_START_IN}]`,
+        group: GROUP,
+      })
+      .option("name", {
+        type: "string",
+        describe: "Name of the Jobs and claim [mailvolley]",
+        group: GROUP,
+      })
+      .option("namespace", { type: "string", describe: "Namespace [kubectl's]", group: GROUP })
+      .option("storage-class", {
+        type: "string",
+        describe: "Storage class of the results volume; needs ReadWriteMany [cluster default]",
+        group: GROUP,
+      })
+      .option("storage-size", {
+        type: "string",
+        describe: "Results volume size [1Gi]",
+        group: GROUP,
+      })
+      .option("cpu", {
+        type: "string",
+        describe: "CPU per shard pod, requested = limit [1]",
+        group: GROUP,
+      })
+      .option("memory", { type: "string", describe: "Memory per shard pod [1Gi]", group: GROUP })
+      .option("merge-wait", {
+        type: "string",
+        describe: "The merge gives up this long after the start [1h]",
+        group: GROUP,
+      })
+      .option("out", {
+        type: "string",
+        describe: "Write the YAML to FILE, not stdout",
+        group: GROUP,
+      })
+      .demandOption(["shards", "image"]),
+  handler: (argv: KubernetesArgv) => {
+    if (argv.startAt !== undefined && argv.startIn !== undefined) {
+      throw new ConfigError("--start-in", "give either --start-at or --start-in, not both");
+    }
+    const startAt =
+      argv.startAt ??
+      Math.ceil(
+        (Date.now() + parseDuration("--start-in", argv.startIn ?? DEFAULT_START_IN)) / 1000,
+      );
+    const options = kubernetesOptions({
+      name: argv.name as string | undefined,
+      namespace: argv.namespace as string | undefined,
+      image: String(argv.image),
+      target: String(argv.target),
+      shards: argv.shards,
+      startAt,
+      runArgs: ((argv["--"] as unknown[] | undefined) ?? []).map(String),
+      storageSize: argv.storageSize as string | undefined,
+      storageClass: argv.storageClass as string | undefined,
+      cpu: argv.cpu as string | undefined,
+      memory: argv.memory as string | undefined,
+      mergeWaitSeconds:
+        argv.mergeWait === undefined
+          ? undefined
+          : Math.ceil(parseDuration("--merge-wait", argv.mergeWait) / 1000),
+    });
+    const yaml = manifestsToYaml(renderKubernetes(options));
+    if (argv.out !== undefined) writeFileSync(String(argv.out), yaml);
+    else process.stdout.write(yaml);
+  },
+};

@@ -1,0 +1,107 @@
+/**
+ * `mailvolley kubernetes`: options after -- reach every shard; the YAML is the renderer's. The
+ * lead registers the command in main.ts; until then it is parsed here as main.ts would.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import yargs from "yargs";
+import { kubernetesCommand } from "../src/cli/kubernetes-command.js";
+import { ConfigError } from "../src/config/parse.js";
+import { kubernetesOptions, manifestsToYaml, renderKubernetes } from "../src/deploy/kubernetes.js";
+
+const dir = mkdtempSync(join(tmpdir(), "mailvolley-kube-cli-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+async function cli(args: string[]): Promise<void> {
+  await yargs(args)
+    .command(kubernetesCommand)
+    .strict()
+    .fail((message, error) => {
+      throw error ?? new Error(message);
+    })
+    .parseAsync();
+}
+
+test("renders what the renderer gives for the same options", async () => {
+  const out = join(dir, "run.yaml");
+  await cli([
+    "kubernetes",
+    "mx.example.com:25",
+    "--shards",
+    "3",
+    "--image",
+    "registry.example.com/mailvolley:0.1.0",
+    "--start-at",
+    "2026-01-01T12:00:00Z",
+    "--storage-class",
+    "nfs-client",
+    "--merge-wait",
+    "30m",
+    "--out",
+    out,
+    "--",
+    "-s",
+    "30",
+    "--rate",
+    "900",
+    "--threshold",
+    "p99<50ms",
+  ]);
+  const expected = kubernetesOptions({
+    image: "registry.example.com/mailvolley:0.1.0",
+    target: "mx.example.com:25",
+    shards: "3",
+    startAt: "2026-01-01T12:00:00Z",
+    storageClass: "nfs-client",
+    mergeWaitSeconds: 1800,
+    runArgs: ["-s", "30", "--rate", "900", "--threshold", "p99<50ms"],
+  });
+  assert.equal(readFileSync(out, "utf8"), manifestsToYaml(renderKubernetes(expected)));
+});
+
+test("--start-in starts the shards that long after rendering, in whole seconds", async () => {
+  const out = join(dir, "later.yaml");
+  const before = Date.now();
+  await cli([
+    "kubernetes",
+    "mx:25",
+    "--shards",
+    "2",
+    "--image",
+    "i",
+    "--start-in",
+    "90s",
+    "--out",
+    out,
+  ]);
+  const startAt = Date.parse(/--start-at\n\s+- (\S+)/.exec(readFileSync(out, "utf8"))?.[1] ?? "");
+  assert.ok(
+    startAt >= before + 90_000 && startAt % 1000 === 0,
+    `${new Date(startAt).toISOString()}`,
+  );
+});
+
+test("a run option the manifests own, or both start options, is one ConfigError", async () => {
+  await assert.rejects(
+    cli(["kubernetes", "mx:25", "--shards", "2", "--image", "i", "--", "--json", "x.json"]),
+    (e: unknown) => e instanceof ConfigError && /^--json: is set by the manifests/.test(e.message),
+  );
+  await assert.rejects(
+    cli([
+      "kubernetes",
+      "mx:25",
+      "--shards",
+      "2",
+      "--image",
+      "i",
+      "--start-at",
+      "1",
+      "--start-in",
+      "1m",
+    ]),
+    (e: unknown) => e instanceof ConfigError && /^--start-in: give either/.test(e.message),
+  );
+});
