@@ -265,8 +265,9 @@ describe("mailvolley probe (command line)", () => {
 
   test("running out of file descriptors is said to be this machine's limit", async () => {
     await withSink({}, async (target) => {
-      // A child process: the sink lives in this one and must go on answering meanwhile.
-      const script = `ulimit -n 60 && exec "$0" "$1" probe "$2" --probe concurrency --max 200 --json -`;
+      // A child process: the sink lives in this one and must go on answering meanwhile. The
+      // limit leaves room for Node's module loader, which reads the module files in parallel.
+      const script = `ulimit -n 150 && exec "$0" "$1" probe "$2" --probe concurrency --max 300 --json -`;
       const child = await new Promise<{ status: number | null; stdout: string; stderr: string }>(
         (resolve) => {
           const proc = spawn("bash", ["-c", script, process.execPath, BIN, target]);
@@ -285,7 +286,7 @@ describe("mailvolley probe (command line)", () => {
       const result = JSON.parse(child.stdout);
       assert.equal(result.ended, "local");
       assert.equal(result.refusal.reply, "local");
-      assert.ok(result.allowed > 0 && result.allowed < 60, String(result.allowed));
+      assert.ok(result.allowed > 0 && result.allowed < 150, String(result.allowed));
       assert.match(child.stderr, /on this machine's side, not the gateway's: .*EMFILE/);
     });
   });
