@@ -7,21 +7,8 @@ import net from "node:net";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { errorCount, runClient } from "./helpers/run-client.js";
-import {
-  type Script,
-  type ScriptedServer,
-  startScriptedServer,
-} from "./helpers/scripted-server.js";
+import { type Script, type ScriptedServer, withServer } from "./helpers/scripted-server.js";
 import { tempDir } from "./helpers/tmp.js";
-
-async function withServer<T>(script: Script, body: (server: ScriptedServer) => Promise<T>) {
-  const server = await startScriptedServer(script);
-  try {
-    return await body(server);
-  } finally {
-    await server.close();
-  }
-}
 
 const target = (server: ScriptedServer) => `127.0.0.1:${server.port}`;
 const fast = { timeout: { connect: "2s", banner: "2s", ehlo: "2s", mail: "2s", dot: "2s" } };

@@ -12,20 +12,7 @@ import type { RawRunOptions } from "../src/config/run-config.js";
 import { PHASE_NAMES, type Phase } from "../src/smtp/phases.js";
 import type { Result } from "../src/stats/result.js";
 import { errorCount, runClient } from "./helpers/run-client.js";
-import {
-  type Script,
-  type ScriptedServer,
-  startScriptedServer,
-} from "./helpers/scripted-server.js";
-
-async function withServer<T>(script: Script, body: (server: ScriptedServer) => Promise<T>) {
-  const server = await startScriptedServer(script);
-  try {
-    return await body(server);
-  } finally {
-    await server.close();
-  }
-}
+import { type Script, withServer } from "./helpers/scripted-server.js";
 
 const target = (server: { port: number }) => `127.0.0.1:${server.port}`;
 

@@ -362,3 +362,16 @@ export async function startScriptedServer(script: Script = {}): Promise<Scripted
     },
   };
 }
+
+/** Runs `body` against a scripted server on an ephemeral loopback port and always closes it. */
+export async function withServer<T>(
+  script: Script,
+  body: (server: ScriptedServer) => Promise<T>,
+): Promise<T> {
+  const server = await startScriptedServer(script);
+  try {
+    return await body(server);
+  } finally {
+    await server.close();
+  }
+}
