@@ -8,7 +8,7 @@ import { formatTarget } from "../config/parse.js";
 import type { RunConfig } from "../config/run-config.js";
 import { MessageWire } from "../messages/wire.js";
 import { type SinkOptions, startSink } from "../sink/index.js";
-import { generatorResult } from "../stats/generator-verdict.js";
+import { annotateSeries, generatorResult } from "../stats/generator-verdict.js";
 import type { Result } from "../stats/result.js";
 import { buildResult } from "../stats/summarise.js";
 import type { Progress, ShareOutcome } from "./load.js";
@@ -115,6 +115,7 @@ async function loadAgainst(
     apdexMs: extras.apdexMs,
   });
   result.generator = generatorOf(config, outcome, result.messages.dropped);
+  annotateSeries(result);
   return result;
 }
 

@@ -8,7 +8,7 @@ import {
   type ThreadLoadPoint,
   waitFraction,
 } from "./generator-load.js";
-import type { GeneratorResult, LimitedBy } from "./result.js";
+import type { GeneratorResult, LimitedBy, Result } from "./result.js";
 
 export type { GeneratorResult, LimitedBy } from "./result.js";
 
@@ -305,4 +305,24 @@ export function generatorSeries(threads: readonly ThreadLoad[]): GeneratorSeries
     }
   }
   return [...byT.values()].sort((a, b) => a.t - b.t);
+}
+
+/**
+ * Puts the generator's per-interval figures into the Result's time series (each point's
+ * `generator`), so the series shows the generator's load beside the rate it produced.
+ */
+export function annotateSeries(result: Result): void {
+  const threads = result.generator?.threads;
+  if (!threads || !result.series) return;
+  const byT = new Map(generatorSeries(threads).map((p) => [p.t, p]));
+  for (const point of result.series.points) {
+    const g = byT.get(point.t);
+    if (!g) continue;
+    point.generator = {
+      busy: Math.round(g.busy * 1000) / 1000,
+      busiestThread: g.busiestThread,
+      eventLoopDelayP99Ms: g.eventLoopDelayP99Ms,
+      cpuSeconds: Math.round(g.cpuSeconds * 1e6) / 1e6,
+    };
+  }
 }

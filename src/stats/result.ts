@@ -128,6 +128,17 @@ export interface SeriesPointResult {
   p99Ms: number;
   /** The interval's transaction histogram, HDR compressed base64, µs (for re-grouping). */
   histogram: string;
+  /**
+   * The generator's load in the interval, over its threads (see GeneratorResult): the busiest
+   * thread's busy fraction (0..1) and name, the highest event-loop delay p99 of any thread,
+   * and the CPU seconds of all. Absent where no thread was sampled.
+   */
+  generator?: {
+    busy: number;
+    busiestThread: string;
+    eventLoopDelayP99Ms: number;
+    cpuSeconds: number;
+  };
 }
 
 /**
