@@ -272,7 +272,7 @@ function verdictBanner(runs: readonly Result[]): string {
     if (!g) return "";
     const [head, ...reasons] = verdictLines(r, runs.length > 1 ? `${r.mode} run` : "");
     const items = reasons.map((line) => `<li>${esc(line.trim())}</li>`).join("");
-    return `<div class="verdict ${g.limitedBy}" data-field="generator.limitedBy" data-value="${g.limitedBy}"><p><strong>${esc(head)}</strong></p><ul>${items}</ul></div>`;
+    return `<div class="verdict ${g.limitedBy}" data-limited-by="${g.limitedBy}"><p><strong>${esc(head)}</strong></p><ul>${items}</ul></div>`;
   });
   const ratios = runs.length > 1 ? ratioVerdict(runs) : null;
   const note = ratios ? `<p class="${ratios.alarm ? "bad" : "good"}">${esc(ratios.text)}</p>` : "";
@@ -287,16 +287,13 @@ function generatorSection(runs: readonly Result[], prefix: (i: number) => string
     const head = `<tr>${THREAD_COLUMNS.map((c) => `<th>${esc(c)}</th>`).join("")}</tr>`;
     const rows = threadRows(g).map((cells, j) => {
       const t = g.threads[j];
-      const cpu = num(
-        `${prefix(i)}generator.threads.${j}.cpuUtilisation`,
-        t.cpuUtilisation,
-        cells[2],
-      );
+      // CPU seconds as measured (the figure the page's checks read back); the rest as text.
+      const cpu = num(`${prefix(i)}generator.threads.${j}.cpuSeconds`, t.cpuSeconds, cells[1]);
       const rest = cells
-        .slice(3)
+        .slice(2)
         .map((c) => `<td>${esc(c)}</td>`)
         .join("");
-      return `<tr><td>${esc(cells[0])}</td><td>${esc(cells[1])}</td>${cpu}${rest}</tr>`;
+      return `<tr><td>${esc(cells[0])}</td>${cpu}${rest}</tr>`;
     });
     const lateness = latenessLine(g);
     const title = runs.length > 1 ? `<h3>${esc(r.mode)}</h3>` : "";

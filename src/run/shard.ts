@@ -66,6 +66,12 @@ export function runSharded(config: RunConfig, workers: number, hooks: RunHooks =
       wire: hooks.wire,
     });
   }
+  return runWorkers(config, shares, hooks);
+}
+
+/** Runs each share on a worker thread of its own, the main thread coordinating. */
+function runWorkers(config: RunConfig, shares: readonly LoadShare[], hooks: RunHooks): RunningLoad {
+  const { trace } = hooks;
   // The main thread only coordinates, but it is a thread of the generator: it is sampled too.
   const main = new GeneratorLoadSampler("main", config.intervalMs).start().drive();
   // Each worker reports its own running totals; the sum is the run's.
