@@ -12,7 +12,7 @@ import { renderCompare } from "../src/report/compare.js";
 import { renderHtml } from "../src/report/html.js";
 import { renderSummary } from "../src/report/terminal.js";
 import { startSink } from "../src/sink/index.js";
-import { generatorResult, SATURATED_BUSY } from "../src/stats/generator-verdict.js";
+import { generatorResult } from "../src/stats/generator-verdict.js";
 import { mergeResults } from "../src/stats/merge-results.js";
 import type { Result } from "../src/stats/result.js";
 import { waitExit } from "./helpers/child.js";
@@ -147,14 +147,14 @@ describe("the generator section of a run", () => {
       const g = result.generator;
       assert.ok(g);
       assert.equal(g.limitedBy, "generator", g.reasons.join("; "));
-      assert.match(g.reasons[0], /^main thread \d+% busy/);
+      // Its main thread shared core 0 with the spinner: saturated (on the core or waiting for
+      // it), or its event loop ran late, in most steady intervals.
+      assert.match(g.reasons[0], /^main thread (\d+% busy|event loop late)/);
       const [main] = g.threads;
-      const busy = main.points
-        .slice(1, -1)
-        .map((p) => p.cpuUtilisation + (p.waitSeconds ?? 0) / p.wallSeconds);
+      const waiting = main.points.slice(1, -1).map((p) => (p.waitSeconds ?? 0) / p.wallSeconds);
       assert.ok(
-        busy.filter((b) => b >= SATURATED_BUSY).length * 2 > busy.length,
-        `busy per interval: ${busy.map((b) => b.toFixed(2)).join(" ")}`,
+        waiting.filter((w) => w >= 0.2).length * 2 > waiting.length,
+        `share of each interval spent waiting for core 0: ${waiting.map((w) => w.toFixed(2)).join(" ")}`,
       );
       assert.equal(code, 99, stderr);
       assert.match(
