@@ -341,6 +341,12 @@ export const REPORT_OPTIONS = {
     group: "Reports:",
     describe: "Stop the run as soon as an error_rate threshold is breached",
   },
+  "fail-on-generator-bound": {
+    kind: "flag",
+    group: "Reports:",
+    describe:
+      "Exit 99, as a breached --threshold does, when mailvolley and not the target set the rate (generator.limitedBy: generator)",
+  },
 } as const satisfies OptionTable;
 
 /** Gateway emulation of the built-in sink in a self-test (config/sink-emulation.ts). */
