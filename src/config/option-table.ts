@@ -58,7 +58,8 @@ export const RUN_OPTIONS = {
     alias: "S",
     kind: "text",
     group: "Run:",
-    describe: "Subject header",
+    describe:
+      "Subject header; {{seq}} {{timestamp}} {{epochMs}} {{token}} {{class}} are filled in per message",
     default: "mailvolley test message",
   },
   helo: {
