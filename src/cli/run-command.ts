@@ -34,7 +34,10 @@ export const runCommand = {
       ["--html", report.html, (result) => renderHtml([result])],
     ]);
     checkWritable(exports);
-    const printer = progressPrinter(process.stderr, config.quiet || config.verbose);
+    const printer = progressPrinter(process.stderr, config.quiet || config.verbose, {
+      messages: config.messages,
+      durationMs: config.load.durationMs,
+    });
     let abortedFor: string[] = [];
     const live = liveControl(config, (progress, stop) => {
       printer.update(progress);
