@@ -8,6 +8,7 @@ import { hideBin } from "yargs/helpers";
 import { ConfigError } from "../config/parse.js";
 import { SourceError } from "../messages/source.js";
 import { compareCommand } from "./compare-command.js";
+import { withSuggestions } from "./did-you-mean.js";
 import { EXIT } from "./exit-codes.js";
 import { mergeCommand } from "./merge-command.js";
 import { probeCommand } from "./probe-command.js";
@@ -43,6 +44,13 @@ function joinDashValues(args: string[]): string[] {
   return out;
 }
 
+const COMMANDS = ["run", "sink", "compare", "report", "merge", "probe"];
+
+/** The options the instance knows (yargs 17 has getOptions at run time, not in its types). */
+function optionsOf(cli: unknown): Record<string, unknown> {
+  return (cli as { getOptions(): { key: Record<string, unknown> } }).getOptions().key;
+}
+
 export async function main(args: string[]): Promise<void> {
   const cli = yargs(joinDashValues(args))
     .scriptName("mailvolley")
@@ -62,7 +70,14 @@ export async function main(args: string[]): Promise<void> {
     .fail((message, error) => {
       if (error instanceof ConfigError || error instanceof SourceError) usageError(error.message);
       if (error) throw error;
-      usageError(`${message.split("\n")[0]} (see mailvolley --help)`);
+      // After a command's builder ran, the instance knows that command's options.
+      const command = COMMANDS.includes(args[0]) ? args[0] : null;
+      const line = withSuggestions(message.split("\n")[0], {
+        commands: COMMANDS,
+        options: Object.keys(optionsOf(cli)),
+        commandGiven: command !== null,
+      });
+      usageError(`${line} (see mailvolley ${command ? `${command} ` : ""}--help)`);
     });
   try {
     await cli.parseAsync();
