@@ -63,6 +63,18 @@ export async function main(args: string[]): Promise<void> {
     .command(probeCommand)
     .demandCommand(1, "name a command: run, compare, probe, report, merge or sink (see --help)")
     .strict()
+    .option("color", {
+      type: "boolean",
+      describe: "Colour the summary (default: on a terminal, unless NO_COLOR is set)",
+    })
+    .middleware((argv) => {
+      // One place decides colour (cli/color.ts); the flags speak through its variables.
+      if (argv.color === false) process.env.NO_COLOR = "1";
+      if (argv.color === true) {
+        delete process.env.NO_COLOR;
+        process.env.FORCE_COLOR = "1";
+      }
+    })
     .version(version())
     .help()
     .alias("help", "h")
