@@ -54,6 +54,8 @@ function optionsOf(cli: unknown): Record<string, unknown> {
 export async function main(args: string[]): Promise<void> {
   const cli = yargs(joinDashValues(args))
     .scriptName("mailvolley")
+    // Values stay as typed ("010", "1e3"): config/ parses them, and names the option when wrong.
+    .parserConfiguration({ "parse-numbers": false })
     .usage("$0 <command> [options]")
     .command(runCommand)
     .command(sinkCommand)
