@@ -268,7 +268,7 @@ function bodiesOf(
   source: MessageSource | null,
 ): { bodies: Buffer[]; sizeCycle: Uint16Array } {
   if (source) return { bodies: [], sizeCycle: new Uint16Array(1) };
-  const sizes = spec.size !== undefined ? [{ size: spec.size, weight: 1 }] : options.sizes;
+  const sizes = spec.sizes ?? options.sizes;
   return {
     bodies: sizes.map((s) => generateBody(s.size)),
     sizeCycle: classCycle(sizes.map((s) => s.weight)),
