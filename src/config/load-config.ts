@@ -87,6 +87,7 @@ export function rawRunOptions(values: OptionValues): RawRunOptions {
     ...pickOptions(SECURITY_OPTIONS, values),
     ...pickOptions(MESSAGE_OPTIONS, values),
     timeout,
+    everyTimeout: values.timeout,
   };
 }
 

@@ -245,8 +245,13 @@ export const SECURITY_OPTIONS = {
 } as const satisfies OptionTable;
 
 /** `--timeout-PHASE`, one per phase of smtp/phases.ts, with its default timeout. */
-export const TIMEOUT_OPTIONS = Object.freeze(
-  Object.fromEntries(
+export const TIMEOUT_OPTIONS = Object.freeze({
+  timeout: {
+    kind: "text",
+    group: "Timeouts:",
+    describe: "Every phase's timeout at once; a --timeout-PHASE given too wins for its phase",
+  },
+  ...Object.fromEntries(
     PHASE_NAMES.map((phase) => [
       `timeout-${phase}`,
       {
@@ -257,7 +262,9 @@ export const TIMEOUT_OPTIONS = Object.freeze(
       },
     ]),
   ),
-) as Readonly<Record<`timeout-${Phase}`, OptionSpec & { readonly default: string }>>;
+}) as { readonly timeout: OptionSpec } & Readonly<
+  Record<`timeout-${Phase}`, OptionSpec & { readonly default: string }>
+>;
 
 /** Message sources, address lists, DSN and XVERP, and the plan file itself. */
 export const MESSAGE_OPTIONS = {

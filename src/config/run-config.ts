@@ -95,6 +95,8 @@ export type RawRunOptions = RawOf<typeof RUN_OPTIONS> &
   RawOf<typeof MESSAGE_OPTIONS> &
   RawSecurityOptions & {
     timeout?: Partial<Record<TimedPhase, unknown>>;
+    /** `--timeout`: every phase's timeout, under the `--timeout-PHASE` values. */
+    everyTimeout?: unknown;
     /** From a plan file: classes already checked. */
     classes?: readonly ClassSpec[];
   };
@@ -139,7 +141,7 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
     helo: parseHelo(raw.helo ?? DEFAULTS.helo),
     uniqueRecipients: Boolean(raw.uniqueRecipients),
     ...parseWait(raw),
-    timeouts: parseTimeouts(raw.timeout),
+    timeouts: parseTimeouts(raw.timeout, raw.everyTimeout),
     reconnectAttempts: parseCount(
       "--reconnect-attempts",
       raw.reconnectAttempts ?? DEFAULTS.reconnectAttempts,
@@ -195,9 +197,14 @@ export function newRunId(): string {
   return randomBytes(6).toString("hex");
 }
 
-/** `--timeout-PHASE` values over the defaults of smtp/phases.ts. */
-function parseTimeouts(raw: RawRunOptions["timeout"]): Timeouts {
+/** `--timeout-PHASE` values over `--timeout`, over the defaults of smtp/phases.ts. */
+function parseTimeouts(raw: RawRunOptions["timeout"], every: unknown): Timeouts {
   const timeouts: Record<TimedPhase, number> = { ...DEFAULT_TIMEOUTS };
+  if (every !== undefined) {
+    const ms = parseDuration("--timeout", every);
+    if (ms <= 0) throw new ConfigError("--timeout", "must be longer than 0");
+    for (const phase of Object.keys(timeouts) as TimedPhase[]) timeouts[phase] = ms;
+  }
   for (const [phase, value] of Object.entries(raw ?? {})) {
     if (value === undefined) continue;
     if (!isPhase(phase)) throw new ConfigError(`--timeout-${phase}`, "is not a phase");
