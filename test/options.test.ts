@@ -87,10 +87,7 @@ describe("the help is derived from the table", () => {
     for (const phase of PHASE_NAMES) {
       assert.equal(run.timeouts[phase], phase === "banner" ? 1500 : 5000, phase);
     }
-    assert.throws(
-      () => buildLoadConfig({ timeout: "0s" }),
-      /--timeout: must be longer than 0/,
-    );
+    assert.throws(() => buildLoadConfig({ timeout: "0s" }), /--timeout: must be longer than 0/);
     assert.throws(
       () => buildLoadConfig({ timeout: "soon" }),
       /--timeout: "soon" is not a duration/,
