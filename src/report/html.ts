@@ -11,6 +11,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { ERROR_CLASS_LABELS, ERROR_CLASSES } from "../stats/errors.js";
 import type { Result } from "../stats/result.js";
+import { headline } from "./compare.js";
 import {
   apdexText,
   durationText,
@@ -54,6 +55,12 @@ export function renderHtml(runs: readonly Result[], options: HtmlOptions = {}): 
   const body = [
     `<header><h1>${esc(title)}</h1>${runs.map((r) => runLine(r)).join("")}</header>`,
     verdictBanner(runs),
+    thresholdBanner(runs),
+    compare
+      ? `<div class="headline">${headline(runs)
+          .map((l) => `<p>${esc(l)}</p>`)
+          .join("")}</div>`
+      : "",
     section("Overview", overview(runs, prefix)),
     ...runs.map((r, i) =>
       section(`Statistics${compare ? ` — ${r.mode}` : ""}`, statistics(r, prefix(i))),
@@ -103,7 +110,10 @@ th { background: #f4f6f7; font-weight: 600; }
 .chart { min-height: 40px; }
 .verdict { padding: 8px 12px; margin: 12px 0; border-left: 4px solid #b7950b; background: #fef9e7; }
 .verdict.generator { border-color: #c0392b; background: #fdedec; } .verdict.target { border-color: #1e8449; background: #eafaf1; }
-.verdict p { margin: 0; } .verdict ul { margin: 4px 0 0; padding-left: 20px; color: #566573; }
+.verdict p { margin: 0; }
+.thresholds-banner { padding: 8px 12px; margin: 12px 0; font-size: 16px; }
+.thresholds-banner.pass { background: #eafaf1; color: #1e8449; } .thresholds-banner.fail { background: #fdedec; color: #c0392b; }
+.thresholds-banner ul { margin: 4px 0 0; font-size: 14px; } .headline p { margin: 2px 0; font-size: 15px; } .verdict ul { margin: 4px 0 0; padding-left: 20px; color: #566573; }
 `;
 
 function runLine(r: Result): string {
@@ -263,6 +273,26 @@ function thresholds(runs: readonly Result[], prefix: (i: number) => string): str
   });
   const html = parts.join("");
   return html ? section("Thresholds", html) : "";
+}
+
+/** PASS or FAIL for the thresholds, at the top of the page, with each breach. */
+function thresholdBanner(runs: readonly Result[]): string {
+  const judged = runs.flatMap((r) => (r.thresholds ?? []).map((t) => ({ run: r, t })));
+  if (judged.length === 0) return "";
+  const failed = judged.filter(({ t }) => !t.passed);
+  const who = (r: Result) => (runs.length > 1 ? `${r.mode}: ` : "");
+  const items = failed
+    .map(({ run, t }) => {
+      const actual = t.actual === null ? "no data" : `actual ${fmt(t.actual, 3)}`;
+      return `<li>${esc(`${who(run)}${t.expression} (${actual})`)}</li>`;
+    })
+    .join("");
+  const verdict = failed.length === 0 ? "PASS" : "FAIL";
+  const summary =
+    failed.length === 0
+      ? `all ${judged.length} thresholds held`
+      : `${failed.length} of ${judged.length} thresholds breached`;
+  return `<div class="thresholds-banner ${verdict.toLowerCase()}" data-thresholds="${verdict}"><strong>${verdict}</strong> ${esc(summary)}${items ? `<ul>${items}</ul>` : ""}</div>`;
 }
 
 /** Who set the rate, at the top of the page (the terminal's first lines). */
