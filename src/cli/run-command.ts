@@ -42,6 +42,7 @@ export const runCommand = {
       abortedFor = breachedLive(report.thresholds, progress);
       if (abortedFor.length > 0) stop();
     });
+    if (!config.quiet) announceStart(config);
     const outcome = await executeRun(config, live.io, { sink, apdexMs: report.apdexMs });
     live.release();
     printer.finish();
@@ -99,4 +100,15 @@ function liveControl(
       if (onSigint) process.off("SIGINT", onSigint);
     },
   };
+}
+
+/** A shard waiting for --start-at says so, so a quiet terminal is not taken for a hang. */
+function announceStart(config: RunConfig): void {
+  const { shard, startAt } = config;
+  if (startAt === null || startAt <= Date.now()) return;
+  const who = shard ? `shard ${shard.index}/${shard.count}` : "the run";
+  const inSeconds = Math.ceil((startAt - Date.now()) / 1000);
+  process.stderr.write(
+    `mailvolley: ${who} starts at ${new Date(startAt).toISOString()} (in ${inSeconds}s)\n`,
+  );
 }

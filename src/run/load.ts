@@ -10,6 +10,7 @@ import { MessageWire } from "../messages/wire.js";
 import { RunStats, type StatsSnapshot } from "../stats/collector.js";
 import type { LatencySummary } from "../stats/result.js";
 import { valueAt } from "./schedule.js";
+import { StartGate } from "./start-at.js";
 import { ClosedWork, OpenWork, type SeqSpace, type WorkSource } from "./work.js";
 
 export interface LoadShare extends SeqSpace {
@@ -97,6 +98,8 @@ class LoadRun implements SessionHost {
   private drainRequested = false;
   private finished = false;
   private done!: () => void;
+  /** --start-at: the load waits for it once its messages are loaded. */
+  private readonly startGate: StartGate;
 
   constructor(
     readonly config: RunConfig,
@@ -110,6 +113,7 @@ class LoadRun implements SessionHost {
     this.trace = hooks.trace ?? null;
     this.progressHook = hooks.progress ?? null;
     this.preloaded = hooks.wire ?? null;
+    this.startGate = new StartGate(config.startAt);
     for (let i = 0; i < share.sessions; i++) {
       this.slots.push({
         index: i,
@@ -129,7 +133,7 @@ class LoadRun implements SessionHost {
     return load.rate
       ? new OpenWork(
           {
-            rate: load.rate.map((p) => ({ atMs: p.atMs, value: p.value * share.rateShare })),
+            rate: load.rate, // the share takes its stripe of the run's arrivals
             messages: share.messages,
             durationMs: load.durationMs,
             maxDelayMs: load.maxDelayMs,
@@ -146,6 +150,7 @@ class LoadRun implements SessionHost {
 
   async run(): Promise<StatsSnapshot> {
     this.wire = this.preloaded ?? (await MessageWire.create(this.config));
+    await this.startGate.wait();
     this.work = this.newWorkSource();
     this.work.onAvailable = () => this.wake();
     if (this.drainRequested || this.hardStopped) this.work.drain(); // Ctrl-C while loading
@@ -162,6 +167,7 @@ class LoadRun implements SessionHost {
   /** Ctrl-C: start no more messages; in-flight ones may finish within the grace period. */
   drain(): void {
     this.drainRequested = true;
+    this.startGate.open();
     this.work?.drain();
     setTimeout(() => this.stop(), this.config.load.graceMs).unref();
   }
@@ -169,6 +175,7 @@ class LoadRun implements SessionHost {
   /** Ends every session now; messages in flight are counted as failed. */
   stop(): void {
     this.hardStopped = true;
+    this.startGate.open();
     this.work?.drain();
     for (const slot of this.slots) {
       if (slot.timer) clearTimeout(slot.timer);
@@ -286,7 +293,7 @@ class LoadRun implements SessionHost {
   }
 
   private finishIfIdle(): void {
-    if (this.finished) return;
+    if (this.finished || !this.work) return; // not started: run() finishes after the start gate
     for (const slot of this.slots) if (slot.session || slot.timer) return;
     if (!this.hardStopped && !this.work.exhausted) {
       // Open model lull, or a ramp at zero: keep waiting unless every slot is retired.

@@ -12,6 +12,7 @@ import type { Result } from "../stats/result.js";
 import { buildResult } from "../stats/summarise.js";
 import type { Progress } from "./load.js";
 import { runSharded } from "./shard.js";
+import { machineShare, shardHeader, WHOLE_RUN } from "./shard-plan.js";
 
 export interface RunIo {
   /** Conversation lines of the first session (-v). */
@@ -106,13 +107,17 @@ async function loadAgainst(
   });
   io.onStart?.(load.stop, load.drain);
   const snapshot = await load.result;
-  return buildResult(snapshot, {
+  const result = buildResult(snapshot, {
     mode: config.mode,
     target: label,
     runId: config.runId,
-    sessions: config.sessions,
+    // A shard's own sessions: merged shards add up to the run's.
+    sessions: machineShare(config.sessions, config.messages, config.shard ?? WHOLE_RUN).sessions,
     apdexMs: extras.apdexMs,
   });
+  const shard = shardHeader(config, snapshot.firstEventMs, snapshot.lastEventMs);
+  if (shard) result.shard = shard;
+  return result;
 }
 
 /** The exit code a finished run earns (see RunOutcome). */

@@ -8,7 +8,6 @@ import type { RunConfig } from "../config/run-config.js";
 import type { MessageWire } from "../messages/wire.js";
 import { mergeSnapshots, type StatsSnapshot, summariseMerged } from "../stats/collector.js";
 import {
-  type LoadShare,
   PROGRESS_INTERVAL_MS,
   type Progress,
   type ProgressCounts,
@@ -16,25 +15,10 @@ import {
   runLoad,
   type ShareProgress,
 } from "./load.js";
+import { shardShares, WHOLE_RUN } from "./shard-plan.js";
 import type { FromWorker, ToWorker, WorkerTask } from "./worker.js";
 
-/**
- * Shares as even as whole numbers allow: worker i gets floor or ceil of sessions/N and of
- * messages/N, an equal part of the arrival rate, and the sequence numbers i, i+N, i+2N, …, so
- * that together the workers send exactly 0 … messages−1 (class shares stay exact).
- */
-export function splitShares(sessions: number, messages: number, workers: number): LoadShare[] {
-  const n = Math.max(1, Math.min(workers, sessions, messages));
-  const shares: LoadShare[] = [];
-  for (let i = 0; i < n; i++) {
-    const s = Math.floor(sessions / n) + (i < sessions % n ? 1 : 0);
-    const m = Number.isFinite(messages)
-      ? Math.floor(messages / n) + (i < messages % n ? 1 : 0)
-      : messages;
-    shares.push({ sessions: s, messages: m, seqBase: i, stride: n, rateShare: 1 / n });
-  }
-  return shares;
-}
+export { splitShares } from "./shard-plan.js";
 
 export interface RunHooks {
   /** Prints the conversation of the first session (-v). */
@@ -50,7 +34,7 @@ export interface RunHooks {
 
 export function runSharded(config: RunConfig, workers: number, hooks: RunHooks = {}): RunningLoad {
   const { trace } = hooks;
-  const shares = splitShares(config.sessions, config.messages, workers);
+  const shares = shardShares(config.sessions, config.messages, config.shard ?? WHOLE_RUN, workers);
   if (shares.length === 1) {
     const { progress } = hooks;
     return runLoad(config, shares[0], {

@@ -154,6 +154,35 @@ export interface ThresholdOutcome {
   passed: boolean;
 }
 
+/**
+ * What one shard of a run spread over machines records about itself (the Result's `shard`), so
+ * that `merge` can check the shards belong together (stats/shard-check.ts).
+ */
+export interface ShardHeader {
+  /** This shard, 0 … count−1 (--shard I/N); 0 of 1 for a run with --start-at alone. */
+  index: number;
+  /** Shards the run was split into (N). */
+  count: number;
+  /**
+   * `sha256:` and 64 hex digits over the options that define the load (config/config-hash.ts:
+   * every run option but the shard, start time, outputs, verbosity, --workers, --source and the
+   * AUTH password): equal on every shard of one run.
+   */
+  configHash: string;
+  /** The machine's host name. */
+  host: string;
+  /**
+   * This machine's clock at the shard's first connect attempt (= startedAt) and at its last
+   * reply or failure (= startedAt + elapsedSeconds), ISO 8601 with milliseconds.
+   */
+  clockStart: string;
+  clockEnd: string;
+  /** --start-at as asked, ISO 8601; null without --start-at. */
+  startAt: string | null;
+  /** Milliseconds the load started after startAt (clockStart − startAt); null without it. */
+  startLatenessMs: number | null;
+}
+
 export interface Result {
   schema: typeof RESULT_SCHEMA;
   /** reuse: sessions stay open for many transactions; per-message: one connection a message. */
@@ -166,6 +195,7 @@ export interface Result {
   startedAt: string;
   /** Seconds from the first connect attempt to the last reply (or failure) of the run. */
   elapsedSeconds: number;
+  /** Sessions kept open at once (-s); a shard's own part of them, so merged shards add up. */
   sessions: number;
   messages: {
     /** Messages the run started (or could not start): accepted + rejected + failed, always. */
@@ -305,6 +335,15 @@ export interface Result {
      */
     classes?: Record<string, { accepted: number; rejected: number; endToEndP99Ms: number }>;
   };
+  /**
+   * A run with --shard or --start-at: which shard it was, the hash of its load, its host, its
+   * clock at the first connect (`clockStart`, the same instant as `startedAt`) and at the last
+   * reply (`clockEnd`), and how late it started against --start-at (see ShardHeader). Absent
+   * in a run without either option.
+   */
+  shard?: ShardHeader;
+  /** A merged result: the header of each shard merged into it, by index; absent otherwise. */
+  shards?: ShardHeader[];
   /**
    * The histograms behind `latency` (keyed transaction, connect, …) and behind each class
    * (keyed "class:NAME"), HDR compressed base64, microseconds.
