@@ -11,6 +11,7 @@ import {
 } from "./collector.js";
 import { outcomesOf } from "./counts.js";
 import type { Result } from "./result.js";
+import { checkShards, type ShardSummary } from "./shard-check.js";
 import { buildResult, seriesSnapshot } from "./summarise.js";
 
 /** A saved Result turned back into the snapshot it was summarised from. */
@@ -78,4 +79,28 @@ export function mergeResults(shards: readonly Result[]): Result {
     };
   }
   return result;
+}
+
+/** One saved result to merge, with the file it came from (named in any refusal). */
+export interface MergeInput {
+  file: string;
+  result: Result;
+}
+
+/**
+ * The checked merge of a sharded run: checkShards first (a missing or doubled shard, shards of
+ * different splits or loads, mixed modes: ShardCheckError), then mergeResults; the merged
+ * result keeps each shard's header in `shards`.
+ */
+export function mergeShards(inputs: readonly MergeInput[]): {
+  merged: Result;
+  starts: ShardSummary;
+} {
+  const starts = checkShards(
+    inputs.map(({ file, result }) => ({ file, mode: result.mode, shard: result.shard })),
+  );
+  const merged = mergeResults(inputs.map((i) => i.result));
+  const headers = inputs.flatMap((i) => (i.result.shard ? [i.result.shard] : []));
+  if (headers.length > 0) merged.shards = headers.sort((a, b) => a.index - b.index);
+  return { merged, starts };
 }
