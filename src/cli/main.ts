@@ -9,6 +9,7 @@ import { ConfigError } from "../config/parse.js";
 import { SourceError } from "../messages/source.js";
 import { compareCommand } from "./compare-command.js";
 import { EXIT } from "./exit-codes.js";
+import { kubernetesCommand } from "./kubernetes-command.js";
 import { mergeCommand } from "./merge-command.js";
 import { probeCommand } from "./probe-command.js";
 import { reportCommand } from "./report-command.js";
@@ -53,7 +54,11 @@ export async function main(args: string[]): Promise<void> {
     .command(reportCommand)
     .command(mergeCommand)
     .command(probeCommand)
-    .demandCommand(1, "name a command: run, compare, probe, report, merge or sink (see --help)")
+    .command(kubernetesCommand)
+    .demandCommand(
+      1,
+      "name a command: run, compare, probe, report, merge, sink or kubernetes (see --help)",
+    )
     .strict()
     .version(version())
     .help()
