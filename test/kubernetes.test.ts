@@ -303,7 +303,11 @@ describe("the committed example", () => {
     const path = join(EXAMPLE, "mailvolley.yaml");
     if (process.env.MAILVOLLEY_UPDATE_GOLDEN === "1") writeFileSync(path, rendered);
     const committed = readFileSync(path, "utf8");
-    assert.equal(committed, rendered, "re-render: MAILVOLLEY_UPDATE_GOLDEN=1 npm test (README, Running on several machines)");
+    assert.equal(
+      committed,
+      rendered,
+      "re-render: MAILVOLLEY_UPDATE_GOLDEN=1 npm test (README, Running on several machines)",
+    );
     validateAll(committed);
   });
 });
