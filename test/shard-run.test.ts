@@ -10,6 +10,8 @@ import { ConfigError } from "../src/config/parse.js";
 import { buildRunConfig } from "../src/config/run-config.js";
 import { executeRun } from "../src/run/run.js";
 import { StartGate } from "../src/run/start-at.js";
+import type { Result } from "../src/stats/result.js";
+import { startMailvolley } from "./helpers/cli.js";
 import { assertBalanced } from "./helpers/run-client.js";
 
 /** The one line the CLI would print for a ConfigError thrown by `fn`. */
@@ -133,4 +135,30 @@ describe("a shard's run", { timeout: 60_000 }, () => {
     const { result } = await executeRun(buildRunConfig({ messages: 5, sessions: 1, workers: 1 }));
     assert.equal(result.shard, undefined);
   });
+});
+
+describe("Ctrl-C while a shard waits for --start-at", { timeout: 60_000 }, () => {
+  for (const workers of ["1", "2"]) {
+    test(`--workers ${workers}: ends at once with a result that sent nothing, exit 130`, async () => {
+      const startAt = String(Math.ceil(Date.now() / 1000) + 3600);
+      const { child, done } = startMailvolley(
+        ["run", "-m", "100", "--start-at", startAt, "--workers", workers, "--json", "-"],
+        30_000,
+      );
+      await new Promise<void>((resolve) => {
+        let seen = "";
+        child.stderr?.on("data", (s: string) => {
+          seen += s;
+          if (seen.includes("starts at")) resolve();
+        });
+      });
+      child.kill("SIGINT");
+      const { code, stdout, stderr } = await done;
+      assert.equal(code, 130, stderr);
+      const result = JSON.parse(stdout) as Result;
+      assert.equal(result.messages.attempted, 0);
+      assert.equal(result.sink?.messagesAccepted, 0);
+      assert.ok((result.shard?.startLatenessMs ?? 0) < 0, "stopped before its start");
+    });
+  }
 });

@@ -42,7 +42,6 @@ export const runCommand = {
       abortedFor = breachedLive(report.thresholds, progress);
       if (abortedFor.length > 0) stop();
     });
-    if (!config.quiet) announceStart(config);
     const outcome = await executeRun(config, live.io, { sink, apdexMs: report.apdexMs });
     live.release();
     printer.finish();
@@ -91,6 +90,7 @@ function liveControl(
         drain();
       };
       process.on("SIGINT", onSigint);
+      if (!config.quiet) announceStart(config); // once Ctrl-C is ours
     },
   };
   return {

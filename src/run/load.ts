@@ -152,8 +152,9 @@ class LoadRun implements SessionHost {
     this.wire = this.preloaded ?? (await MessageWire.create(this.config));
     await this.startGate.wait();
     this.work = this.newWorkSource();
+    // Ctrl-C while loading or waiting: drained before anyone listens, so the run ends below.
+    if (this.drainRequested || this.hardStopped) this.work.drain();
     this.work.onAvailable = () => this.wake();
-    if (this.drainRequested || this.hardStopped) this.work.drain(); // Ctrl-C while loading
     this.startMs = performance.now();
     return new Promise((resolve) => {
       this.done = () => resolve(this.stats.snapshot());

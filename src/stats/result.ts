@@ -179,7 +179,10 @@ export interface ShardHeader {
   clockEnd: string;
   /** --start-at as asked, ISO 8601; null without --start-at. */
   startAt: string | null;
-  /** Milliseconds the load started after startAt (clockStart − startAt); null without it. */
+  /**
+   * Milliseconds the load started after startAt (clockStart − startAt); null without it.
+   * Negative only when the run was stopped (Ctrl-C) before it started, having sent nothing.
+   */
   startLatenessMs: number | null;
 }
 
