@@ -6,25 +6,13 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { buildCompareConfig, buildLoadConfig } from "../src/config/load-config.js";
-import { ConfigError } from "../src/config/parse.js";
 import { buildRunConfig } from "../src/config/run-config.js";
 import { executeRun } from "../src/run/run.js";
 import { StartGate } from "../src/run/start-at.js";
 import type { Result } from "../src/stats/result.js";
 import { startMailvolley } from "./helpers/cli.js";
+import { configError } from "./helpers/config-error.js";
 import { assertBalanced } from "./helpers/run-client.js";
-
-/** The one line the CLI would print for a ConfigError thrown by `fn`. */
-function configError(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    assert.ok(error instanceof ConfigError, `a ConfigError, not ${error}`);
-    assert.ok(!error.message.includes("\n"), "one line");
-    return error.message;
-  }
-  assert.fail("no ConfigError");
-}
 
 describe("--shard and --start-at in the config", () => {
   test("I/N and a start time become the config; without them a whole run at once", () => {
