@@ -56,6 +56,11 @@ describe("merging the shards of one run", { timeout: 120_000 }, () => {
       ],
     );
     assert.equal(merged.shard, undefined);
+    assert.deepEqual(
+      merged.generator?.threads.map((t) => t.name),
+      ["shard 0/3 main", "shard 1/3 main", "shard 2/3 main"],
+      "each shard's threads, named after their shard",
+    );
     assert.match(out.stderr, /mailvolley merge: 3 shards started within \d+ ms/);
   });
 

@@ -17,7 +17,7 @@ import { loadExitCode } from "./exit-codes.js";
 import { type CommandArgv, givenOptions, loadOptions } from "./load-options.js";
 import { checkWritable, exportsOf, writeOutput } from "./output.js";
 import { progressPrinter } from "./progress.js";
-import { applyThresholds, printBreaches } from "./report-command.js";
+import { applyThresholds, generatorGate, printBreaches } from "./report-command.js";
 
 export const runCommand = {
   command: "run [target]",
@@ -53,9 +53,10 @@ export const runCommand = {
       );
     }
     printBreaches(breaches);
+    const generatorBound = generatorGate([outcome.result], report.failOnGeneratorBound);
     process.exitCode = loadExitCode({
       interrupted: live.interrupted(),
-      breached: breaches.length > 0 || abortedFor.length > 0,
+      breached: breaches.length > 0 || abortedFor.length > 0 || generatorBound,
       failed: outcome.exitCode !== 0,
     });
   },

@@ -3,9 +3,11 @@
  * each: flag, alias, help group and text, default, whether a plan may set it, and its kind. The
  * help, plan keys and raw types follow from the rows (config/options.ts); rows are in help order.
  */
-import { PHASE_NAMES, PHASES, type Phase } from "../smtp/phases.js";
 import { DEFAULT_APDEX_MS } from "../stats/summarise.js";
-import { defaultsOf, durationText, type OptionSpec, type OptionTable } from "./options.js";
+import { defaultsOf, durationText, type OptionTable } from "./options.js";
+import { TIMEOUT_OPTIONS } from "./timeout-options.js";
+
+export { TIMEOUT_OPTIONS } from "./timeout-options.js";
 
 /** What a run sends and how its sessions behave. */
 export const RUN_OPTIONS = {
@@ -250,21 +252,6 @@ export const SECURITY_OPTIONS = {
   },
 } as const satisfies OptionTable;
 
-/** `--timeout-PHASE`, one per phase of smtp/phases.ts, with its default timeout. */
-export const TIMEOUT_OPTIONS = Object.freeze(
-  Object.fromEntries(
-    PHASE_NAMES.map((phase) => [
-      `timeout-${phase}`,
-      {
-        kind: "text",
-        group: "Timeouts:",
-        describe: `Timeout of ${PHASES[phase].covers}`,
-        default: durationText(PHASES[phase].timeoutMs),
-      },
-    ]),
-  ),
-) as Readonly<Record<`timeout-${Phase}`, OptionSpec & { readonly default: string }>>;
-
 /** Message sources, address lists, DSN and XVERP, and the plan file itself. */
 export const MESSAGE_OPTIONS = {
   plan: {
@@ -348,6 +335,12 @@ export const REPORT_OPTIONS = {
     kind: "flag",
     group: "Reports:",
     describe: "Stop the run as soon as an error_rate threshold is breached",
+  },
+  "fail-on-generator-bound": {
+    kind: "flag",
+    group: "Reports:",
+    describe:
+      "Exit 99, as a breached --threshold does, when mailvolley and not the target set the rate (generator.limitedBy: generator)",
   },
 } as const satisfies OptionTable;
 

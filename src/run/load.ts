@@ -8,8 +8,10 @@ import { Session, type SessionHost } from "../client/session.js";
 import type { RunConfig } from "../config/run-config.js";
 import { MessageWire } from "../messages/wire.js";
 import { RunStats, type StatsSnapshot } from "../stats/collector.js";
+import { GeneratorLoadSampler, type ThreadLoad } from "../stats/generator-load.js";
 import type { LatencySummary } from "../stats/result.js";
-import { valueAt } from "./schedule.js";
+import { StartLateness, type StartLatenessSnapshot } from "../stats/start-lateness.js";
+import { arrivalIntervalAt, valueAt } from "./schedule.js";
 import { StartGate } from "./start-at.js";
 import { ClosedWork, OpenWork, type SeqSpace, type WorkSource } from "./work.js";
 
@@ -59,9 +61,23 @@ export interface LoadHooks {
   readonly progress?: (progress: ShareProgress) => void;
   /** Message files already loaded on this thread, to send from instead of loading them again. */
   readonly wire?: MessageWire;
+  /** This thread's name in the Result's generator section: "main", "worker 1", … */
+  readonly threadName?: string;
+}
+
+/** What one share hands back: its counts, its thread's own load, and its start lateness. */
+export interface ShareOutcome {
+  stats: StatsSnapshot;
+  /** One row per generator thread that ran the share (this thread; the run adds its main). */
+  threads: ThreadLoad[];
+  /** Open model: how late arrivals started against the schedule; null in the closed model. */
+  lateness: StartLatenessSnapshot | null;
 }
 
 export const PROGRESS_INTERVAL_MS = 1000;
+
+/** One clock for the time series and the sampler: performance.now() as epoch ms. */
+const epochMs = (now = performance.now()) => performance.timeOrigin + now;
 
 /** How often timeouts, ramps and samples are checked. */
 const SWEEP_INTERVAL_MS = 100;
@@ -82,6 +98,9 @@ class LoadRun implements SessionHost {
   /** Built in run(): loading message files is asynchronous. */
   wire!: MessageWire;
   readonly stats: RunStats;
+  /** This thread's own CPU, event-loop utilisation and delay, per interval of the series. */
+  private readonly sampler: GeneratorLoadSampler;
+  private lateness: StartLateness | null = null;
   readonly trace: ((line: string) => void) | null;
   private work!: WorkSource;
   private readonly slots: Slot[] = [];
@@ -110,6 +129,7 @@ class LoadRun implements SessionHost {
       config.classes.map((c) => c.name),
       config.intervalMs,
     );
+    this.sampler = new GeneratorLoadSampler(hooks.threadName ?? "main", config.intervalMs);
     this.trace = hooks.trace ?? null;
     this.progressHook = hooks.progress ?? null;
     this.preloaded = hooks.wire ?? null;
@@ -130,25 +150,28 @@ class LoadRun implements SessionHost {
   private newWorkSource(): WorkSource {
     const { config, share } = this;
     const { load } = config;
-    return load.rate
-      ? new OpenWork(
-          {
-            rate: load.rate, // the share takes its stripe of the run's arrivals
-            messages: share.messages,
-            durationMs: load.durationMs,
-            maxDelayMs: load.maxDelayMs,
-            maxQueue: load.maxQueue,
-          },
-          share,
-        )
-      : new ClosedWork(share.messages, share, load.durationMs);
+    if (!load.rate) return new ClosedWork(share.messages, share, load.durationMs);
+    const rate = load.rate;
+    const origin = performance.now();
+    this.lateness = new StartLateness((intended) => arrivalIntervalAt(rate, intended - origin));
+    return new OpenWork(
+      {
+        rate: load.rate, // the share takes its stripe of the run's arrivals
+        messages: share.messages,
+        durationMs: load.durationMs,
+        maxDelayMs: load.maxDelayMs,
+        maxQueue: load.maxQueue,
+        lateness: this.lateness,
+      },
+      share,
+    );
   }
 
   get intendedMs(): number {
     return this.work.intendedMs;
   }
 
-  async run(): Promise<StatsSnapshot> {
+  async run(): Promise<ShareOutcome> {
     this.wire = this.preloaded ?? (await MessageWire.create(this.config));
     await this.startGate.wait();
     this.work = this.newWorkSource();
@@ -157,8 +180,14 @@ class LoadRun implements SessionHost {
     this.work.onAvailable = () => this.wake();
     this.startMs = performance.now();
     return new Promise((resolve) => {
-      this.done = () => resolve(this.stats.snapshot());
-      this.stats.sample(performance.timeOrigin + this.startMs, 0); // opens the time series
+      this.done = () =>
+        resolve({
+          stats: this.stats.snapshot(),
+          threads: [this.sampler.stop(epochMs())],
+          lateness: this.lateness?.snapshot() ?? null,
+        });
+      this.sampler.start(epochMs(this.startMs));
+      this.stats.sample(epochMs(this.startMs), 0); // opens the time series
       this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
       this.fillSlots();
       this.finishIfIdle();
@@ -307,7 +336,7 @@ class LoadRun implements SessionHost {
     this.work.close();
     this.stats.messagesDropped(this.work.dropped);
     this.countUnsent();
-    this.stats.sample(performance.timeOrigin + performance.now(), 0, true);
+    this.stats.sample(epochMs(), 0, true);
     this.done();
   }
 
@@ -328,7 +357,8 @@ class LoadRun implements SessionHost {
   private sweep(): void {
     const now = performance.now();
     for (const slot of this.slots) slot.session?.checkTimeout(now);
-    this.stats.sample(performance.timeOrigin + now, this.slotOf.size);
+    this.stats.sample(epochMs(now), this.slotOf.size);
+    this.sampler.sample(epochMs(now));
     if (this.progressHook && now - this.lastProgressMs >= PROGRESS_INTERVAL_MS) {
       this.lastProgressMs = now;
       this.progressHook(this.progress());
@@ -350,7 +380,7 @@ class LoadRun implements SessionHost {
 }
 
 export interface RunningLoad {
-  result: Promise<StatsSnapshot>;
+  result: Promise<ShareOutcome>;
   /** Ends every session now. */
   stop: () => void;
   /** Starts no more messages; in-flight ones get the grace period. */

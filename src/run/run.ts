@@ -8,9 +8,10 @@ import { formatTarget } from "../config/parse.js";
 import type { RunConfig } from "../config/run-config.js";
 import { MessageWire } from "../messages/wire.js";
 import { type SinkOptions, startSink } from "../sink/index.js";
+import { annotateSeries, generatorResult } from "../stats/generator-verdict.js";
 import type { Result } from "../stats/result.js";
 import { buildResult } from "../stats/summarise.js";
-import type { Progress } from "./load.js";
+import type { Progress, ShareOutcome } from "./load.js";
 import { runSharded } from "./shard.js";
 import { machineShare, shardHeader, WHOLE_RUN } from "./shard-plan.js";
 
@@ -106,8 +107,8 @@ async function loadAgainst(
     wire,
   });
   io.onStart?.(load.stop, load.drain);
-  const snapshot = await load.result;
-  const result = buildResult(snapshot, {
+  const outcome = await load.result;
+  const result = buildResult(outcome.stats, {
     mode: config.mode,
     target: label,
     runId: config.runId,
@@ -115,9 +116,27 @@ async function loadAgainst(
     sessions: machineShare(config.sessions, config.messages, config.shard ?? WHOLE_RUN).sessions,
     apdexMs: extras.apdexMs,
   });
-  const shard = shardHeader(config, snapshot.firstEventMs, snapshot.lastEventMs);
+  result.generator = generatorOf(config, outcome, result.messages.dropped);
+  annotateSeries(result);
+  const { firstEventMs, lastEventMs } = outcome.stats;
+  const shard = shardHeader(config, firstEventMs, lastEventMs);
   if (shard) result.shard = shard;
   return result;
+}
+
+/** The Result's generator section: the threads' own load and, open model, start lateness. */
+function generatorOf(config: RunConfig, outcome: ShareOutcome, dropped: number) {
+  const { rate } = config.load;
+  const open =
+    rate && outcome.lateness
+      ? {
+          // The tightest interval of the run: at its highest rate.
+          arrivalIntervalMs: 1000 / Math.max(...rate.map((p) => p.value)),
+          lateness: outcome.lateness,
+          dropped,
+        }
+      : null;
+  return generatorResult(outcome.threads, open);
 }
 
 /** The exit code a finished run earns (see RunOutcome). */

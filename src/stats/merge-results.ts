@@ -10,6 +10,7 @@ import {
   type StatsSnapshot,
 } from "./collector.js";
 import { outcomesOf } from "./counts.js";
+import { mergeGenerator } from "./generator-merge.js";
 import type { Result } from "./result.js";
 import { checkShards, type ShardSummary } from "./shard-check.js";
 import { buildResult, seriesSnapshot } from "./summarise.js";
@@ -72,6 +73,7 @@ export function mergeResults(shards: readonly Result[]): Result {
     sessions: shards.reduce((n, r) => n + r.sessions, 0),
     apdexMs: shards[0].apdex?.satisfiedMs,
   });
+  mergeGenerator(result, shards, shards.map(partLabel));
   if (shards.every((r) => r.sink)) {
     result.sink = {
       messagesAccepted: shards.reduce((n, r) => n + (r.sink?.messagesAccepted ?? 0), 0),
@@ -79,6 +81,13 @@ export function mergeResults(shards: readonly Result[]): Result {
     };
   }
   return result;
+}
+
+/** How a merged part names its generator threads: "shard 2/4" (--shard I/N), else "result 3". */
+function partLabel(part: Result, position: number): string {
+  return part.shard && part.shard.count > 1
+    ? `shard ${part.shard.index}/${part.shard.count}`
+    : `result ${position + 1}`;
 }
 
 /** One saved result to merge, with the file it came from (named in any refusal). */

@@ -6,9 +6,12 @@
 
 import type { Latency, Phase } from "../smtp/phases.js";
 import type { ErrorClass } from "./errors.js";
+import type { ThreadLoad } from "./generator-load.js";
+import type { ShardHeader } from "./shard-header.js";
 
 export type { Phase } from "../smtp/phases.js";
 export type { ErrorClass } from "./errors.js";
+export type { ShardHeader } from "./shard-header.js";
 
 /** Fields are only ever added under one schema; it changes when a field changes meaning. */
 export const RESULT_SCHEMA = "mailvolley/result@1";
@@ -127,6 +130,17 @@ export interface SeriesPointResult {
   p99Ms: number;
   /** The interval's transaction histogram, HDR compressed base64, µs (for re-grouping). */
   histogram: string;
+  /**
+   * The generator's load in the interval, over its threads (see GeneratorResult): the busiest
+   * thread's busy fraction (0..1) and name, the highest event-loop delay p99 of any thread,
+   * and the CPU seconds of all. Absent where no thread was sampled.
+   */
+  generator?: {
+    busy: number;
+    busiestThread: string;
+    eventLoopDelayP99Ms: number;
+    cpuSeconds: number;
+  };
 }
 
 /**
@@ -154,36 +168,47 @@ export interface ThresholdOutcome {
   passed: boolean;
 }
 
+/** Who set the run's rate (see GeneratorResult.limitedBy). */
+export type LimitedBy = "generator" | "target" | "undetermined";
+
 /**
- * What one shard of a run spread over machines records about itself (the Result's `shard`), so
- * that `merge` can check the shards belong together (stats/shard-check.ts).
+ * The generator's own load: whose numbers these are. Every thread of mailvolley (the main
+ * thread and each worker; after a merge, of every shard) is sampled over the run's window and
+ * per interval of the time series, and the verdict `limitedBy` says whether mailvolley or the
+ * target set the rate.
  */
-export interface ShardHeader {
-  /** This shard, 0 … count−1 (--shard I/N); 0 of 1 for a run with --start-at alone. */
-  index: number;
-  /** Shards the run was split into (N). */
-  count: number;
+export interface GeneratorResult {
   /**
-   * `sha256:` and 64 hex digits over the options that define the load (config/config-hash.ts:
-   * every run option but the shard, start time, outputs, verbosity, --workers, --source and the
-   * AUTH password): equal on every shard of one run.
+   * `generator`: mailvolley's own limits set the rate, so the figures measure mailvolley, not
+   * the target; `target`: every generator thread had headroom; `undetermined`: in between, or
+   * too few intervals to say. The rule is written once, on limitedBy in
+   * stats/generator-verdict.ts, and the README's "Whose numbers are these" quotes it:
+   * generator when a thread was ≥ 90% busy (on a CPU or waiting for one, or its event loop
+   * not idle) in most steady intervals, or its event-loop delay p99 exceeded the tolerance in
+   * most, or (open model) starts ran late or arrivals were dropped while a thread was ≥ 70%
+   * busy; target when every thread was < 70% busy in most steady intervals.
    */
-  configHash: string;
-  /** The machine's host name. */
-  host: string;
-  /**
-   * This machine's clock at the shard's first connect attempt (= startedAt) and at its last
-   * reply or failure (= startedAt + elapsedSeconds), ISO 8601 with milliseconds.
-   */
-  clockStart: string;
-  clockEnd: string;
-  /** --start-at as asked, ISO 8601; null without --start-at. */
-  startAt: string | null;
-  /**
-   * Milliseconds the load started after startAt (clockStart − startAt); null without it.
-   * Negative only when the run was stopped (Ctrl-C) before it started, having sent nothing.
-   */
-  startLatenessMs: number | null;
+  limitedBy: LimitedBy;
+  /** The figures the verdict rests on, naming the thread: "main thread 97% busy in 8 of 9 …". */
+  reasons: string[];
+  /** What to do about it, one sentence. */
+  advice: string;
+  /** One row per generator thread, with its per-interval points (the time series' intervals). */
+  threads: ThreadLoad[];
+  /** Open model only: start lateness against the schedule; null in the closed model. */
+  lateness: {
+    /** Milliseconds between two arrivals of the whole run, at its highest rate. */
+    arrivalIntervalMs: number;
+    /** Lateness beyond this counts an arrival as late (one arrival interval, at least 10 ms). */
+    toleranceMs: number;
+    /** Arrivals started, and of them those started later than the tolerance. */
+    started: number;
+    late: number;
+    /** actual − intended start (the start is when a session took the arrival). */
+    startMs: LatencySummary;
+    /** The histogram behind startMs, HDR compressed base64, µs. */
+    histogram: string;
+  } | null;
 }
 
 export interface Result {
@@ -352,4 +377,9 @@ export interface Result {
    * (keyed "class:NAME"), HDR compressed base64, microseconds.
    */
   histograms: Record<string, string>;
+  /**
+   * The generator's own load and the verdict on who set the rate (see GeneratorResult).
+   * Absent in results saved before it existed.
+   */
+  generator?: GeneratorResult;
 }

@@ -3,9 +3,10 @@
  * of different splits, a different load (configuration hash) or mixed modes would make a merged
  * figure that no run produced; each is refused with one line naming the problem and the files.
  */
-import type { Mode, ShardHeader } from "./result.js";
+import type { Mode } from "./result.js";
+import type { ShardHeader } from "./shard-header.js";
 
-export type { ShardHeader } from "./result.js";
+export type { ShardHeader } from "./shard-header.js";
 
 /** One result to merge: the file it came from, its mode and its shard header, if any. */
 export interface ShardInput {
