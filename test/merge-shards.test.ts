@@ -106,6 +106,30 @@ describe("merging the shards of one run", { timeout: 120_000 }, () => {
     assert.equal(merged.thresholds?.[0].passed, false);
   });
 
+  test("--fail-on-generator-bound: a generator-bound shard fails the merged run, named", async () => {
+    /** Shard `index`'s result, its threads made `busy` (0–1) in every figure the verdict reads. */
+    const judged = async (index: number, busy: number) => {
+      const result = await shard(index, { duration: "1s", interval: "100ms", messages: "100000" });
+      for (const t of result.generator?.threads ?? []) {
+        for (const figures of [t, ...t.points]) {
+          figures.cpuUtilisation = busy;
+          figures.eventLoopUtilisation = busy;
+          figures.waitSeconds = 0;
+          figures.eventLoopDelay = { p50Ms: 0, p99Ms: 0, maxMs: 0 };
+        }
+      }
+      return file(`judged-${index}-${busy}.json`, result);
+    };
+    const idle = [await judged(0, 0.2), await judged(1, 0.2), await judged(2, 0.2)];
+    const held = await mailvolley(["merge", ...idle, "--fail-on-generator-bound", "-q"]);
+    assert.equal(held.code, 0, held.stderr);
+    const bound = [idle[0], await judged(1, 0.99), idle[2]];
+    const out = await mailvolley(["merge", ...bound, "--fail-on-generator-bound", "--json", "-"]);
+    assert.equal(out.code, 99, out.stderr);
+    assert.match(out.stderr, /--fail-on-generator-bound: .*shard 1\/3 main thread 99% busy/);
+    assert.equal((JSON.parse(out.stdout) as Result).generator?.limitedBy, "generator");
+  });
+
   test("compare shards merge mode by mode into one compare", async () => {
     const compareFiles: string[] = [];
     for (const i of [0, 1]) {

@@ -18,7 +18,13 @@ import { describeShardStarts } from "../stats/shard-check.js";
 import { loadExitCode } from "./exit-codes.js";
 import { tableOptions } from "./load-options.js";
 import { exportsOf, writeOutput } from "./output.js";
-import { applyThresholds, compareDoc, printBreaches, readResultFile } from "./report-command.js";
+import {
+  applyThresholds,
+  compareDoc,
+  generatorGate,
+  printBreaches,
+  readResultFile,
+} from "./report-command.js";
 
 type MergeArgv = ArgumentsCamelCase<Record<string, unknown>>;
 
@@ -41,7 +47,10 @@ export const mergeCommand = {
         })
         .option("html", { type: "string", describe: "Write the merged HTML report to FILE" })
         .option("quiet", { alias: "q", type: "boolean", describe: "Print no summary" }),
-      { threshold: REPORT_OPTIONS.threshold },
+      {
+        threshold: REPORT_OPTIONS.threshold,
+        "fail-on-generator-bound": REPORT_OPTIONS["fail-on-generator-bound"],
+      },
     ),
   handler: (argv: MergeArgv) => {
     const files = (argv.results as string[]) ?? [];
@@ -69,9 +78,10 @@ export const mergeCommand = {
       runs,
     );
     printBreaches(breaches);
+    const generatorBound = generatorGate(runs, Boolean(argv.failOnGeneratorBound));
     process.exitCode = loadExitCode({
       interrupted: false,
-      breached: breaches.length > 0,
+      breached: breaches.length > 0 || generatorBound,
       failed: false,
     });
   },
