@@ -94,13 +94,14 @@ describe("the start gate", () => {
 
 describe("a shard's run", { timeout: 60_000 }, () => {
   test("sends its stripe with its sessions and records its header", async () => {
-    const startAt = Date.now() + 200;
+    const startAt = Date.now() + 1000;
     const config = buildRunConfig({
       shard: "1/3",
       startAt: String(startAt / 1000),
       sessions: 7,
       messages: 100,
       workers: 2,
+      interval: "100ms",
     });
     const { result } = await executeRun(config);
     assertBalanced(result);
@@ -117,6 +118,14 @@ describe("a shard's run", { timeout: 60_000 }, () => {
     assert.equal(shard.startAt, new Date(startAt).toISOString());
     assert.ok(shard.startLatenessMs !== null && shard.startLatenessMs >= 0, "never before");
     assert.ok(Date.parse(result.startedAt) >= startAt);
+    // Every thread, the coordinating main thread too, is sampled from the start, not the wait.
+    const firstInterval = Math.floor(startAt / 100) * 100;
+    const threads = result.generator?.threads ?? [];
+    assert.deepEqual(
+      threads.map((t) => t.name),
+      ["main", "worker 1", "worker 2"],
+    );
+    for (const t of threads) assert.ok(t.points[0].t >= firstInterval, `${t.name} from the start`);
   });
 
   test("a run without --shard or --start-at has no header", async () => {

@@ -24,6 +24,7 @@ import {
   type ShareProgress,
 } from "./load.js";
 import { shardShares, WHOLE_RUN } from "./shard-plan.js";
+import { StartGate } from "./start-at.js";
 import type { FromWorker, ToWorker, WorkerTask } from "./worker.js";
 
 export { splitShares } from "./shard-plan.js";
@@ -57,8 +58,12 @@ export function runSharded(config: RunConfig, workers: number, hooks: RunHooks =
 /** Runs each share on a worker thread of its own, the main thread coordinating. */
 function runWorkers(config: RunConfig, shares: readonly LoadShare[], hooks: RunHooks): RunningLoad {
   const { trace } = hooks;
-  // The main thread only coordinates, but it is a thread of the generator: it is sampled too.
-  const main = new GeneratorLoadSampler("main", config.intervalMs).start().drive();
+  // The main thread only coordinates, but it is a thread of the generator: it is sampled too,
+  // from the load's start on (--start-at), as the workers sample themselves.
+  const gate = new StartGate(config.startAt);
+  const sampling = gate
+    .wait()
+    .then(() => new GeneratorLoadSampler("main", config.intervalMs).start().drive());
   // Each worker reports its own running totals; the sum is the run's.
   const latest: (ShareProgress | null)[] = shares.map(() => null);
   const report = (i: number, p: ShareProgress) => {
@@ -97,14 +102,16 @@ function runWorkers(config: RunConfig, shares: readonly LoadShare[], hooks: RunH
     };
   });
   const result = Promise.all(ports.map((p) => p.done))
-    .then((parts) => mergeOutcomes(main.stop(), parts))
+    .then(async (parts) => mergeOutcomes((await sampling).stop(), parts))
     .finally(async () => {
-      main.stop(); // already stopped unless a worker failed
+      gate.open();
+      (await sampling).stop(); // already stopped unless a worker failed
       if (ticker) clearInterval(ticker);
       for (const p of ports) p.port.close();
       await pool.destroy();
     });
   const tell = (type: ToWorker["type"]) => () => {
+    gate.open();
     for (const p of ports) p.port.postMessage({ type } satisfies ToWorker);
   };
   return { result, stop: tell("stop"), drain: tell("drain") };
