@@ -147,7 +147,10 @@ test("run options that would fail in every pod fail here: one line, exit 2", asy
     mailvolley(["kubernetes", "mx:25", "--shards", "4", "--image", "i", "--", ...runArgs]);
   for (const [runArgs, message] of [
     [["-s", "2"], /^mailvolley: --shard: 4 shards need at least 4 sessions \(-s 2\)/],
-    [["-s", "8", "--rat", "9"], /^mailvolley: --: run options after --: Unknown argument: rat/],
+    [
+      ["-s", "8", "--rat", "9"],
+      /^mailvolley: --: run options after --: Unknown argument: rat; did you mean --rate\?/,
+    ],
     [["-s", "8", "--rate", "fast"], /^mailvolley: --rate: /],
   ] as const) {
     const out = await render([...runArgs]);

@@ -5,6 +5,7 @@
 import { writeFileSync } from "node:fs";
 import yargs, { type ArgumentsCamelCase, type Argv } from "yargs";
 import { buildLoadConfig } from "../config/load-config.js";
+import { LOAD_OPTIONS } from "../config/option-table.js";
 import { ConfigError, parseDuration } from "../config/parse.js";
 import {
   type KubernetesOptions,
@@ -12,6 +13,7 @@ import {
   manifestsToYaml,
   renderKubernetes,
 } from "../deploy/kubernetes.js";
+import { withSuggestions } from "./did-you-mean.js";
 import { givenOptions, loadOptions } from "./load-options.js";
 
 type KubernetesArgv = ArgumentsCamelCase<Record<string, unknown>>;
@@ -128,7 +130,14 @@ async function checkRunArgs(options: KubernetesOptions): Promise<void> {
     .version(false)
     .exitProcess(false)
     .fail((message, error) => {
-      throw error ?? new ConfigError("--", `run options after --: ${message.split("\n")[0]}`);
+      if (error) throw error;
+      const options = Object.keys(LOAD_OPTIONS);
+      const line = withSuggestions(message.split("\n")[0], {
+        commands: [],
+        options,
+        commandGiven: true,
+      });
+      throw new ConfigError("--", `run options after --: ${line}`);
     })
     .parseAsync();
   if (argv._.length > 0) {
