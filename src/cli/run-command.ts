@@ -102,6 +102,7 @@ function liveControl(
         drain();
       };
       process.on("SIGINT", onSigint);
+      if (!config.quiet) announceStart(config); // once Ctrl-C is ours
     },
   };
   return {
@@ -111,4 +112,15 @@ function liveControl(
       if (onSigint) process.off("SIGINT", onSigint);
     },
   };
+}
+
+/** A shard waiting for --start-at says so, so a quiet terminal is not taken for a hang. */
+function announceStart(config: RunConfig): void {
+  const { shard, startAt } = config;
+  if (startAt === null || startAt <= Date.now()) return;
+  const who = shard ? `shard ${shard.index}/${shard.count}` : "the run";
+  const inSeconds = Math.ceil((startAt - Date.now()) / 1000);
+  process.stderr.write(
+    `mailvolley: ${who} starts at ${new Date(startAt).toISOString()} (in ${inSeconds}s)\n`,
+  );
 }

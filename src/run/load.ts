@@ -11,7 +11,8 @@ import { RunStats, type StatsSnapshot } from "../stats/collector.js";
 import { GeneratorLoadSampler, type ThreadLoad } from "../stats/generator-load.js";
 import type { LatencySummary } from "../stats/result.js";
 import { StartLateness, type StartLatenessSnapshot } from "../stats/start-lateness.js";
-import { type StagePoint, valueAt } from "./schedule.js";
+import { arrivalIntervalAt, valueAt } from "./schedule.js";
+import { StartGate } from "./start-at.js";
 import { ClosedWork, OpenWork, type SeqSpace, type WorkSource } from "./work.js";
 
 export interface LoadShare extends SeqSpace {
@@ -73,15 +74,6 @@ export interface ShareOutcome {
   lateness: StartLatenessSnapshot | null;
 }
 
-/**
- * The run's arrival interval at `elapsedMs`: ms between two arrivals of the whole run (not of
- * one share), which is what an arrival's lateness is judged against.
- */
-export function arrivalIntervalAt(rate: readonly StagePoint[], elapsedMs: number): number {
-  const perSecond = valueAt(rate, elapsedMs);
-  return perSecond > 0 ? 1000 / perSecond : Number.POSITIVE_INFINITY;
-}
-
 export const PROGRESS_INTERVAL_MS = 1000;
 
 /** One clock for the time series and the sampler: performance.now() as epoch ms. */
@@ -125,6 +117,8 @@ class LoadRun implements SessionHost {
   private drainRequested = false;
   private finished = false;
   private done!: () => void;
+  /** --start-at: the load waits for it once its messages are loaded. */
+  private readonly startGate: StartGate;
 
   constructor(
     readonly config: RunConfig,
@@ -139,6 +133,7 @@ class LoadRun implements SessionHost {
     this.trace = hooks.trace ?? null;
     this.progressHook = hooks.progress ?? null;
     this.preloaded = hooks.wire ?? null;
+    this.startGate = new StartGate(config.startAt);
     for (let i = 0; i < share.sessions; i++) {
       this.slots.push({
         index: i,
@@ -161,7 +156,7 @@ class LoadRun implements SessionHost {
     this.lateness = new StartLateness((intended) => arrivalIntervalAt(rate, intended - origin));
     return new OpenWork(
       {
-        rate: load.rate.map((p) => ({ atMs: p.atMs, value: p.value * share.rateShare })),
+        rate: load.rate, // the share takes its stripe of the run's arrivals
         messages: share.messages,
         durationMs: load.durationMs,
         maxDelayMs: load.maxDelayMs,
@@ -178,9 +173,11 @@ class LoadRun implements SessionHost {
 
   async run(): Promise<ShareOutcome> {
     this.wire = this.preloaded ?? (await MessageWire.create(this.config));
+    await this.startGate.wait();
     this.work = this.newWorkSource();
+    // Ctrl-C while loading or waiting: drained before anyone listens, so the run ends below.
+    if (this.drainRequested || this.hardStopped) this.work.drain();
     this.work.onAvailable = () => this.wake();
-    if (this.drainRequested || this.hardStopped) this.work.drain(); // Ctrl-C while loading
     this.startMs = performance.now();
     return new Promise((resolve) => {
       this.done = () =>
@@ -200,6 +197,7 @@ class LoadRun implements SessionHost {
   /** Ctrl-C: start no more messages; in-flight ones may finish within the grace period. */
   drain(): void {
     this.drainRequested = true;
+    this.startGate.open();
     this.work?.drain();
     setTimeout(() => this.stop(), this.config.load.graceMs).unref();
   }
@@ -207,6 +205,7 @@ class LoadRun implements SessionHost {
   /** Ends every session now; messages in flight are counted as failed. */
   stop(): void {
     this.hardStopped = true;
+    this.startGate.open();
     this.work?.drain();
     for (const slot of this.slots) {
       if (slot.timer) clearTimeout(slot.timer);
@@ -324,7 +323,7 @@ class LoadRun implements SessionHost {
   }
 
   private finishIfIdle(): void {
-    if (this.finished) return;
+    if (this.finished || !this.work) return; // not started: run() finishes after the start gate
     for (const slot of this.slots) if (slot.session || slot.timer) return;
     if (!this.hardStopped && !this.work.exhausted) {
       // Open model lull, or a ramp at zero: keep waiting unless every slot is retired.

@@ -13,6 +13,7 @@ import type { Result } from "../stats/result.js";
 import { buildResult } from "../stats/summarise.js";
 import type { Progress, ShareOutcome } from "./load.js";
 import { runSharded } from "./shard.js";
+import { machineShare, shardHeader, WHOLE_RUN } from "./shard-plan.js";
 
 export interface RunIo {
   /** Conversation lines of the first session (-v). */
@@ -111,11 +112,15 @@ async function loadAgainst(
     mode: config.mode,
     target: label,
     runId: config.runId,
-    sessions: config.sessions,
+    // A shard's own sessions: merged shards add up to the run's.
+    sessions: machineShare(config.sessions, config.messages, config.shard ?? WHOLE_RUN).sessions,
     apdexMs: extras.apdexMs,
   });
   result.generator = generatorOf(config, outcome, result.messages.dropped);
   annotateSeries(result);
+  const { firstEventMs, lastEventMs } = outcome.stats;
+  const shard = shardHeader(config, firstEventMs, lastEventMs);
+  if (shard) result.shard = shard;
   return result;
 }
 

@@ -23,25 +23,11 @@ import {
   type ShareOutcome,
   type ShareProgress,
 } from "./load.js";
+import { shardShares, WHOLE_RUN } from "./shard-plan.js";
+import { StartGate } from "./start-at.js";
 import type { FromWorker, ToWorker, WorkerTask } from "./worker.js";
 
-/**
- * Shares as even as whole numbers allow: worker i gets floor or ceil of sessions/N and of
- * messages/N, an equal part of the arrival rate, and the sequence numbers i, i+N, i+2N, …, so
- * that together the workers send exactly 0 … messages−1 (class shares stay exact).
- */
-export function splitShares(sessions: number, messages: number, workers: number): LoadShare[] {
-  const n = Math.max(1, Math.min(workers, sessions, messages));
-  const shares: LoadShare[] = [];
-  for (let i = 0; i < n; i++) {
-    const s = Math.floor(sessions / n) + (i < sessions % n ? 1 : 0);
-    const m = Number.isFinite(messages)
-      ? Math.floor(messages / n) + (i < messages % n ? 1 : 0)
-      : messages;
-    shares.push({ sessions: s, messages: m, seqBase: i, stride: n, rateShare: 1 / n });
-  }
-  return shares;
-}
+export { splitShares } from "./shard-plan.js";
 
 export interface RunHooks {
   /** Prints the conversation of the first session (-v). */
@@ -57,7 +43,7 @@ export interface RunHooks {
 
 export function runSharded(config: RunConfig, workers: number, hooks: RunHooks = {}): RunningLoad {
   const { trace } = hooks;
-  const shares = splitShares(config.sessions, config.messages, workers);
+  const shares = shardShares(config.sessions, config.messages, config.shard ?? WHOLE_RUN, workers);
   if (shares.length === 1) {
     const { progress } = hooks;
     return runLoad(config, shares[0], {
@@ -72,8 +58,12 @@ export function runSharded(config: RunConfig, workers: number, hooks: RunHooks =
 /** Runs each share on a worker thread of its own, the main thread coordinating. */
 function runWorkers(config: RunConfig, shares: readonly LoadShare[], hooks: RunHooks): RunningLoad {
   const { trace } = hooks;
-  // The main thread only coordinates, but it is a thread of the generator: it is sampled too.
-  const main = new GeneratorLoadSampler("main", config.intervalMs).start().drive();
+  // The main thread only coordinates, but it is a thread of the generator: it is sampled too,
+  // from the load's start on (--start-at), as the workers sample themselves.
+  const gate = new StartGate(config.startAt);
+  const sampling = gate
+    .wait()
+    .then(() => new GeneratorLoadSampler("main", config.intervalMs).start().drive());
   // Each worker reports its own running totals; the sum is the run's.
   const latest: (ShareProgress | null)[] = shares.map(() => null);
   const report = (i: number, p: ShareProgress) => {
@@ -112,14 +102,16 @@ function runWorkers(config: RunConfig, shares: readonly LoadShare[], hooks: RunH
     };
   });
   const result = Promise.all(ports.map((p) => p.done))
-    .then((parts) => mergeOutcomes(main.stop(), parts))
+    .then(async (parts) => mergeOutcomes((await sampling).stop(), parts))
     .finally(async () => {
-      main.stop(); // already stopped unless a worker failed
+      gate.open();
+      (await sampling).stop(); // already stopped unless a worker failed
       if (ticker) clearInterval(ticker);
       for (const p of ports) p.port.close();
       await pool.destroy();
     });
   const tell = (type: ToWorker["type"]) => () => {
+    gate.open();
     for (const p of ports) p.port.postMessage({ type } satisfies ToWorker);
   };
   return { result, stop: tell("stop"), drain: tell("drain") };

@@ -7,9 +7,11 @@
 import type { Latency, Phase } from "../smtp/phases.js";
 import type { ErrorClass } from "./errors.js";
 import type { ThreadLoad } from "./generator-load.js";
+import type { ShardHeader } from "./shard-header.js";
 
 export type { Phase } from "../smtp/phases.js";
 export type { ErrorClass } from "./errors.js";
+export type { ShardHeader } from "./shard-header.js";
 
 /** Fields are only ever added under one schema; it changes when a field changes meaning. */
 export const RESULT_SCHEMA = "mailvolley/result@1";
@@ -221,6 +223,7 @@ export interface Result {
   startedAt: string;
   /** Seconds from the first connect attempt to the last reply (or failure) of the run. */
   elapsedSeconds: number;
+  /** Sessions kept open at once (-s); a shard's own part of them, so merged shards add up. */
   sessions: number;
   messages: {
     /** Messages the run started (or could not start): accepted + rejected + failed, always. */
@@ -360,6 +363,15 @@ export interface Result {
      */
     classes?: Record<string, { accepted: number; rejected: number; endToEndP99Ms: number }>;
   };
+  /**
+   * A run with --shard or --start-at: which shard it was, the hash of its load, its host, its
+   * clock at the first connect (`clockStart`, the same instant as `startedAt`) and at the last
+   * reply (`clockEnd`), and how late it started against --start-at (see ShardHeader). Absent
+   * in a run without either option.
+   */
+  shard?: ShardHeader;
+  /** A merged result: the header of each shard merged into it, by index; absent otherwise. */
+  shards?: ShardHeader[];
   /**
    * The histograms behind `latency` (keyed transaction, connect, …) and behind each class
    * (keyed "class:NAME"), HDR compressed base64, microseconds.
