@@ -5,7 +5,7 @@
  */
 import { ERROR_CLASS_LABELS, ERROR_CLASSES, type ErrorClass } from "../stats/errors.js";
 import type { Result } from "../stats/result.js";
-import { firstSeenSpan, fmt, ms, PHASE_ROWS, ratio } from "./figures.js";
+import { firstSeenSpan, fmt, ms, PHASE_ROWS, ratio, sessionsOpen } from "./figures.js";
 import { painter, table } from "./terminal.js";
 
 export const COMPARE_SCHEMA = "mailvolley/compare@1";
@@ -54,7 +54,11 @@ export function headline(runs: readonly Result[]): string[] {
 function onset(run: Result, cls: ErrorClass): string {
   const f = run.firstSeen?.find((s) => s.class === cls);
   if (!f) return `none in the ${run.mode} run`;
-  return `${firstSeenSpan(f)} into the ${run.mode} run, after ${fmt(f.connectionsOpened)} connections and ${fmt(f.sent)} messages`;
+  if (f.atSeconds === undefined || !f.connection) {
+    return `${firstSeenSpan(f)} into the ${run.mode} run, after ${fmt(f.connectionsOpened)} connections and ${fmt(f.sent)} messages`;
+  }
+  const message = f.message ? ` and message ${fmt(f.message)}` : "";
+  return `${f.atSeconds.toFixed(3)} s into the ${run.mode} run, at connection ${fmt(f.connection)}${message} (${sessionsOpen(f.openSessions)}, ${fmt(f.sent)} messages started)`;
 }
 
 export function renderCompare(runs: readonly Result[], options: { color: boolean }): string {

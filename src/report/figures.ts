@@ -76,18 +76,37 @@ export function durationText(msValue: number): string {
   return msValue >= 1000 && msValue % 100 === 0 ? `${msValue / 1000}s` : `${msValue}ms`;
 }
 
-/** One Result.firstSeen entry in words: "refused by gateway 3.0–4.0 s in: 20 sessions open, …". */
+/** One Result.firstSeen entry in words: "refused by gateway at 0.412 s on connection 31: …". */
 export function firstSeenText(f: FirstSeen): string {
   return `${ERROR_CLASS_LABELS[f.class]} ${firstSeenWhere(f)}`;
 }
 
-/** The same without the class: "3.0–4.0 s in: 20 sessions open, …". */
+/** The same without the class: "at 0.412 s on connection 31: 4 sessions open, …". */
 export function firstSeenWhere(f: FirstSeen): string {
+  if (f.atSeconds === undefined) {
+    return (
+      `${firstSeenSpan(f)} in: ` +
+      `${fmt(f.openSessions)} sessions open, ${fmt(f.connectionsOpened)} connections and ` +
+      `${fmt(f.sent)} messages started by then`
+    );
+  }
   return (
-    `${firstSeenSpan(f)} in: ` +
-    `${fmt(f.openSessions)} sessions open, ${fmt(f.connectionsOpened)} connections and ` +
+    `at ${firstSeenOn(f)}: ${sessionsOpen(f.openSessions)}, ` +
     `${fmt(f.sent)} messages started by then`
   );
+}
+
+/** "1 session open", "4 sessions open". */
+export function sessionsOpen(n: number): string {
+  return `${fmt(n)} session${n === 1 ? "" : "s"} open`;
+}
+
+/** "0.412 s on connection 31", "1.250 s on connection 1, message 11". */
+export function firstSeenOn(f: FirstSeen): string {
+  const at = `${(f.atSeconds ?? f.fromSeconds).toFixed(3)} s`;
+  if (!f.connection) return at;
+  const message = f.message ? `, message ${fmt(f.message)}` : "";
+  return `${at} on connection ${fmt(f.connection)}${message}`;
 }
 
 /** "3.0–4.0 s", or "0.0 s" when the interval, clamped to the run, is shorter than that shows. */

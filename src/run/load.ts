@@ -58,6 +58,8 @@ export interface LoadHooks {
   readonly progress?: (progress: ShareProgress) => void;
   /** Message files already loaded on this thread, to send from instead of loading them again. */
   readonly wire?: MessageWire;
+  /** The run's connection and message counters, shared by its worker threads. */
+  readonly ordinals?: Uint32Array;
 }
 
 export const PROGRESS_INTERVAL_MS = 1000;
@@ -106,6 +108,7 @@ class LoadRun implements SessionHost {
     this.stats = new RunStats(
       config.classes.map((c) => c.name),
       config.intervalMs,
+      { ordinals: hooks.ordinals },
     );
     this.trace = hooks.trace ?? null;
     this.progressHook = hooks.progress ?? null;
@@ -308,7 +311,12 @@ class LoadRun implements SessionHost {
     if (this.hardStopped) return;
     const unsent = this.work.unsent;
     if (unsent <= 0) return;
-    this.stats.messagesFailedToStart(unsent);
+    // Each in its class: take the sequence numbers no session took.
+    const perClass = this.config.classes.map(() => 0);
+    for (let n = 0; n < unsent; n++) perClass[this.wire.classOf(this.work.take()).index]++;
+    perClass.forEach((count, cls) => {
+      if (count > 0) this.stats.messagesFailedToStart(cls, count);
+    });
     this.stats.failure(
       "unsent",
       "connect",

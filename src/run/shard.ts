@@ -7,6 +7,7 @@ import { Piscina } from "piscina";
 import type { RunConfig } from "../config/run-config.js";
 import type { MessageWire } from "../messages/wire.js";
 import { mergeSnapshots, type StatsSnapshot, summariseMerged } from "../stats/collector.js";
+import { RunOrdinals } from "../stats/first-errors.js";
 import {
   type LoadShare,
   PROGRESS_INTERVAL_MS,
@@ -78,13 +79,16 @@ export function runSharded(config: RunConfig, workers: number, hooks: RunHooks =
     atomics: "disabled",
     idleTimeout: 1000,
   });
+  // One count of connections and messages for all threads: where an error first came.
+  const ordinals = RunOrdinals.shared();
+  const traced = trace !== undefined;
   const ports = shares.map((share, i) => {
     const { port1, port2 } = new MessageChannel();
     port1.on("message", (message: FromWorker) => {
       if (message.type === "trace") trace?.(message.line);
       else if (message.type === "progress") report(i, message.progress);
     });
-    const task: WorkerTask = { config, share, port: port2, trace: i === 0 && trace !== undefined };
+    const task: WorkerTask = { config, share, port: port2, trace: i === 0 && traced, ordinals };
     return {
       port: port1,
       done: pool.run(task, { transferList: [port2] }) as Promise<StatsSnapshot>,

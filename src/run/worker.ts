@@ -14,6 +14,8 @@ export interface WorkerTask {
   /** Carries `stop` from the main thread and the conversation lines (-v) back to it. */
   port: MessagePort;
   trace: boolean;
+  /** The run's connection and message counters (RunOrdinals.shared()), one for all threads. */
+  ordinals: Uint32Array;
 }
 
 /** Messages on a worker's port. */
@@ -29,7 +31,7 @@ export default async function runShare(task: WorkerTask): Promise<StatsSnapshot>
     : undefined;
   const progress = (p: ShareProgress) =>
     port.postMessage({ type: "progress", progress: p } satisfies FromWorker);
-  const load = runLoad(task.config, task.share, { trace, progress });
+  const load = runLoad(task.config, task.share, { trace, progress, ordinals: task.ordinals });
   port.on("message", (message: ToWorker) => {
     if (message.type === "stop") load.stop();
     else if (message.type === "drain") load.drain();

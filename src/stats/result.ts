@@ -130,18 +130,28 @@ export interface SeriesPointResult {
 }
 
 /**
- * Where an error class first appeared, read off the time series, so to its interval's
- * resolution (`--interval`) and exact across workers: the first interval holding an
- * occurrence of the class.
+ * Where an error class first appeared: recorded at the moment of its first occurrence (across
+ * worker threads, the earliest), so exact to the connection and the message. Results saved
+ * before that, and shards merged from saved results, have only the interval: then `atSeconds`,
+ * `connection` and `message` are absent and the counts are those at the interval's end.
  */
 export interface FirstSeen {
   class: ErrorClass;
-  /** That interval's bounds in seconds since the first connect (clamped to the run). */
+  /** When it happened, in seconds since the first connect. */
+  atSeconds?: number;
+  /** Ordinal of the connection it came on, from 1 in the order connections were opened. */
+  connection?: number;
+  /**
+   * Ordinal of the message it hit, from 1 in the order messages started; null when it hit no
+   * started message (a refusal at the banner, or a failure between messages).
+   */
+  message?: number | null;
+  /** The bounds of the `--interval` holding it, in seconds since the first connect. */
   fromSeconds: number;
   toSeconds: number;
-  /** Sessions open at the interval's end. */
+  /** Sessions (connections) open at that moment, the one it came on included. */
   openSessions: number;
-  /** Connections attempted and messages started from the run's start through the interval. */
+  /** Connections opened and messages started from the run's start up to that moment. */
   connectionsOpened: number;
   sent: number;
 }

@@ -9,6 +9,7 @@ import {
 } from "./collector.js";
 import { outcomesOf, settledCount } from "./counts.js";
 import { classifyError, ERROR_CLASSES, type ErrorClass, zeroErrorClasses } from "./errors.js";
+import type { FirstError } from "./first-errors.js";
 import type {
   ClassResult,
   FirstSeen,
@@ -87,7 +88,9 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
     ),
     errors,
     errorClasses,
-    firstSeen: firstSeen(series, snapshot.firstEventMs, elapsedSeconds),
+    firstSeen: snapshot.firstErrors
+      ? firstSeenExact(snapshot.firstErrors, series.intervalMs, snapshot.firstEventMs)
+      : firstSeen(series, snapshot.firstEventMs, elapsedSeconds),
     apdex,
     allClasses: classRow(all),
     classes: snapshot.classes.map(classRow),
@@ -168,7 +171,31 @@ export function seriesSnapshot(series: Result["series"]): SeriesSnapshot {
   };
 }
 
-/** See Result.firstSeen and FirstSeen for the definition. */
+/** See Result.firstSeen and FirstSeen: from the moments recorded. */
+export function firstSeenExact(
+  firsts: readonly FirstError[],
+  intervalMs: number,
+  firstEventMs: number,
+): FirstSeen[] {
+  const seconds = (epochMs: number) => round(Math.max(0, (epochMs - firstEventMs) / 1000), 3);
+  const inOrder = [...firsts].sort((a, b) => a.atMs - b.atMs);
+  return inOrder.map((f) => {
+    const from = Math.floor(f.atMs / intervalMs) * intervalMs;
+    return {
+      class: f.class,
+      atSeconds: seconds(f.atMs),
+      connection: f.connection,
+      message: f.message > 0 ? f.message : null,
+      fromSeconds: seconds(from),
+      toSeconds: seconds(from + intervalMs),
+      openSessions: f.openSessions,
+      connectionsOpened: f.connectionsOpened,
+      sent: f.messagesStarted,
+    };
+  });
+}
+
+/** See Result.firstSeen and FirstSeen: read off the time series, for results saved before. */
 export function firstSeen(
   series: Result["series"],
   firstEventMs: number,

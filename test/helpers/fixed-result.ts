@@ -10,22 +10,32 @@ const T0 = 1_764_683_700_000;
 /** A run made of fixed events: the same Result every time. */
 export function fixedResult(mode: Mode): Result {
   const perMessage = mode === "per-message";
-  const stats = new RunStats(["bulk", "alerts"]);
+  let now = T0 + 10;
+  const stats = new RunStats(["bulk", "alerts"], 1000, { clock: () => now });
   stats.sample(T0 + 10, 0);
   stats.touch(T0 + 10);
+  let connection = 0;
   for (let i = 0; i < 400; i++) {
     const second = Math.floor(i / 100);
+    now = T0 + 10 + i * 10;
     const cls = i % 4 === 0 ? 1 : 0;
     const tx = 2 + (i % 50) / 10 + (perMessage ? 3 : 0);
-    stats.messageStarted(1);
+    const message = stats.messageStarted(1);
     const refused = perMessage && i % 10 === 9;
     const limited = i % 40 === 7;
     if (perMessage || i < 4) {
-      stats.connectionOpened();
+      connection = stats.connectionOpened();
       stats.record("connect", 0.2 + (i % 7) / 100);
       if (refused) {
         stats.connectionRefused();
-        stats.reply(421, "4.7.0", "banner", `mx${i}.example too many connections from [127.0.0.1]`);
+        stats.reply(
+          421,
+          "4.7.0",
+          "banner",
+          `mx${i}.example too many connections from [127.0.0.1]`,
+          1,
+          connection,
+        );
         stats.messageSettled(cls, "failed", 0);
       } else {
         stats.connectionEstablished();
@@ -35,7 +45,8 @@ export function fixedResult(mode: Mode): Result {
     }
     if (!refused && limited) {
       stats.recipientRejected();
-      stats.reply(450, "4.7.1", "mail", `<a${i}@x.test>: too much mail from 127.0.0.1`);
+      const text = `<a${i}@x.test>: too much mail from 127.0.0.1`;
+      stats.reply(450, "4.7.1", "mail", text, 1, connection, message);
       stats.messageSettled(cls, "rejected", 0);
     } else if (!refused) {
       stats.recipientAccepted();
@@ -45,6 +56,7 @@ export function fixedResult(mode: Mode): Result {
       stats.messageSettled(cls, "accepted", tx);
       if (perMessage) stats.record("quit", 0.3);
     }
+    if (perMessage) stats.connectionClosed();
     if (i % 100 === 99) stats.sample(T0 + (second + 1) * 1000 + 20, perMessage ? 3 : 4);
   }
   stats.touch(T0 + 4010);
