@@ -158,6 +158,22 @@ describe("plateau", () => {
     assert.equal(plateau(series([1, 100, 100, 1])), null);
     assert.equal(plateau(series([])), null);
   });
+
+  test("idle intervals do not pull the median down (issue 16 item 2)", () => {
+    // 25 idle seconds around a 6-second burst of about 70k/s: the median of all intervals
+    // is 0, which trimmed nothing and gave the burst spread over 31 intervals.
+    const burst = [69_000, 74_000, 76_000, 71_000, 73_000, 70_000];
+    const p = plateau(series([0, ...Array(12).fill(0), ...burst, ...Array(13).fill(0), 0]));
+    assert.ok(p);
+    assert.equal(p.intervals, 6);
+    assert.equal(p.messagesPerSecond, 72_166.7);
+    assert.equal(p.fromMs, T0 + 13_000);
+  });
+
+  test("no plateau from intervals that accepted nothing (issue 15: 'plateau 0.0/s')", () => {
+    assert.equal(plateau(series([0, 0, 0, 0, 0, 0, 0])), null);
+    assert.equal(plateau(series([0, 0, 50, 0, 0, 60, 0, 0])), null);
+  });
 });
 
 describe("first seen", () => {

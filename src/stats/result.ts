@@ -222,10 +222,12 @@ export interface Result {
     /** messages.accepted / elapsedSeconds: the whole-run mean. */
     messagesPerSecond: number;
     /**
-     * The steady-state rate, without ramp-up and ramp-down. Over the time series: drop the first
-     * and the last interval (partial), then from each end drop intervals whose accepted count is
-     * below 90% of the median interval; plateau = accepted in what remains / its seconds.
-     * null when fewer than 3 intervals remain (a run too short to have a plateau).
+     * The steady-state rate, without ramp-up, ramp-down and idle time. Over the time series:
+     * drop the first and the last interval (partial); take the median `accepted` of the
+     * intervals that accepted at least one message (idle intervals do not count toward it);
+     * then from each end drop intervals whose accepted count is below 90% of that median;
+     * plateau = accepted in what remains / its seconds. Dips inside the plateau stay in it.
+     * null when fewer than 3 intervals accepted anything or fewer than 3 remain.
      */
     plateau: {
       messagesPerSecond: number;

@@ -231,7 +231,13 @@ const PLATEAU_FRACTION = 0.9;
 export function plateau(series: Result["series"]): Result["throughput"]["plateau"] {
   let points = series.points.slice(1, -1);
   if (points.length < 3) return null;
-  const sorted = points.map((p) => p.accepted).sort((a, b) => a - b);
+  // The median of the intervals that accepted something: idle intervals (a lull, a drain, a
+  // run mostly waiting) would pull it to 0, and a floor of 0 trims nothing.
+  const sorted = points
+    .map((p) => p.accepted)
+    .filter((n) => n > 0)
+    .sort((a, b) => a - b);
+  if (sorted.length < 3) return null;
   const median = sorted[Math.floor((sorted.length - 1) / 2)];
   const floor = median * PLATEAU_FRACTION;
   let first = 0;
