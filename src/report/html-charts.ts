@@ -11,6 +11,8 @@ export interface ChartRun {
   points: {
     t: number;
     sent: number;
+    /** Absent in results saved before it existed. */
+    dropped?: number;
     accepted: number;
     failed: number;
     rejected: number;
@@ -40,6 +42,7 @@ export function drawCharts(
     xs.map((_, i) => (i < run.points.length ? pick(run.points[i]) : null));
   const perSecond = (n: number, run: ChartRun) => n / (run.intervalMs / 1000);
 
+  const dropped = runs.some((run) => run.points.some((p) => (p.dropped ?? 0) > 0));
   type Line = { label: string; values: (number | null)[]; colour: string; dash?: number[] };
   const lines = (
     pick: (p: ChartRun["points"][number], run: ChartRun) => number,
@@ -61,6 +64,10 @@ export function drawCharts(
       lines: [
         ...lines((p, run) => perSecond(p.accepted, run), "accepted/s", 0),
         ...lines((p, run) => perSecond(p.sent, run), "sent/s", 1, [4, 4]),
+        // Open model: what the schedule asked for, when some of it was dropped.
+        ...(dropped
+          ? lines((p, run) => perSecond(p.sent + (p.dropped ?? 0), run), "scheduled/s", 3, [1, 3])
+          : []),
       ],
     },
     {
@@ -73,14 +80,15 @@ export function drawCharts(
       unit: "errors/s",
       lines: Object.keys(errorLabels)
         .filter((c) => runs.some((run) => run.points.some((p) => (p.errors[c] ?? 0) > 0)))
-        .flatMap((c, i) =>
+        .flatMap((c, i): Line[] =>
           runs.map((run, r) => ({
             label: runs.length > 1 ? `${run.label} ${errorLabels[c]}` : errorLabels[c],
             values: column(run, (p) => perSecond(p.errors[c] ?? 0, run)),
             colour: LINE_COLOURS[(i + 2) % LINE_COLOURS.length],
             dash: r === 1 ? [4, 4] : undefined,
           })),
-        ),
+        )
+        .concat(dropped ? lines((p, run) => perSecond(p.dropped ?? 0, run), "dropped/s", 4) : []),
     },
     {
       id: "chart-sessions",

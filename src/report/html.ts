@@ -133,6 +133,14 @@ function overview(runs: readonly Result[], prefix: (i: number) => string): strin
     ["Accepted", "messages.accepted", (r) => r.messages.accepted, (v) => fmt(v)],
     ["Rejected", "messages.rejected", (r) => r.messages.rejected, (v) => fmt(v)],
     ["Failed", "messages.failed", (r) => r.messages.failed, (v) => fmt(v)],
+    ["Dropped arrivals", "messages.dropped", (r) => r.messages.dropped ?? 0, (v) => fmt(v)],
+    [
+      "Transaction p99 uncorrected (ms)",
+      "latencyUncorrected.transactionMs.p99",
+      (r) =>
+        r.latencyUncorrected?.transactionMs.count ? r.latencyUncorrected.transactionMs.p99 : null,
+      (v) => ms(v),
+    ],
     ["Connections opened", "connections.opened", (r) => r.connections.opened, (v) => fmt(v)],
     ["Connections refused", "connections.refused", (r) => r.connections.refused, (v) => fmt(v)],
     [

@@ -300,10 +300,16 @@ class LoadRun implements SessionHost {
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = null;
     this.work.close();
-    this.stats.messagesDropped(this.work.dropped);
+    this.countDropped();
     this.countUnsent();
     this.stats.sample(performance.timeOrigin + performance.now(), 0, true);
     this.done();
+  }
+
+  /** Arrivals the work source dropped since the last call: counted as they go, per interval. */
+  private countDropped(): void {
+    const more = this.work.dropped - this.stats.counters.dropped;
+    if (more > 0) this.stats.messagesDropped(more);
   }
 
   /** Messages promised (-m) that no session could start: counted as failed, never lost. */
@@ -328,6 +334,7 @@ class LoadRun implements SessionHost {
   private sweep(): void {
     const now = performance.now();
     for (const slot of this.slots) slot.session?.checkTimeout(now);
+    this.countDropped();
     this.stats.sample(performance.timeOrigin + now, this.slotOf.size);
     if (this.progressHook && now - this.lastProgressMs >= PROGRESS_INTERVAL_MS) {
       this.lastProgressMs = now;

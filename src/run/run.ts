@@ -35,7 +35,10 @@ export interface RunExtras {
 
 export interface RunOutcome {
   result: Result;
-  /** 0: every message accepted (and, in a self-test, the sink agrees); 1 otherwise. */
+  /**
+   * 0: every message accepted, no arrival dropped (and, in a self-test, the sink agrees);
+   * 1 otherwise.
+   */
   exitCode: number;
 }
 
@@ -119,6 +122,8 @@ async function loadAgainst(
 export function verdict(result: Result): number {
   const m = result.messages;
   if (m.accepted !== m.attempted) return 1;
+  // The open model asked for more than was sent: the target (or the generator) fell behind.
+  if (m.dropped > 0) return 1;
   if (result.sink && result.sink.messagesAccepted !== m.accepted) return 1;
   return 0;
 }

@@ -112,6 +112,13 @@ export interface SeriesPointResult {
   t: number;
   /** Messages started in the interval (MAIL written; also messages given up as unsent). */
   sent: number;
+  /**
+   * Open model: arrivals dropped in the interval (no session could start them within
+   * --max-delay, or beyond --max-queue). sent + dropped is what the load model scheduled there
+   * (an arrival still queued at the interval's end counts where it starts). 0 in results saved
+   * before it existed.
+   */
+  dropped: number;
   /** Messages whose final verdict came in the interval, by verdict. */
   accepted: number;
   rejected: number;

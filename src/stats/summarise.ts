@@ -141,6 +141,7 @@ export function seriesResult(series: SeriesSnapshot): Result["series"] {
       return {
         t: p.t,
         sent: p.sent,
+        dropped: p.dropped ?? 0,
         ...outcomesOf(p),
         connectionsOpened: p.connectionsOpened,
         openSessions: p.openSessions,
@@ -161,6 +162,7 @@ export function seriesSnapshot(series: Result["series"]): SeriesSnapshot {
       (p: SeriesPointResult): SeriesPoint => ({
         t: p.t,
         sent: p.sent,
+        dropped: p.dropped ?? 0,
         ...outcomesOf(p),
         connectionsOpened: p.connectionsOpened,
         openSessions: p.openSessions,

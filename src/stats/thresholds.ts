@@ -22,6 +22,7 @@ export const METRICS = [
   "apdex",
   "errors",
   "connections_per_message",
+  "dropped",
 ] as const;
 export type Metric = (typeof METRICS)[number];
 export type LatencyMetric = (typeof LATENCY_METRICS)[number];
@@ -91,6 +92,8 @@ export function measure(t: Threshold, result: Result): number | null {
         : result.errorClasses[errorClass];
     case "connections_per_message":
       return result.messages.attempted > 0 ? result.connections.perMessage : null;
+    case "dropped":
+      return result.messages.dropped ?? 0;
   }
   return null;
 }
