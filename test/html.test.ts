@@ -172,3 +172,10 @@ test("reply text from the server is escaped, not markup", () => {
   assert.ok(!html.includes("<script>alert(1)"));
   assert.ok(html.includes("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;"));
 });
+
+test("the knee is written under the overview and marked on the charts", () => {
+  const result = fixedResult("reuse");
+  const html = renderHtml([result]);
+  assert.match(html, /<p class="knee">Knee — success fell to 97\.00 % at 0\.070 s/);
+  assert.match(html, /"knee":0\.08/); // x: 0.070 s after the first connect, 10 ms into its interval
+});

@@ -7,6 +7,7 @@ import { ERROR_CLASS_LABELS, ERROR_CLASSES, type ErrorClass } from "../stats/err
 import {
   type ClassResult,
   type FirstSeen,
+  type Knee,
   LATENCIES,
   type Latency,
   type LatencyField,
@@ -114,4 +115,22 @@ export function firstSeenSpan(f: FirstSeen): string {
   const from = f.fromSeconds.toFixed(1);
   const to = f.toSeconds.toFixed(1);
   return from === to ? `${from} s` : `${from}–${to} s`;
+}
+
+/**
+ * Result.knee in words: "success fell to 98.20 % at 12.345 s: sent 1,200.0/s, accepted
+ * 1,180.0/s; 100 % before it for 11 s, mean 1,050.3/s". null when success never fell.
+ */
+export function kneeText(k: Knee | null | undefined): string | null {
+  if (!k?.fell) return null;
+  const f = k.fell;
+  const scheduled =
+    f.scheduledPerSecond > f.sentPerSecond ? `, scheduled ${fmt(f.scheduledPerSecond, 1)}/s` : "";
+  const at =
+    `success fell to ${percent(f.successPercent)} at ${f.atSeconds.toFixed(3)} s: ` +
+    `sent ${fmt(f.sentPerSecond, 1)}/s${scheduled}, accepted ${fmt(f.acceptedPerSecond, 1)}/s`;
+  const w = k.cleanWindow;
+  if (!w) return `${at}; never at 100 % before it`;
+  const span = fmt(w.toSeconds - w.fromSeconds, 1);
+  return `${at}; 100 % before it for ${span} s, mean ${fmt(w.messagesPerSecond, 1)}/s`;
 }

@@ -8,6 +8,8 @@
 export interface ChartRun {
   label: string;
   intervalMs: number;
+  /** Where success fell below 100% (Result.knee), on the charts' x axis; null: never. */
+  knee: number | null;
   points: {
     t: number;
     sent: number;
@@ -105,6 +107,26 @@ export function drawCharts(
     },
   ];
 
+  // A dashed vertical line where each run's success fell below 100%.
+  // biome-ignore lint/suspicious/noExplicitAny: a uPlot instance
+  const markKnees = (u: any) => {
+    runs.forEach((run, r) => {
+      if (run.knee === null || run.knee === undefined) return;
+      const x = u.valToPos(run.knee, "x", true);
+      const ctx = u.ctx;
+      ctx.save();
+      ctx.strokeStyle = runs.length > 1 ? RUN_COLOURS[r % RUN_COLOURS.length] : "#c0392b";
+      ctx.setLineDash([6, 4]);
+      ctx.beginPath();
+      ctx.moveTo(x, u.bbox.top);
+      ctx.lineTo(x, u.bbox.top + u.bbox.height);
+      ctx.stroke();
+      ctx.fillStyle = ctx.strokeStyle;
+      ctx.fillText(runs.length > 1 ? `knee (${run.label})` : "knee", x + 4, u.bbox.top + 12);
+      ctx.restore();
+    });
+  };
+
   for (const chart of charts) {
     const host = document.getElementById(chart.id);
     if (!host) continue;
@@ -114,6 +136,7 @@ export function drawCharts(
     }
     const width = Math.max(320, Math.min(1100, host.clientWidth || 900));
     const options = {
+      hooks: { draw: [markKnees] },
       width,
       height: 260,
       scales: { x: { time: false } },

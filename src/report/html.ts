@@ -17,6 +17,7 @@ import {
   errorClassRows,
   firstSeenWhere,
   fmt,
+  kneeText,
   ms,
   PHASE_ROWS,
   ratio,
@@ -47,12 +48,13 @@ export function renderHtml(runs: readonly Result[], options: HtmlOptions = {}): 
   const chartRuns: ChartRun[] = runs.map((r) => ({
     label: r.mode,
     intervalMs: r.series?.intervalMs ?? 1000,
+    knee: kneeX(r),
     points: (r.series?.points ?? []).map(({ histogram: _h, ...p }) => p),
   }));
   const labels = Object.fromEntries(ERROR_CLASSES.map((c) => [c, ERROR_CLASS_LABELS[c]]));
   const body = [
     `<header><h1>${esc(title)}</h1>${runs.map((r) => runLine(r)).join("")}</header>`,
-    section("Overview", overview(runs, prefix)),
+    section("Overview", overview(runs, prefix) + knees(runs)),
     ...runs.map((r, i) =>
       section(`Statistics${compare ? ` — ${r.mode}` : ""}`, statistics(r, prefix(i))),
     ),
@@ -99,6 +101,24 @@ th { background: #f4f6f7; font-weight: 600; }
 .pass { color: #1e8449; } .fail { color: #c0392b; font-weight: 600; }
 .chart { min-height: 40px; }
 `;
+
+/** Result.knee on the charts' x axis: seconds since the run's first interval. */
+function kneeX(r: Result): number | null {
+  const first = r.series?.points[0];
+  if (!r.knee?.fell || !first) return null;
+  return (Date.parse(r.startedAt) + r.knee.fell.atSeconds * 1000 - first.t) / 1000;
+}
+
+/** Where success fell below 100% in each run, in words; marked "knee" on the charts. */
+function knees(runs: readonly Result[]): string {
+  return runs
+    .map((r) => {
+      const text = kneeText(r.knee);
+      const who = runs.length > 1 ? `${esc(r.mode)}: ` : "";
+      return text ? `<p class="knee">Knee — ${who}${esc(text)}</p>` : "";
+    })
+    .join("");
+}
 
 function runLine(r: Result): string {
   return `<p class="run">${esc(r.mode)}: run ${esc(r.runId)}, started ${esc(r.startedAt)}, ${fmt(r.sessions)} sessions, ${esc(r.target)}</p>`;

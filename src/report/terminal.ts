@@ -9,6 +9,7 @@ import {
   errorClassRows,
   firstSeenText,
   fmt,
+  kneeText,
   ms,
   PHASE_ROWS,
   statisticsRows,
@@ -61,6 +62,7 @@ function overview(result: Result, paint: Paint): string[] {
         ? `plateau ${fmt(plateau.messagesPerSecond, 1)}/s over ${fmt(plateau.intervals)} intervals`
         : "plateau n/a (fewer than 3 steady intervals)",
     ]),
+    ...(kneeText(result.knee) ? [row("Knee", [kneeText(result.knee) ?? ""])] : []),
     row("Connections", [
       `opened ${fmt(c.opened)}`,
       `established ${fmt(c.established)}`,

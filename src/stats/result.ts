@@ -163,6 +163,41 @@ export interface FirstSeen {
   sent: number;
 }
 
+/**
+ * Where success fell below 100%, read off the time series (see Result.knee). Success in an
+ * interval = accepted / (accepted + rejected + failed) of the messages settled in it.
+ */
+export interface Knee {
+  /** The first interval where success was below 100%; null when it never was. */
+  fell: {
+    /**
+     * Seconds since the first connect: the earliest error's exact time (firstSeen) when it lies
+     * in that interval, else the interval's start.
+     */
+    atSeconds: number;
+    /** The interval's bounds, seconds since the first connect. */
+    fromSeconds: number;
+    toSeconds: number;
+    /** Success in that interval, %. */
+    successPercent: number;
+    /** Messages started, scheduled (started + dropped) and accepted per second in it. */
+    sentPerSecond: number;
+    scheduledPerSecond: number;
+    acceptedPerSecond: number;
+  } | null;
+  /**
+   * The window where success stayed at 100%: from the first interval that settled a message up
+   * to the knee (or the run's end), and its mean accepted per second. null when the first
+   * interval that settled anything already fell short.
+   */
+  cleanWindow: {
+    fromSeconds: number;
+    toSeconds: number;
+    intervals: number;
+    messagesPerSecond: number;
+  } | null;
+}
+
 export interface ThresholdOutcome {
   /** The threshold as given, e.g. "p99{phase:envelope}<5ms". */
   expression: string;
@@ -290,6 +325,12 @@ export interface Result {
    * before it existed.
    */
   firstSeen?: FirstSeen[];
+  /**
+   * The knee: where success fell below 100%, the rate sent and accepted then, and the mean
+   * throughput while it stayed at 100% (see Knee). null when no message settled; absent in
+   * results saved before it existed.
+   */
+  knee?: Knee | null;
   /** The Apdex thresholds (satisfied ≤ T, tolerating ≤ 4T by the Apdex standard). */
   apdex: { satisfiedMs: number; toleratingMs: number };
   /** The statistics table: every message of the run in one row. */

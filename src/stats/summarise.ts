@@ -10,6 +10,7 @@ import {
 import { outcomesOf, settledCount } from "./counts.js";
 import { classifyError, ERROR_CLASSES, type ErrorClass, zeroErrorClasses } from "./errors.js";
 import type { FirstError } from "./first-errors.js";
+import { knee } from "./knee.js";
 import type {
   ClassResult,
   FirstSeen,
@@ -52,6 +53,9 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
   };
   const classRow = (cls: ClassSnapshot) => summariseClass(cls, elapsedSeconds, apdex);
   const series = seriesResult(snapshot.series);
+  const first = snapshot.firstErrors
+    ? firstSeenExact(snapshot.firstErrors, series.intervalMs, snapshot.firstEventMs)
+    : firstSeen(series, snapshot.firstEventMs, elapsedSeconds);
   const histograms: Record<string, string> = { ...snapshot.histograms };
   for (const cls of snapshot.classes) histograms[`class:${cls.name}`] = cls.histogram;
   const result: Result = {
@@ -88,9 +92,8 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
     ),
     errors,
     errorClasses,
-    firstSeen: snapshot.firstErrors
-      ? firstSeenExact(snapshot.firstErrors, series.intervalMs, snapshot.firstEventMs)
-      : firstSeen(series, snapshot.firstEventMs, elapsedSeconds),
+    firstSeen: first,
+    knee: knee(series, snapshot.firstEventMs, first),
     apdex,
     allClasses: classRow(all),
     classes: snapshot.classes.map(classRow),
