@@ -121,7 +121,9 @@ describe("time series", () => {
         [3000, 0, 0],
       ],
     );
-    assert.ok(Math.abs(points[2].p50Ms - 3) < 0.01, String(points[2].p50Ms)); // HDR: 3 digits
+    assert.ok(Math.abs((points[2].p50Ms ?? 0) - 3) < 0.01, String(points[2].p50Ms)); // HDR: 3 digits
+    // Nothing accepted in the last interval: no latency, not 0 ms (issue 13 item 4).
+    assert.deepEqual([points[3].p50Ms, points[3].p99Ms], [null, null]);
   });
 
   test("regrouping into longer intervals adds counts and keeps the last open-session count", () => {

@@ -5,7 +5,7 @@
  */
 import { ERROR_CLASS_LABELS, ERROR_CLASSES, type ErrorClass } from "../stats/errors.js";
 import type { Result } from "../stats/result.js";
-import { firstSeenSpan, fmt, ms, PHASE_ROWS, ratio, sessionsOpen } from "./figures.js";
+import { firstSeenSpan, fmt, latencyCell, PHASE_ROWS, ratio, sessionsOpen } from "./figures.js";
 import { painter, table } from "./terminal.js";
 
 export const COMPARE_SCHEMA = "mailvolley/compare@1";
@@ -123,7 +123,9 @@ export function renderCompare(runs: readonly Result[], options: { color: boolean
     if (runs.every((r) => r.latency[key].count === 0)) continue;
     lat.push([
       `  ${name}`,
-      ...runs.map((r) => `${ms(r.latency[key].p50)} / ${ms(r.latency[key].p99)}`),
+      ...runs.map(
+        (r) => `${latencyCell(r.latency[key], "p50")} / ${latencyCell(r.latency[key], "p99")}`,
+      ),
       ratio(base.latency[key].p50, reuse.latency[key].p50),
       ratio(base.latency[key].p99, reuse.latency[key].p99),
     ]);
@@ -134,6 +136,9 @@ export function renderCompare(runs: readonly Result[], options: { color: boolean
       lat[0].map((_, i) => i > 0),
     ),
   );
-  out.push("", "Ratios are reuse / per-message: ×0.10 means a tenth, ×10 ten times as much.");
+  out.push(
+    "",
+    'Ratios are reuse / per-message: ×0.10 means a tenth, ×10 ten times as much; "4 vs 2,000" where a ratio would not read as a number.',
+  );
   return `${out.join("\n")}\n`;
 }

@@ -21,8 +21,9 @@ export interface ChartRun {
     connectionsOpened: number;
     openSessions: number;
     errors: Record<string, number>;
-    p50Ms: number;
-    p99Ms: number;
+    /** null: nothing accepted in the interval (a gap in the latency chart). */
+    p50Ms: number | null;
+    p99Ms: number | null;
   }[];
 }
 
@@ -40,14 +41,14 @@ export function drawCharts(
   const step = runs.length > 0 ? runs[0].intervalMs / 1000 : 1;
   // x: seconds since each run's first interval, so runs made one after the other overlay.
   const xs = Array.from({ length }, (_, i) => i * step);
-  const column = (run: ChartRun, pick: (p: ChartRun["points"][number]) => number) =>
+  const column = (run: ChartRun, pick: (p: ChartRun["points"][number]) => number | null) =>
     xs.map((_, i) => (i < run.points.length ? pick(run.points[i]) : null));
   const perSecond = (n: number, run: ChartRun) => n / (run.intervalMs / 1000);
 
   const dropped = runs.some((run) => run.points.some((p) => (p.dropped ?? 0) > 0));
   type Line = { label: string; values: (number | null)[]; colour: string; dash?: number[] };
   const lines = (
-    pick: (p: ChartRun["points"][number], run: ChartRun) => number,
+    pick: (p: ChartRun["points"][number], run: ChartRun) => number | null,
     name: string,
     i: number,
     dash?: number[],

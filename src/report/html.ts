@@ -210,7 +210,7 @@ function statistics(r: Result, prefix: string): string {
         : `${prefix}classes.${r.classes.indexOf(c)}`;
     const l = c.transactionMs;
     const lat = (["mean", "p50", "p90", "p95", "p99", "max"] as const).map((k) =>
-      num(`${base}.transactionMs.${k}`, l[k], ms(l[k])),
+      l.count === 0 ? "<td>-</td>" : num(`${base}.transactionMs.${k}`, l[k], ms(l[k])),
     );
     return `<tr><td>${esc(c.name)}</td>${num(`${base}.attempted`, c.attempted, fmt(c.attempted))}${num(`${base}.errorPercent`, c.errorPercent, c.errorPercent.toFixed(2))}${lat.join("")}${num(`${base}.messagesPerSecond`, c.messagesPerSecond, fmt(c.messagesPerSecond, 1))}${c.apdex === null ? "<td>-</td>" : num(`${base}.apdex`, c.apdex, apdexText(c.apdex))}</tr>`;
   });
@@ -227,11 +227,13 @@ function phases(runs: readonly Result[], prefix: (i: number) => string): string 
     runs.forEach((r, i) => {
       const l = r.latency[key];
       const cells = cols.map((c) =>
-        num(
-          `${prefix(i)}latency.${key}.${c}`,
-          l[c] ?? 0,
-          c === "count" ? fmt(l[c]) : ms(l[c] ?? 0),
-        ),
+        c !== "count" && l.count === 0
+          ? "<td>-</td>"
+          : num(
+              `${prefix(i)}latency.${key}.${c}`,
+              l[c] ?? 0,
+              c === "count" ? fmt(l[c]) : ms(l[c] ?? 0),
+            ),
       );
       const ratios =
         compare && i === 1
@@ -277,11 +279,12 @@ function thresholds(runs: readonly Result[], prefix: (i: number) => string): str
         const actual =
           t.actual === null
             ? "<td>no data</td>"
-            : num(`${prefix(i)}thresholds.${j}.actual`, t.actual, fmt(t.actual, 3));
+            : num(`${prefix(i)}thresholds.${j}.actual`, t.actual, fmt(t.actual, 3)) +
+              `<td class="text">${esc(t.unit ?? "")}</td>`;
         return `<tr><td class="${t.passed ? "pass" : "fail"}">${t.passed ? "pass" : "FAIL"}</td><td class="text">${esc(t.expression)}</td>${actual}</tr>`;
       })
       .join("");
-    return `<table><tr><th></th><th>threshold</th><th>actual</th></tr>${rows}</table>`;
+    return `<table><tr><th></th><th>threshold</th><th>actual</th><th>unit</th></tr>${rows}</table>`;
   });
   const html = parts.join("");
   return html ? section("Thresholds", html) : "";

@@ -5,14 +5,17 @@
 import type { LatencySummary, Result } from "../stats/result.js";
 import {
   apdexText,
+  classLabel,
   durationText,
   errorClassRows,
   firstSeenText,
   fmt,
   kneeText,
+  latencyCell,
   ms,
   PHASE_ROWS,
   statisticsRows,
+  thresholdActual,
 } from "./figures.js";
 
 export { fmt } from "./figures.js";
@@ -98,12 +101,12 @@ function statisticsTable(result: Result): string {
       `  ${c.name}`,
       fmt(c.attempted),
       c.errorPercent.toFixed(2),
-      ms(l.mean),
-      ms(l.p50),
-      ms(l.p90),
-      ms(l.p95),
-      ms(l.p99),
-      ms(l.max),
+      latencyCell(l, "mean"),
+      latencyCell(l, "p50"),
+      latencyCell(l, "p90"),
+      latencyCell(l, "p95"),
+      latencyCell(l, "p99"),
+      latencyCell(l, "max"),
       fmt(c.messagesPerSecond, 1),
       apdexText(c.apdex),
     ]);
@@ -144,7 +147,7 @@ function errorClassLine(result: Result, paint: Paint): string {
     ),
   ];
   (result.firstSeen ?? []).forEach((f, i) => {
-    lines.push(row(i === 0 ? "First seen" : "", [firstSeenText(f)]));
+    lines.push(row(i === 0 ? "First seen" : "", [firstSeenText(f, classLabel(result, f.class))]));
   });
   return lines.join("\n");
 }
@@ -170,7 +173,7 @@ function thresholdLines(result: Result, paint: Paint): string {
   if (!result.thresholds || result.thresholds.length === 0) return "";
   const lines = ["Thresholds"];
   for (const t of result.thresholds) {
-    const actual = t.actual === null ? "no data" : `actual ${fmt(t.actual, 3)}`;
+    const actual = t.actual === null ? "no data" : `actual ${thresholdActual(t)}`;
     lines.push(
       t.passed
         ? `  ${paint.green("pass")}  ${t.expression}  (${actual})`

@@ -129,9 +129,12 @@ export interface SeriesPointResult {
   openSessions: number;
   /** Error occurrences in the interval by class. */
   errors: Record<ErrorClass, number>;
-  /** Median and 99th percentile of the transaction latency of messages accepted in it. */
-  p50Ms: number;
-  p99Ms: number;
+  /**
+   * Median and 99th percentile of the transaction latency of messages accepted in it; null
+   * when none was accepted in it.
+   */
+  p50Ms: number | null;
+  p99Ms: number | null;
   /** The interval's transaction histogram, HDR compressed base64, µs (for re-grouping). */
   histogram: string;
 }
@@ -203,6 +206,8 @@ export interface ThresholdOutcome {
   expression: string;
   /** The measured value in the threshold's unit (ms, %, /s, or a plain number). */
   actual: number | null;
+  /** That unit: "ms", "%", "/s", or "" (a plain number); absent in results saved before. */
+  unit?: string;
   passed: boolean;
 }
 

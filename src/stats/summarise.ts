@@ -149,8 +149,9 @@ export function seriesResult(series: SeriesSnapshot): Result["series"] {
         connectionsOpened: p.connectionsOpened,
         openSessions: p.openSessions,
         errors,
-        p50Ms: latency.p50,
-        p99Ms: latency.p99,
+        // No accepted message, no latency: a gap in the charts, not 0 ms.
+        p50Ms: latency.count > 0 ? latency.p50 : null,
+        p99Ms: latency.count > 0 ? latency.p99 : null,
         histogram: p.histogram,
       };
     }),

@@ -113,6 +113,14 @@ export function holds(op: Op, actual: number, value: number): boolean {
   }
 }
 
+/** The unit a metric's value and actual are in: "ms", "%", "/s", or "" for a plain number. */
+export function metricUnit(metric: Metric): string {
+  if (latencyMetric(metric)) return "ms";
+  if (metric === "error_rate") return "%";
+  if (metric === "rate" || metric === "plateau_rate") return "/s";
+  return "";
+}
+
 /** Every threshold against the Result. A threshold without data (no samples) fails. */
 export function evaluateThresholds(
   thresholds: readonly Threshold[],
@@ -124,6 +132,7 @@ export function evaluateThresholds(
     return {
       expression: t.expression,
       actual: rounded,
+      unit: metricUnit(t.metric),
       passed: actual !== null && holds(t.op, actual, t.value),
     };
   });
