@@ -61,6 +61,14 @@ function onset(run: Result, cls: ErrorClass): string {
   return `${f.atSeconds.toFixed(3)} s into the ${run.mode} run, at connection ${fmt(f.connection)}${message} (${sessionsOpen(f.openSessions)}, ${fmt(f.sent)} messages started)`;
 }
 
+/** The load both runs carried (Result.run), once when it is the same. */
+function loadLines(runs: readonly Result[]): string[] {
+  const loads = runs.map((r) => r.run?.load).filter((l): l is string => l !== undefined);
+  if (loads.length === 0) return [];
+  if (new Set(loads).size === 1) return [`Load: ${loads[0]}`];
+  return runs.map((r) => `Load (${r.mode}): ${r.run?.load ?? "not recorded"}`);
+}
+
 export function renderCompare(runs: readonly Result[], options: { color: boolean }): string {
   const paint = painter(options.color);
   const { base, reuse } = pair(runs);
@@ -68,6 +76,7 @@ export function renderCompare(runs: readonly Result[], options: { color: boolean
   const out: string[] = [
     paint.bold(`mailvolley compare → ${first.target}`) +
       `  (${fmt(first.sessions)} sessions, ${fmt(first.messages.attempted)} messages each)`,
+    ...loadLines(runs),
     "",
     ...headline(runs),
     "",

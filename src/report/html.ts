@@ -121,7 +121,10 @@ function knees(runs: readonly Result[]): string {
 }
 
 function runLine(r: Result): string {
-  return `<p class="run">${esc(r.mode)}: run ${esc(r.runId)}, started ${esc(r.startedAt)}, ${fmt(r.sessions)} sessions, ${esc(r.target)}</p>`;
+  const load = r.run
+    ? `<p class="run load">${esc(r.mode)} load: ${esc(r.run.load)} (mailvolley ${esc(r.run.version)}, Node.js ${esc(r.run.node)}, on ${esc(r.run.host)})</p>`
+    : "";
+  return `<p class="run">${esc(r.mode)}: run ${esc(r.runId)}, started ${esc(r.startedAt)}, ${fmt(r.sessions)} sessions, ${esc(r.target)}</p>${load}`;
 }
 
 function section(title: string, html: string): string {

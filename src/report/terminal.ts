@@ -52,6 +52,7 @@ function overview(result: Result, paint: Paint): string[] {
   const r = result.recipients;
   const plateau = result.throughput.plateau;
   return [
+    ...(result.run ? [row("Load", [result.run.load])] : []),
     row("Time taken", [`${result.elapsedSeconds.toFixed(3)} s (first connect to last reply)`]),
     row("Messages", [
       `attempted ${fmt(m.attempted)}`,

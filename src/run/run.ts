@@ -8,7 +8,7 @@ import { formatTarget } from "../config/parse.js";
 import type { RunConfig } from "../config/run-config.js";
 import { MessageWire } from "../messages/wire.js";
 import { type SinkOptions, startSink } from "../sink/index.js";
-import type { Result } from "../stats/result.js";
+import type { Result, RunRecord } from "../stats/result.js";
 import { buildResult } from "../stats/summarise.js";
 import type { Progress } from "./load.js";
 import { runSharded } from "./shard.js";
@@ -31,6 +31,8 @@ export interface RunExtras {
   sink?: Omit<Partial<SinkOptions>, "listen">;
   /** Apdex T in ms for the Result's per-class Apdex. */
   apdexMs?: number;
+  /** What was run (config/run-record.ts), recorded in the Result. */
+  run?: RunRecord;
 }
 
 export interface RunOutcome {
@@ -115,6 +117,7 @@ async function loadAgainst(
     runId: config.runId,
     sessions: config.sessions,
     apdexMs: extras.apdexMs,
+    run: extras.run,
   });
 }
 

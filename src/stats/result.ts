@@ -211,10 +211,29 @@ export interface ThresholdOutcome {
   passed: boolean;
 }
 
+/** What was run, recorded by the run (see Result.run). */
+export interface RunRecord {
+  /** mailvolley's version (its package.json). */
+  version: string;
+  /** Node.js version (process.version), e.g. "v20.11.1". */
+  node: string;
+  /** The generating machine's host name (os.hostname()). */
+  host: string;
+  /** The load in one line: "constant arrival 2,000/s for 10 s, 20 sessions, 1 KiB". */
+  load: string;
+  /**
+   * The checked options (config/run-config.ts RunConfig) as JSON: the target as written,
+   * Infinity as "Infinity", the AUTH password as "****".
+   */
+  options: Record<string, unknown>;
+}
+
 export interface Result {
   schema: typeof RESULT_SCHEMA;
   /** reuse: sessions stay open for many transactions; per-message: one connection a message. */
   mode: Mode;
+  /** What was run: options, load, version, host, Node.js; absent in results saved before. */
+  run?: RunRecord;
   /** The target as given ("127.0.0.1:2525", "unix:/path"), "embedded-sink" for a self-test. */
   target: string;
   /** Random id stamped into every message's X-Mailvolley-Run header. */

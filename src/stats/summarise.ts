@@ -17,6 +17,7 @@ import type {
   Mode,
   Result,
   ResultErrorRow,
+  RunRecord,
   SeriesPointResult,
 } from "./result.js";
 import { RESULT_LATENCIES, RESULT_SCHEMA } from "./result.js";
@@ -33,6 +34,8 @@ export interface RunMeta {
   sink?: Result["sink"];
   /** Apdex T in ms (satisfied ≤ T, tolerating ≤ 4T); default DEFAULT_APDEX_MS. */
   apdexMs?: number;
+  /** What was run (Result.run). */
+  run?: RunRecord;
 }
 
 export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
@@ -61,6 +64,7 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
   const result: Result = {
     schema: RESULT_SCHEMA,
     mode: meta.mode,
+    ...(meta.run ? { run: meta.run } : {}),
     target: meta.target,
     runId: meta.runId,
     startedAt: new Date(snapshot.firstEventMs || Date.now()).toISOString(),

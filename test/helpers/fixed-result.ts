@@ -1,4 +1,6 @@
 /** A fixed Result for golden-file and HTML tests: the same events give the same figures. */
+import { buildRunConfig } from "../../src/config/run-config.js";
+import { runRecord } from "../../src/config/run-record.js";
 import { parseThreshold } from "../../src/config/thresholds.js";
 import { RunStats } from "../../src/stats/collector.js";
 import type { Mode, Result } from "../../src/stats/result.js";
@@ -68,6 +70,14 @@ export function fixedResult(mode: Mode): Result {
     sessions: 4,
     apdexMs: 5,
   });
+  const config = buildRunConfig({ target: "127.0.0.1:2525", sessions: 4, messages: 400, mode });
+  // What was run, with the parts that vary by machine and by run fixed.
+  result.run = {
+    ...runRecord({ ...config, runId: result.runId }),
+    version: "0.0.0-test",
+    node: "v20.0.0",
+    host: "test-host",
+  };
   result.thresholds = evaluateThresholds(
     ["p99<50ms", "error_rate<1%", "p99{phase:envelope}<2ms", "rate>=90/s"].map(parseThreshold),
     result,
