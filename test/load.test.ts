@@ -118,7 +118,12 @@ describe("open model", () => {
       const perInterval = result.series.points.reduce((n, p) => n + p.dropped, 0);
       assert.equal(perInterval, m.dropped);
       const [outcome] = evaluateThresholds([parseThreshold("dropped==0")], result);
-      assert.deepEqual(outcome, { expression: "dropped==0", actual: m.dropped, passed: false });
+      assert.deepEqual(outcome, {
+        expression: "dropped==0",
+        actual: m.dropped,
+        unit: "",
+        passed: false,
+      });
       assert.equal(verdict(result), 1);
     } finally {
       await server.close();
