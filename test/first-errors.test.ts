@@ -8,6 +8,8 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { LOST_WITH_SESSION, RunStats } from "../src/stats/collector.js";
 import { mergeFirstErrors, RunOrdinals } from "../src/stats/first-errors.js";
+import type { Result } from "../src/stats/result.js";
+import { mailvolley } from "./helpers/cli.js";
 import { requirePeer } from "./helpers/peer.js";
 import { runClient } from "./helpers/run-client.js";
 import { havePostfix, startPostfixSmtpSink } from "./helpers/smtp-sink.js";
@@ -33,6 +35,34 @@ describe("first occurrence of an error class", () => {
       assert.ok(first.openSessions >= 1 && first.openSessions <= 4);
       assert.ok(first.atSeconds !== undefined && first.atSeconds <= result.elapsedSeconds);
     });
+  });
+
+  test("two worker threads, --sink-max-connection-rate 30/60s: one numbering across them", async () => {
+    const out = await mailvolley([
+      "run",
+      "--workers",
+      "2",
+      "-s",
+      "4",
+      "-m",
+      "100",
+      "--mode",
+      "per-message",
+      "--sink-max-connection-rate",
+      "30/60s",
+      "--json",
+      "-",
+      "-q",
+    ]);
+    const result = JSON.parse(out.stdout) as Result;
+    assert.equal(result.messages.accepted, 30);
+    const [first] = result.firstSeen ?? [];
+    assert.equal(first.class, "refused");
+    // The threads number their connections in one sequence, in the order they call connect;
+    // the sink counts them in the order it accepts them. Two threads connecting within the
+    // same instant may swap, so across threads the ordinal is exact to the sessions in flight.
+    assert.ok(first.connection !== undefined && first.connection >= 31 && first.connection <= 34);
+    assert.ok(first.sent <= 30 && first.sent >= 26, `${first.sent} messages started`);
   });
 
   test("message rate 10/60s over one session: rate limited at message 11 on connection 1", async () => {
