@@ -16,7 +16,7 @@ import type { Result } from "../stats/result.js";
 import { loadExitCode } from "./exit-codes.js";
 import { type CommandArgv, givenOptions, loadOptions, tableOptions } from "./load-options.js";
 import { checkWritable, exportsOf, writeOutput } from "./output.js";
-import { applyThresholds, compareDoc, printBreaches } from "./report-command.js";
+import { applyThresholds, compareDoc, generatorGate, printBreaches } from "./report-command.js";
 
 export const compareCommand = {
   command: "compare [target]",
@@ -65,12 +65,13 @@ export const compareCommand = {
       all.length === 2 ? renderCompare(all, options) : null;
     writeOutput({ quiet, summary, exports }, runs);
     printBreaches(breaches);
+    const generatorBound = generatorGate(runs, report.failOnGeneratorBound);
     const sinkDiffers = runs.some(
       (r) => r.sink !== undefined && r.sink.messagesAccepted !== r.messages.accepted,
     );
     process.exitCode = loadExitCode({
       interrupted,
-      breached: breaches.length > 0,
+      breached: breaches.length > 0 || generatorBound,
       failed: sinkDiffers,
     });
   },

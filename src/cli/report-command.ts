@@ -11,6 +11,7 @@ import { thresholdActual } from "../report/figures.js";
 import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
 import { renderSummary } from "../report/terminal.js";
+import { generatorBoundLine } from "../report/verdict.js";
 import type { Result } from "../stats/result.js";
 import { regroupSeries } from "../stats/series.js";
 import { seriesResult, seriesSnapshot } from "../stats/summarise.js";
@@ -31,6 +32,18 @@ export function applyThresholds(result: Result, thresholds: readonly Threshold[]
 
 export function printBreaches(lines: readonly string[]): void {
   for (const line of lines) process.stderr.write(`mailvolley: threshold breached: ${line}\n`);
+}
+
+/**
+ * --fail-on-generator-bound: a line on stderr for each run whose rate mailvolley set; true when
+ * any did (the run then exits 99, as for a breached threshold).
+ */
+export function generatorGate(results: readonly Result[], enabled: boolean): boolean {
+  if (!enabled) return false;
+  const lines = results.flatMap((r) => generatorBoundLine(r) ?? []);
+  for (const line of lines)
+    process.stderr.write(`mailvolley: --fail-on-generator-bound: ${line}\n`);
+  return lines.length > 0;
 }
 
 type ReportArgv = ArgumentsCamelCase<Record<string, unknown>>;

@@ -58,7 +58,8 @@ export const RUN_OPTIONS = {
     alias: "S",
     kind: "text",
     group: "Run:",
-    describe: "Subject header",
+    describe:
+      "Subject header; {{seq}} {{timestamp}} {{epochMs}} {{token}} {{class}} are filled in per message",
     default: "mailvolley test message",
   },
   helo: {
@@ -121,7 +122,8 @@ export const RUN_OPTIONS = {
     alias: "d",
     kind: "text",
     group: "Load model:",
-    describe: "Run for this long (30s, 5m); with -m too, whichever ends first",
+    describe:
+      "Run for this long (30s, 5m); with -m too, whichever ends first (smtp-source's -d is --mode reuse)",
   },
   rate: {
     kind: "text",
@@ -340,6 +342,12 @@ export const REPORT_OPTIONS = {
     kind: "flag",
     group: "Reports:",
     describe: "Stop the run as soon as an error_rate threshold is breached",
+  },
+  "fail-on-generator-bound": {
+    kind: "flag",
+    group: "Reports:",
+    describe:
+      "Exit 99, as a breached --threshold does, when mailvolley and not the target set the rate (generator.limitedBy: generator)",
   },
 } as const satisfies OptionTable;
 

@@ -24,6 +24,7 @@ export interface ChartRun {
     /** null: nothing accepted in the interval (a gap in the latency chart). */
     p50Ms: number | null;
     p99Ms: number | null;
+    generator?: { busy: number; eventLoopDelayP99Ms: number };
   }[];
 }
 
@@ -105,6 +106,25 @@ export function drawCharts(
           [4, 4],
         ),
       ],
+    },
+    {
+      id: "chart-generator",
+      unit: "% busy, ms",
+      lines: runs.some((run) => run.points.some((p) => p.generator))
+        ? [
+            ...lines(
+              (p) => (p.generator ? p.generator.busy * 100 : Number.NaN),
+              "busiest thread % busy",
+              2,
+            ),
+            ...lines(
+              (p) => (p.generator ? p.generator.eventLoopDelayP99Ms : Number.NaN),
+              "event-loop delay p99 ms",
+              4,
+              [4, 4],
+            ),
+          ]
+        : [],
     },
   ];
 

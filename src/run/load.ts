@@ -8,8 +8,10 @@ import { Session, type SessionHost } from "../client/session.js";
 import type { RunConfig } from "../config/run-config.js";
 import { MessageWire } from "../messages/wire.js";
 import { RunStats, type StatsSnapshot } from "../stats/collector.js";
-import type { LatencySummary } from "../stats/result.js";
-import { valueAt } from "./schedule.js";
+import { GeneratorLoadSampler, type ThreadLoad } from "../stats/generator-load.js";
+import { StartLateness, type StartLatenessSnapshot } from "../stats/start-lateness.js";
+import type { ShareProgress } from "./progress.js";
+import { type StagePoint, valueAt } from "./schedule.js";
 import { ClosedWork, OpenWork, type SeqSpace, type WorkSource } from "./work.js";
 
 export interface LoadShare extends SeqSpace {
@@ -21,35 +23,7 @@ export interface LoadShare extends SeqSpace {
   readonly rateShare: number;
 }
 
-/** Running totals: what a share counts and what the run reports, once a second. */
-export interface ProgressCounts {
-  attempted: number;
-  accepted: number;
-  rejected: number;
-  failed: number;
-  dropped: number;
-  connectionsOpened: number;
-  openSessions: number;
-}
-
-/**
- * What one share reports: its totals and its latencies as encoded histograms, which merge
- * across workers (percentiles do not add up). The run turns them into a Progress.
- */
-export interface ShareProgress extends ProgressCounts {
-  /** The last whole interval's transaction latencies, or null before the first. */
-  recentHistogram: string | null;
-  /** Transaction latencies of the share so far. */
-  transactionHistogram: string;
-}
-
-/** What the run reports once a second (progress line, --abort-on-fail). */
-export interface Progress extends ProgressCounts {
-  /** p99 of the last whole interval's transaction latencies, ms (0 when none). */
-  recentP99Ms: number;
-  /** Transaction latency of the run so far: what --abort-on-fail judges latency against. */
-  transactionMs: LatencySummary;
-}
+export type { Progress, ProgressCounts, ShareProgress } from "./progress.js";
 
 export interface LoadHooks {
   /** Prints the conversation of the first session (-v). */
@@ -60,9 +34,32 @@ export interface LoadHooks {
   readonly wire?: MessageWire;
   /** The run's connection and message counters, shared by its worker threads. */
   readonly ordinals?: Uint32Array;
+  /** This thread's name in the Result's generator section: "main", "worker 1", … */
+  readonly threadName?: string;
+}
+
+/** What one share hands back: its counts, its thread's own load, and its start lateness. */
+export interface ShareOutcome {
+  stats: StatsSnapshot;
+  /** One row per generator thread that ran the share (this thread; the run adds its main). */
+  threads: ThreadLoad[];
+  /** Open model: how late arrivals started against the schedule; null in the closed model. */
+  lateness: StartLatenessSnapshot | null;
+}
+
+/**
+ * The run's arrival interval at `elapsedMs`: ms between two arrivals of the whole run (not of
+ * one share), which is what an arrival's lateness is judged against.
+ */
+export function arrivalIntervalAt(rate: readonly StagePoint[], elapsedMs: number): number {
+  const perSecond = valueAt(rate, elapsedMs);
+  return perSecond > 0 ? 1000 / perSecond : Number.POSITIVE_INFINITY;
 }
 
 export const PROGRESS_INTERVAL_MS = 1000;
+
+/** One clock for the time series and the sampler: performance.now() as epoch ms. */
+const epochMs = (now = performance.now()) => performance.timeOrigin + now;
 
 /** How often timeouts, ramps and samples are checked. */
 const SWEEP_INTERVAL_MS = 100;
@@ -83,6 +80,9 @@ class LoadRun implements SessionHost {
   /** Built in run(): loading message files is asynchronous. */
   wire!: MessageWire;
   readonly stats: RunStats;
+  /** This thread's own CPU, event-loop utilisation and delay, per interval of the series. */
+  private readonly sampler: GeneratorLoadSampler;
+  private lateness: StartLateness | null = null;
   readonly trace: ((line: string) => void) | null;
   private work!: WorkSource;
   private readonly slots: Slot[] = [];
@@ -110,6 +110,7 @@ class LoadRun implements SessionHost {
       config.intervalMs,
       { ordinals: hooks.ordinals },
     );
+    this.sampler = new GeneratorLoadSampler(hooks.threadName ?? "main", config.intervalMs);
     this.trace = hooks.trace ?? null;
     this.progressHook = hooks.progress ?? null;
     this.preloaded = hooks.wire ?? null;
@@ -129,33 +130,42 @@ class LoadRun implements SessionHost {
   private newWorkSource(): WorkSource {
     const { config, share } = this;
     const { load } = config;
-    return load.rate
-      ? new OpenWork(
-          {
-            rate: load.rate.map((p) => ({ atMs: p.atMs, value: p.value * share.rateShare })),
-            messages: share.messages,
-            durationMs: load.durationMs,
-            maxDelayMs: load.maxDelayMs,
-            maxQueue: load.maxQueue,
-          },
-          share,
-        )
-      : new ClosedWork(share.messages, share, load.durationMs);
+    if (!load.rate) return new ClosedWork(share.messages, share, load.durationMs);
+    const rate = load.rate;
+    const origin = performance.now();
+    this.lateness = new StartLateness((intended) => arrivalIntervalAt(rate, intended - origin));
+    return new OpenWork(
+      {
+        rate: load.rate.map((p) => ({ atMs: p.atMs, value: p.value * share.rateShare })),
+        messages: share.messages,
+        durationMs: load.durationMs,
+        maxDelayMs: load.maxDelayMs,
+        maxQueue: load.maxQueue,
+        lateness: this.lateness,
+      },
+      share,
+    );
   }
 
   get intendedMs(): number {
     return this.work.intendedMs;
   }
 
-  async run(): Promise<StatsSnapshot> {
+  async run(): Promise<ShareOutcome> {
     this.wire = this.preloaded ?? (await MessageWire.create(this.config));
     this.work = this.newWorkSource();
     this.work.onAvailable = () => this.wake();
     if (this.drainRequested || this.hardStopped) this.work.drain(); // Ctrl-C while loading
     this.startMs = performance.now();
     return new Promise((resolve) => {
-      this.done = () => resolve(this.stats.snapshot());
-      this.stats.sample(performance.timeOrigin + this.startMs, 0); // opens the time series
+      this.done = () =>
+        resolve({
+          stats: this.stats.snapshot(),
+          threads: [this.sampler.stop(epochMs())],
+          lateness: this.lateness?.snapshot() ?? null,
+        });
+      this.sampler.start(epochMs(this.startMs));
+      this.stats.sample(epochMs(this.startMs), 0); // opens the time series
       this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
       this.fillSlots();
       this.finishIfIdle();
@@ -302,7 +312,7 @@ class LoadRun implements SessionHost {
     this.work.close();
     this.countDropped();
     this.countUnsent();
-    this.stats.sample(performance.timeOrigin + performance.now(), 0, true);
+    this.stats.sample(epochMs(), 0, true);
     this.done();
   }
 
@@ -335,7 +345,8 @@ class LoadRun implements SessionHost {
     const now = performance.now();
     for (const slot of this.slots) slot.session?.checkTimeout(now);
     this.countDropped();
-    this.stats.sample(performance.timeOrigin + now, this.slotOf.size);
+    this.stats.sample(epochMs(now), this.slotOf.size);
+    this.sampler.sample(epochMs(now));
     if (this.progressHook && now - this.lastProgressMs >= PROGRESS_INTERVAL_MS) {
       this.lastProgressMs = now;
       this.progressHook(this.progress());
@@ -357,7 +368,7 @@ class LoadRun implements SessionHost {
 }
 
 export interface RunningLoad {
-  result: Promise<StatsSnapshot>;
+  result: Promise<ShareOutcome>;
   /** Ends every session now. */
   stop: () => void;
   /** Starts no more messages; in-flight ones get the grace period. */

@@ -6,9 +6,12 @@
 
 import type { Latency, Phase } from "../smtp/phases.js";
 import type { ErrorClass } from "./errors.js";
+import type { ThreadLoad } from "./generator-load.js";
+import type { FirstSeen, Knee, RunRecord } from "./result-context.js";
 
 export type { Phase } from "../smtp/phases.js";
 export type { ErrorClass } from "./errors.js";
+export type { FirstSeen, Knee, RunRecord } from "./result-context.js";
 
 /** Fields are only ever added under one schema; it changes when a field changes meaning. */
 export const RESULT_SCHEMA = "mailvolley/result@1";
@@ -137,68 +140,17 @@ export interface SeriesPointResult {
   p99Ms: number | null;
   /** The interval's transaction histogram, HDR compressed base64, µs (for re-grouping). */
   histogram: string;
-}
-
-/**
- * Where an error class first appeared: recorded at the moment of its first occurrence (across
- * worker threads, the earliest), so exact to the connection and the message. Results saved
- * before that, and shards merged from saved results, have only the interval: then `atSeconds`,
- * `connection` and `message` are absent and the counts are those at the interval's end.
- */
-export interface FirstSeen {
-  class: ErrorClass;
-  /** When it happened, in seconds since the first connect. */
-  atSeconds?: number;
-  /** Ordinal of the connection it came on, from 1 in the order connections were opened. */
-  connection?: number;
   /**
-   * Ordinal of the message it hit, from 1 in the order messages started; null when it hit no
-   * started message (a refusal at the banner, or a failure between messages).
+   * The generator's load in the interval, over its threads (see GeneratorResult): the busiest
+   * thread's busy fraction (0..1) and name, the highest event-loop delay p99 of any thread,
+   * and the CPU seconds of all. Absent where no thread was sampled.
    */
-  message?: number | null;
-  /** The bounds of the `--interval` holding it, in seconds since the first connect. */
-  fromSeconds: number;
-  toSeconds: number;
-  /** Sessions (connections) open at that moment, the one it came on included. */
-  openSessions: number;
-  /** Connections opened and messages started from the run's start up to that moment. */
-  connectionsOpened: number;
-  sent: number;
-}
-
-/**
- * Where success fell below 100%, read off the time series (see Result.knee). Success in an
- * interval = accepted / (accepted + rejected + failed) of the messages settled in it.
- */
-export interface Knee {
-  /** The first interval where success was below 100%; null when it never was. */
-  fell: {
-    /**
-     * Seconds since the first connect: the earliest error's exact time (firstSeen) when it lies
-     * in that interval, else the interval's start.
-     */
-    atSeconds: number;
-    /** The interval's bounds, seconds since the first connect. */
-    fromSeconds: number;
-    toSeconds: number;
-    /** Success in that interval, %. */
-    successPercent: number;
-    /** Messages started, scheduled (started + dropped) and accepted per second in it. */
-    sentPerSecond: number;
-    scheduledPerSecond: number;
-    acceptedPerSecond: number;
-  } | null;
-  /**
-   * The window where success stayed at 100%: from the first interval that settled a message up
-   * to the knee (or the run's end), and its mean accepted per second. null when the first
-   * interval that settled anything already fell short.
-   */
-  cleanWindow: {
-    fromSeconds: number;
-    toSeconds: number;
-    intervals: number;
-    messagesPerSecond: number;
-  } | null;
+  generator?: {
+    busy: number;
+    busiestThread: string;
+    eventLoopDelayP99Ms: number;
+    cpuSeconds: number;
+  };
 }
 
 export interface ThresholdOutcome {
@@ -211,21 +163,47 @@ export interface ThresholdOutcome {
   passed: boolean;
 }
 
-/** What was run, recorded by the run (see Result.run). */
-export interface RunRecord {
-  /** mailvolley's version (its package.json). */
-  version: string;
-  /** Node.js version (process.version), e.g. "v20.11.1". */
-  node: string;
-  /** The generating machine's host name (os.hostname()). */
-  host: string;
-  /** The load in one line: "constant arrival 2,000/s for 10 s, 20 sessions, 1 KiB". */
-  load: string;
+/** Who set the run's rate (see GeneratorResult.limitedBy). */
+export type LimitedBy = "generator" | "target" | "undetermined";
+
+/**
+ * The generator's own load: whose numbers these are. Every thread of mailvolley (the main
+ * thread and each worker; after a merge, of every shard) is sampled over the run's window and
+ * per interval of the time series, and the verdict `limitedBy` says whether mailvolley or the
+ * target set the rate.
+ */
+export interface GeneratorResult {
   /**
-   * The checked options (config/run-config.ts RunConfig) as JSON: the target as written,
-   * Infinity as "Infinity", the AUTH password as "****".
+   * `generator`: mailvolley's own limits set the rate, so the figures measure mailvolley, not
+   * the target; `target`: every generator thread had headroom; `undetermined`: in between, or
+   * too few intervals to say. The rule is written once, on limitedBy in
+   * stats/generator-verdict.ts, and the README's "Whose numbers are these" quotes it:
+   * generator when a thread was ≥ 90% busy (on a CPU or waiting for one, or its event loop
+   * not idle) in most steady intervals, or its event-loop delay p99 exceeded the tolerance in
+   * most, or (open model) starts ran late or arrivals were dropped while a thread was ≥ 70%
+   * busy; target when every thread was < 70% busy in most steady intervals.
    */
-  options: Record<string, unknown>;
+  limitedBy: LimitedBy;
+  /** The figures the verdict rests on, naming the thread: "main thread 97% busy in 8 of 9 …". */
+  reasons: string[];
+  /** What to do about it, one sentence. */
+  advice: string;
+  /** One row per generator thread, with its per-interval points (the time series' intervals). */
+  threads: ThreadLoad[];
+  /** Open model only: start lateness against the schedule; null in the closed model. */
+  lateness: {
+    /** Milliseconds between two arrivals of the whole run, at its highest rate. */
+    arrivalIntervalMs: number;
+    /** Lateness beyond this counts an arrival as late (one arrival interval, at least 10 ms). */
+    toleranceMs: number;
+    /** Arrivals started, and of them those started later than the tolerance. */
+    started: number;
+    late: number;
+    /** actual − intended start (the start is when a session took the arrival). */
+    startMs: LatencySummary;
+    /** The histogram behind startMs, HDR compressed base64, µs. */
+    histogram: string;
+  } | null;
 }
 
 export interface Result {
@@ -394,4 +372,9 @@ export interface Result {
    * (keyed "class:NAME"), HDR compressed base64, microseconds.
    */
   histograms: Record<string, string>;
+  /**
+   * The generator's own load and the verdict on who set the rate (see GeneratorResult).
+   * Absent in results saved before it existed.
+   */
+  generator?: GeneratorResult;
 }
