@@ -7,6 +7,7 @@
 import type { Argv } from "yargs";
 import { buildCompareConfig } from "../config/load-config.js";
 import { COMPARE_OPTIONS, RUN_OPTIONS } from "../config/option-table.js";
+import { runRecord } from "../config/run-record.js";
 import { renderCompare } from "../report/compare.js";
 import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
@@ -47,7 +48,11 @@ export const compareCommand = {
         if (i > 0 && pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
         if (!quiet) process.stderr.write(`mailvolley compare: ${config.mode} run…\n`);
         const io = { onStart: (stop: () => void) => (stopCurrent = stop) };
-        const outcome = await executeRun(config, io, { sink, apdexMs: report.apdexMs });
+        const outcome = await executeRun(config, io, {
+          sink,
+          apdexMs: report.apdexMs,
+          run: runRecord(config),
+        });
         runs.push(outcome.result);
       }
     } finally {

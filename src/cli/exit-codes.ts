@@ -2,7 +2,10 @@
 export const EXIT = Object.freeze({
   /** Every message accepted (and in a self-test the sink counted the same); a probe that ran. */
   ok: 0,
-  /** A message rejected or failed, the self-test's counts differ, or the sink's --expect missed. */
+  /**
+   * A message rejected or failed, an arrival dropped (open model), the self-test's counts
+   * differ, or the sink's --expect missed.
+   */
   failed: 1,
   /** Bad input: one line on stderr naming the option and the fix. */
   usage: 2,

@@ -6,6 +6,7 @@ import type { Argv } from "yargs";
 import { buildLoadConfig } from "../config/load-config.js";
 import { RUN_OPTIONS } from "../config/option-table.js";
 import type { RunConfig } from "../config/run-config.js";
+import { runRecord } from "../config/run-record.js";
 import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
 import { renderSummary } from "../report/terminal.js";
@@ -53,7 +54,11 @@ export const runCommand = {
       abortedFor = breachedLive(report.thresholds, progress);
       if (abortedFor.length > 0) stop();
     });
-    const outcome = await executeRun(config, live.io, { sink, apdexMs: report.apdexMs });
+    const outcome = await executeRun(config, live.io, {
+      sink,
+      apdexMs: report.apdexMs,
+      run: runRecord(config),
+    });
     live.release();
     printer.finish();
     const breaches = applyThresholds(outcome.result, report.thresholds);

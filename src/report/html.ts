@@ -18,6 +18,7 @@ import {
   errorClassRows,
   firstSeenWhere,
   fmt,
+  kneeText,
   ms,
   PHASE_ROWS,
   ratio,
@@ -49,6 +50,7 @@ export function renderHtml(runs: readonly Result[], options: HtmlOptions = {}): 
   const chartRuns: ChartRun[] = runs.map((r) => ({
     label: r.mode,
     intervalMs: r.series?.intervalMs ?? 1000,
+    knee: kneeX(r),
     points: (r.series?.points ?? []).map(({ histogram: _h, ...p }) => p),
   }));
   const labels = Object.fromEntries(ERROR_CLASSES.map((c) => [c, ERROR_CLASS_LABELS[c]]));
@@ -61,7 +63,7 @@ export function renderHtml(runs: readonly Result[], options: HtmlOptions = {}): 
           .map((l) => `<p>${esc(l)}</p>`)
           .join("")}</div>`
       : "",
-    section("Overview", overview(runs, prefix)),
+    section("Overview", overview(runs, prefix) + knees(runs)),
     ...runs.map((r, i) =>
       section(`Statistics${compare ? ` — ${r.mode}` : ""}`, statistics(r, prefix(i))),
     ),
@@ -116,8 +118,29 @@ th { background: #f4f6f7; font-weight: 600; }
 .thresholds-banner ul { margin: 4px 0 0; font-size: 14px; } .headline p { margin: 2px 0; font-size: 15px; } .verdict ul { margin: 4px 0 0; padding-left: 20px; color: #566573; }
 `;
 
+/** Result.knee on the charts' x axis: seconds since the run's first interval. */
+function kneeX(r: Result): number | null {
+  const first = r.series?.points[0];
+  if (!r.knee?.fell || !first) return null;
+  return (Date.parse(r.startedAt) + r.knee.fell.atSeconds * 1000 - first.t) / 1000;
+}
+
+/** Where success fell below 100% in each run, in words; marked "knee" on the charts. */
+function knees(runs: readonly Result[]): string {
+  return runs
+    .map((r) => {
+      const text = kneeText(r.knee);
+      const who = runs.length > 1 ? `${esc(r.mode)}: ` : "";
+      return text ? `<p class="knee">Knee — ${who}${esc(text)}</p>` : "";
+    })
+    .join("");
+}
+
 function runLine(r: Result): string {
-  return `<p class="run">${esc(r.mode)}: run ${esc(r.runId)}, started ${esc(r.startedAt)}, ${fmt(r.sessions)} sessions, ${esc(r.target)}</p>`;
+  const load = r.run
+    ? `<p class="run load">${esc(r.mode)} load: ${esc(r.run.load)} (mailvolley ${esc(r.run.version)}, Node.js ${esc(r.run.node)}, on ${esc(r.run.host)})</p>`
+    : "";
+  return `<p class="run">${esc(r.mode)}: run ${esc(r.runId)}, started ${esc(r.startedAt)}, ${fmt(r.sessions)} sessions, ${esc(r.target)}</p>${load}`;
 }
 
 function section(title: string, html: string): string {
@@ -149,6 +172,14 @@ function overview(runs: readonly Result[], prefix: (i: number) => string): strin
     ["Accepted", "messages.accepted", (r) => r.messages.accepted, (v) => fmt(v)],
     ["Rejected", "messages.rejected", (r) => r.messages.rejected, (v) => fmt(v)],
     ["Failed", "messages.failed", (r) => r.messages.failed, (v) => fmt(v)],
+    ["Dropped arrivals", "messages.dropped", (r) => r.messages.dropped ?? 0, (v) => fmt(v)],
+    [
+      "Transaction p99 uncorrected (ms)",
+      "latencyUncorrected.transactionMs.p99",
+      (r) =>
+        r.latencyUncorrected?.transactionMs.count ? r.latencyUncorrected.transactionMs.p99 : null,
+      (v) => ms(v),
+    ],
     ["Connections opened", "connections.opened", (r) => r.connections.opened, (v) => fmt(v)],
     ["Connections refused", "connections.refused", (r) => r.connections.refused, (v) => fmt(v)],
     [
@@ -198,7 +229,7 @@ function statistics(r: Result, prefix: string): string {
         : `${prefix}classes.${r.classes.indexOf(c)}`;
     const l = c.transactionMs;
     const lat = (["mean", "p50", "p90", "p95", "p99", "max"] as const).map((k) =>
-      num(`${base}.transactionMs.${k}`, l[k], ms(l[k])),
+      l.count === 0 ? "<td>-</td>" : num(`${base}.transactionMs.${k}`, l[k], ms(l[k])),
     );
     return `<tr><td>${esc(c.name)}</td>${num(`${base}.attempted`, c.attempted, fmt(c.attempted))}${num(`${base}.errorPercent`, c.errorPercent, c.errorPercent.toFixed(2))}${lat.join("")}${num(`${base}.messagesPerSecond`, c.messagesPerSecond, fmt(c.messagesPerSecond, 1))}${c.apdex === null ? "<td>-</td>" : num(`${base}.apdex`, c.apdex, apdexText(c.apdex))}</tr>`;
   });
@@ -215,11 +246,13 @@ function phases(runs: readonly Result[], prefix: (i: number) => string): string 
     runs.forEach((r, i) => {
       const l = r.latency[key];
       const cells = cols.map((c) =>
-        num(
-          `${prefix(i)}latency.${key}.${c}`,
-          l[c] ?? 0,
-          c === "count" ? fmt(l[c]) : ms(l[c] ?? 0),
-        ),
+        c !== "count" && l.count === 0
+          ? "<td>-</td>"
+          : num(
+              `${prefix(i)}latency.${key}.${c}`,
+              l[c] ?? 0,
+              c === "count" ? fmt(l[c]) : ms(l[c] ?? 0),
+            ),
       );
       const ratios =
         compare && i === 1
@@ -265,11 +298,12 @@ function thresholds(runs: readonly Result[], prefix: (i: number) => string): str
         const actual =
           t.actual === null
             ? "<td>no data</td>"
-            : num(`${prefix(i)}thresholds.${j}.actual`, t.actual, fmt(t.actual, 3));
+            : num(`${prefix(i)}thresholds.${j}.actual`, t.actual, fmt(t.actual, 3)) +
+              `<td class="text">${esc(t.unit ?? "")}</td>`;
         return `<tr><td class="${t.passed ? "pass" : "fail"}">${t.passed ? "pass" : "FAIL"}</td><td class="text">${esc(t.expression)}</td>${actual}</tr>`;
       })
       .join("");
-    return `<table><tr><th></th><th>threshold</th><th>actual</th></tr>${rows}</table>`;
+    return `<table><tr><th></th><th>threshold</th><th>actual</th><th>unit</th></tr>${rows}</table>`;
   });
   const html = parts.join("");
   return html ? section("Thresholds", html) : "";

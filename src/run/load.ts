@@ -9,8 +9,8 @@ import type { RunConfig } from "../config/run-config.js";
 import { MessageWire } from "../messages/wire.js";
 import { RunStats, type StatsSnapshot } from "../stats/collector.js";
 import { GeneratorLoadSampler, type ThreadLoad } from "../stats/generator-load.js";
-import type { LatencySummary } from "../stats/result.js";
 import { StartLateness, type StartLatenessSnapshot } from "../stats/start-lateness.js";
+import type { ShareProgress } from "./progress.js";
 import { arrivalIntervalAt, valueAt } from "./schedule.js";
 import { StartGate } from "./start-at.js";
 import { ClosedWork, OpenWork, type SeqSpace, type WorkSource } from "./work.js";
@@ -24,35 +24,7 @@ export interface LoadShare extends SeqSpace {
   readonly rateShare: number;
 }
 
-/** Running totals: what a share counts and what the run reports, once a second. */
-export interface ProgressCounts {
-  attempted: number;
-  accepted: number;
-  rejected: number;
-  failed: number;
-  dropped: number;
-  connectionsOpened: number;
-  openSessions: number;
-}
-
-/**
- * What one share reports: its totals and its latencies as encoded histograms, which merge
- * across workers (percentiles do not add up). The run turns them into a Progress.
- */
-export interface ShareProgress extends ProgressCounts {
-  /** The last whole interval's transaction latencies, or null before the first. */
-  recentHistogram: string | null;
-  /** Transaction latencies of the share so far. */
-  transactionHistogram: string;
-}
-
-/** What the run reports once a second (progress line, --abort-on-fail). */
-export interface Progress extends ProgressCounts {
-  /** p99 of the last whole interval's transaction latencies, ms (0 when none). */
-  recentP99Ms: number;
-  /** Transaction latency of the run so far: what --abort-on-fail judges latency against. */
-  transactionMs: LatencySummary;
-}
+export type { Progress, ProgressCounts, ShareProgress } from "./progress.js";
 
 export interface LoadHooks {
   /** Prints the conversation of the first session (-v). */
@@ -61,6 +33,8 @@ export interface LoadHooks {
   readonly progress?: (progress: ShareProgress) => void;
   /** Message files already loaded on this thread, to send from instead of loading them again. */
   readonly wire?: MessageWire;
+  /** The run's connection and message counters, shared by its worker threads. */
+  readonly ordinals?: Uint32Array;
   /** This thread's name in the Result's generator section: "main", "worker 1", … */
   readonly threadName?: string;
 }
@@ -128,6 +102,7 @@ class LoadRun implements SessionHost {
     this.stats = new RunStats(
       config.classes.map((c) => c.name),
       config.intervalMs,
+      { ordinals: hooks.ordinals },
     );
     this.sampler = new GeneratorLoadSampler(hooks.threadName ?? "main", config.intervalMs);
     this.trace = hooks.trace ?? null;
@@ -334,10 +309,16 @@ class LoadRun implements SessionHost {
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = null;
     this.work.close();
-    this.stats.messagesDropped(this.work.dropped);
+    this.countDropped();
     this.countUnsent();
     this.stats.sample(epochMs(), 0, true);
     this.done();
+  }
+
+  /** Arrivals the work source dropped since the last call: counted as they go, per interval. */
+  private countDropped(): void {
+    const more = this.work.dropped - this.stats.counters.dropped;
+    if (more > 0) this.stats.messagesDropped(more);
   }
 
   /** Messages promised (-m) that no session could start: counted as failed, never lost. */
@@ -345,7 +326,12 @@ class LoadRun implements SessionHost {
     if (this.hardStopped) return;
     const unsent = this.work.unsent;
     if (unsent <= 0) return;
-    this.stats.messagesFailedToStart(unsent);
+    // Each in its class: take the sequence numbers no session took.
+    const perClass = this.config.classes.map(() => 0);
+    for (let n = 0; n < unsent; n++) perClass[this.wire.classOf(this.work.take()).index]++;
+    perClass.forEach((count, cls) => {
+      if (count > 0) this.stats.messagesFailedToStart(cls, count);
+    });
     this.stats.failure(
       "unsent",
       "connect",
@@ -357,6 +343,7 @@ class LoadRun implements SessionHost {
   private sweep(): void {
     const now = performance.now();
     for (const slot of this.slots) slot.session?.checkTimeout(now);
+    this.countDropped();
     this.stats.sample(epochMs(now), this.slotOf.size);
     this.sampler.sample(epochMs(now));
     if (this.progressHook && now - this.lastProgressMs >= PROGRESS_INTERVAL_MS) {

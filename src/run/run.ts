@@ -9,7 +9,7 @@ import type { RunConfig } from "../config/run-config.js";
 import { MessageWire } from "../messages/wire.js";
 import { type SinkOptions, startSink } from "../sink/index.js";
 import { annotateSeries, generatorResult } from "../stats/generator-verdict.js";
-import type { Result } from "../stats/result.js";
+import type { Result, RunRecord } from "../stats/result.js";
 import { buildResult } from "../stats/summarise.js";
 import type { Progress, ShareOutcome } from "./load.js";
 import { runSharded } from "./shard.js";
@@ -33,11 +33,16 @@ export interface RunExtras {
   sink?: Omit<Partial<SinkOptions>, "listen">;
   /** Apdex T in ms for the Result's per-class Apdex. */
   apdexMs?: number;
+  /** What was run (config/run-record.ts), recorded in the Result. */
+  run?: RunRecord;
 }
 
 export interface RunOutcome {
   result: Result;
-  /** 0: every message accepted (and, in a self-test, the sink agrees); 1 otherwise. */
+  /**
+   * 0: every message accepted, no arrival dropped (and, in a self-test, the sink agrees);
+   * 1 otherwise.
+   */
   exitCode: number;
 }
 
@@ -115,6 +120,7 @@ async function loadAgainst(
     // A shard's own sessions: merged shards add up to the run's.
     sessions: machineShare(config.sessions, config.messages, config.shard ?? WHOLE_RUN).sessions,
     apdexMs: extras.apdexMs,
+    run: extras.run,
   });
   result.generator = generatorOf(config, outcome, result.messages.dropped);
   annotateSeries(result);
@@ -143,6 +149,8 @@ function generatorOf(config: RunConfig, outcome: ShareOutcome, dropped: number) 
 export function verdict(result: Result): number {
   const m = result.messages;
   if (m.accepted !== m.attempted) return 1;
+  // The open model asked for more than was sent: the target (or the generator) fell behind.
+  if (m.dropped > 0) return 1;
   if (result.sink && result.sink.messagesAccepted !== m.accepted) return 1;
   return 0;
 }

@@ -7,6 +7,7 @@ import { Piscina } from "piscina";
 import type { RunConfig } from "../config/run-config.js";
 import type { MessageWire } from "../messages/wire.js";
 import { mergeSnapshots, summariseMerged } from "../stats/collector.js";
+import { RunOrdinals } from "../stats/first-errors.js";
 import {
   GeneratorLoadSampler,
   type ThreadLoad,
@@ -64,17 +65,7 @@ function runWorkers(config: RunConfig, shares: readonly LoadShare[], hooks: RunH
   const sampling = gate
     .wait()
     .then(() => new GeneratorLoadSampler("main", config.intervalMs).start().drive());
-  // Each worker reports its own running totals; the sum is the run's.
-  const latest: (ShareProgress | null)[] = shares.map(() => null);
-  const report = (i: number, p: ShareProgress) => {
-    latest[i] = p;
-  };
-  // One combined report a second from the main thread, whatever order the workers report in.
-  const ticker = hooks.progress
-    ? setInterval(() => {
-        if (latest.some((p) => p !== null)) hooks.progress?.(sumProgress(latest));
-      }, PROGRESS_INTERVAL_MS)
-    : null;
+  const { report, ticker } = progressTicker(shares.length, hooks.progress);
   const pool = new Piscina({
     filename: new URL("./worker.js", import.meta.url).href,
     minThreads: shares.length,
@@ -83,6 +74,8 @@ function runWorkers(config: RunConfig, shares: readonly LoadShare[], hooks: RunH
     atomics: "disabled",
     idleTimeout: 1000,
   });
+  // One count of connections and messages for all threads: where an error first came.
+  const ordinals = RunOrdinals.shared();
   const ports = shares.map((share, i) => {
     const { port1, port2 } = new MessageChannel();
     port1.on("message", (message: FromWorker) => {
@@ -95,6 +88,7 @@ function runWorkers(config: RunConfig, shares: readonly LoadShare[], hooks: RunH
       port: port2,
       trace: i === 0 && trace !== undefined,
       threadName: workerThreadName(i),
+      ordinals,
     };
     return {
       port: port1,
@@ -115,6 +109,23 @@ function runWorkers(config: RunConfig, shares: readonly LoadShare[], hooks: RunH
     for (const p of ports) p.port.postMessage({ type } satisfies ToWorker);
   };
   return { result, stop: tell("stop"), drain: tell("drain") };
+}
+
+/**
+ * Each worker reports its own running totals; the sum is the run's, reported once a second from
+ * the main thread, whatever order the workers report in.
+ */
+function progressTicker(workers: number, progress: RunHooks["progress"]) {
+  const latest: (ShareProgress | null)[] = Array.from({ length: workers }, () => null);
+  const report = (i: number, p: ShareProgress) => {
+    latest[i] = p;
+  };
+  const ticker = progress
+    ? setInterval(() => {
+        if (latest.some((p) => p !== null)) progress(sumProgress(latest));
+      }, PROGRESS_INTERVAL_MS)
+    : null;
+  return { report, ticker };
 }
 
 /** The workers' outcomes as the run's: counts merge, thread rows line up after the main's. */
