@@ -1,18 +1,22 @@
 /**
- * What every session shares: the connection and its lifecycle, the pending-reply ring, the
- * transaction ledger, timeouts, and how a session ends. The SMTP dialogue is layered on top:
- * handshake.ts (banner, EHLO, STARTTLS, AUTH), then session.ts (transactions).
+ * What every session shares: the connection and its lifecycle (one `state`, see state.ts), the
+ * pending-reply ring, the transaction ledger, timeouts, and how a session ends. The handshake
+ * (banner, EHLO, STARTTLS, AUTH) is a collaborator, handshake.ts; the transactions are
+ * session.ts.
  */
 import type net from "node:net";
-import type { RunConfig } from "../config/run-config.js";
-import { type MessageClass, type MessageWire, QUIT_COMMAND } from "../messages/wire.js";
+import type tls from "node:tls";
 import { type Capabilities, NO_CAPABILITIES } from "../smtp/capabilities.js";
+import type { Phase } from "../smtp/phases.js";
+import { QUIT_COMMAND } from "../smtp/pipelining.js";
 import { ReplyParser } from "../smtp/reply-parser.js";
 import type { RunStats } from "../stats/collector.js";
 import type { Failure } from "../stats/errors.js";
-import type { Phase } from "../stats/result.js";
+import { Handshake, type HandshakeHost } from "./handshake.js";
+import type { MessageKind, SessionMessages, SessionOptions } from "./options.js";
 import { Expect, PendingReplies, PHASE_OF } from "./pending.js";
-import { openTransport } from "./secure.js";
+import { openTransport, upgradeToTls } from "./secure.js";
+import { Dialogue, State } from "./state.js";
 import { traceWrite } from "./trace.js";
 import { type Transaction, TransactionRing, TX_SLOTS } from "./transactions.js";
 import { transportFailure } from "./transport.js";
@@ -24,57 +28,45 @@ export const NOT_YET = -2;
 
 /** What a session needs from the run that owns it. */
 export interface SessionHost {
-  readonly config: RunConfig;
-  readonly wire: MessageWire;
+  readonly config: SessionOptions;
   readonly stats: RunStats;
+  /** The messages of a session whose transaction ring has `slots` slots. */
+  messagesFor(slots: number): SessionMessages;
   /** The next message's sequence number, NO_WORK, or NOT_YET (the open model's lull). */
   takeMessage(session: SessionBase): number;
   /** Intended start (performance.now() time) of the message takeMessage returned last. */
   readonly intendedMs: number;
   /** The session has nothing in flight and no message is due; `resume()` wakes it. */
   sessionIdle(session: SessionBase): void;
-  sessionEnded(session: SessionBase): void;
+  /**
+   * The socket closed and every message is settled. `cleanly`: the session QUIT after its work
+   * with nothing failed (it did what it was asked to do).
+   */
+  sessionEnded(session: SessionBase, cleanly: boolean): void;
   /** Prints one line of the conversation (-v), or null. */
   readonly trace: ((line: string) => void) | null;
+  /** Each state a session enters, when given (tests pin the transitions with it). */
+  readonly stateEntered?: (session: SessionBase, state: State) => void;
 }
 
-export abstract class SessionBase {
-  /** Reached a 220 banner. */
-  established = false;
-  /** Waiting for a message to become due (open model), connection open. */
-  idle = false;
-  /**
-   * The session could do no work: the server refused EHLO and HELO, STARTTLS or AUTH (or did
-   * not offer what the run requires).
-   */
-  protected greetingRefused = false;
-  /** A TLS handshake is under way (its own phase and timeout). */
-  protected handshaking = false;
-  protected tlsDone = false;
-  protected authDone = false;
-  protected tlsStartedAt = 0;
-  protected authSentAt = 0;
+export abstract class SessionBase implements HandshakeHost {
+  /** Where the session is in its life. */
+  state = State.Connecting;
   /** Transactions this session started. */
   messagesStarted = 0;
-  closed = false;
 
   protected socket: net.Socket;
   protected readonly parser: ReplyParser;
   protected readonly pending: PendingReplies;
   protected readonly txs: TransactionRing;
+  protected readonly handshake: Handshake;
   protected caps: Capabilities = NO_CAPABILITIES;
-  protected pipelined = false;
-  /** BDAT mode: whole transactions pipelined, up to config.window in flight. */
-  protected chunked = false;
+  protected dialogue = Dialogue.LockStep;
+  /** BDAT transactions written whose final reply has not come. */
   protected inFlight = 0;
   protected needRset = false;
-  protected quitSent = false;
-  protected failure = false;
-  protected connecting = true;
   /** When the head expectation (or the connect) began: the phase timer's start. */
-  protected phaseSince: number;
-  protected connectedAt = 0;
-  protected ehloSentAt = 0;
+  phaseSince: number;
   protected quitSentAt = 0;
   protected readonly openedAt: number;
   protected waitTimer: NodeJS.Timeout | null = null;
@@ -107,6 +99,7 @@ export abstract class SessionBase {
     this.pending = new PendingReplies(Math.max(2 * recipients + 16, chunked + 8));
     this.parser = new ReplyParser(this);
     this.parser.captureText = host.trace !== null;
+    this.handshake = new Handshake(this, config, stats);
     this.phaseSince = performance.now();
     this.openedAt = this.phaseSince;
     stats.connectionOpened();
@@ -117,8 +110,7 @@ export abstract class SessionBase {
     this.socket = openTransport(config, this.onBytes, local);
     this.socket.on("connect", () => this.onConnect());
     if (config.tls === "implicit") this.socket.on("secureConnect", () => this.onSecure());
-    this.socket.on("error", (err: NodeJS.ErrnoException) => this.onSocketError(err));
-    this.socket.on("close", () => this.onClose());
+    this.listen();
   }
 
   protected readonly onBytes = (chunk: Buffer): void => {
@@ -126,15 +118,31 @@ export abstract class SessionBase {
     this.parser.push(chunk);
   };
 
+  private listen(): void {
+    this.socket.on("error", (err: NodeJS.ErrnoException) => this.onSocketError(err));
+    this.socket.on("close", () => this.onClose());
+  }
+
+  /** The phase a reply, failure or timeout now is counted under, from the state. */
+  phase(): Phase {
+    switch (this.state) {
+      case State.Connecting:
+        return "connect";
+      case State.Tls:
+        return "tls";
+    }
+    if (this.pending.count > 0) return PHASE_OF[this.pending.headKind];
+    return this.handshake.established ? "mail" : "banner";
+  }
+
   /** Called by the run's sweeper; a reached timeout is a counted outcome of its phase. */
   checkTimeout(now: number): void {
-    if (this.closed) return;
+    const { state } = this;
+    if (state === State.Failed || state === State.Closed) return;
+    const waiting = state === State.Connecting || state === State.Tls || this.pending.count > 0;
+    if (!waiting) return;
+    const phase = this.phase();
     const { timeouts } = this.host.config;
-    let phase: Phase;
-    if (this.connecting) phase = "connect";
-    else if (this.handshaking) phase = "tls";
-    else if (this.pending.count > 0) phase = PHASE_OF[this.pending.headKind];
-    else return;
     if (now - this.phaseSince <= timeouts[phase]) return;
     this.abort("timeout", phase, `no reply within ${timeouts[phase]} ms`);
   }
@@ -146,12 +154,16 @@ export abstract class SessionBase {
   }
 
   onProtocolError(reason: string): void {
-    this.abort("protocol", this.currentPhase(), reason);
+    this.abort("protocol", this.phase(), reason);
   }
 
-  /** The session ended with QUIT and no failure: it did what it was asked to do. */
-  get endedCleanly(): boolean {
-    return this.quitSent && !this.failure && !this.greetingRefused;
+  enter(state: State): void {
+    this.state = state;
+    this.host.stateEntered?.(this, state);
+  }
+
+  get encrypted(): boolean {
+    return (this.socket as tls.TLSSocket).encrypted === true;
   }
 
   /** The next message for this session, NO_WORK when its share is done, or NOT_YET. */
@@ -164,16 +176,24 @@ export abstract class SessionBase {
   }
 
   /** `now`: performance.now() when the caller has just read it. */
-  protected newTransaction(seq: number, kind: MessageClass, now: number): Transaction {
+  protected newTransaction(seq: number, kind: MessageKind, now: number): Transaction {
     const intended = this.preclaimed >= 0 ? this.preclaimedIntendedMs : this.host.intendedMs;
     this.messagesStarted++;
     return this.txs.start(seq, kind, now, intended);
   }
 
   /** Writes one command; `shown` replaces it in the -v trace (credentials). */
-  protected command(line: string, kind: Expect, slot: number, shown?: string): void {
+  command(line: string, kind: Expect, slot: number, shown?: string): void {
     this.write(Buffer.from(line, "latin1"), shown);
     this.pending.push(kind, slot);
+  }
+
+  expect(kind: Expect): void {
+    this.pending.push(kind, 0);
+  }
+
+  captureText(on: boolean): void {
+    this.parser.captureText = on || this.host.trace !== null;
   }
 
   protected write(buf: Buffer, shown?: string): void {
@@ -184,66 +204,86 @@ export abstract class SessionBase {
     this.socket.write(buf);
   }
 
-  protected quit(): void {
-    if (this.quitSent) return;
-    this.quitSent = true;
+  quit(as = State.Quitting): void {
+    if (this.state >= State.Quitting) return;
+    this.enter(as);
     this.quitSentAt = performance.now();
     this.write(QUIT_COMMAND);
     this.pending.push(Expect.Quit, 0);
   }
 
-  protected currentPhase(): Phase {
-    if (this.connecting) return "connect";
-    if (this.handshaking) return "tls";
-    if (this.pending.count > 0) return PHASE_OF[this.pending.headKind];
-    return this.established ? "mail" : "banner";
+  startTls(): void {
+    // RFC 3207 §5: nothing the server sent before the handshake may be acted on.
+    this.parser.reset();
+    this.socket = upgradeToTls(this.socket, this.host.config, this.onBytes);
+    this.socket.on("secureConnect", () => this.onSecure());
+    this.listen();
   }
 
   /** Counts a failure without a reply (timeout, protocol error) and closes the connection. */
   protected abort(failure: Failure, phase: Phase, text: string): void {
-    if (this.failure || this.closed) return;
-    this.failure = true;
+    if (this.state === State.Failed || this.state === State.Closed) return;
+    this.enter(State.Failed);
     this.host.stats.failure(failure, phase, text);
     this.socket.destroy();
   }
 
-  protected closeNow(): void {
-    this.failure = true; // the reply that ended the session is already counted
+  closeNow(): void {
+    this.enter(State.Failed); // the reply that ended the session is already counted
     this.socket.destroy();
   }
 
   protected onSocketError(err: NodeJS.ErrnoException): void {
-    if (this.failure) return;
-    this.failure = true;
-    this.host.stats.failure(transportFailure(err.code), this.currentPhase(), err.message);
+    if (this.state === State.Failed || this.state === State.Closed) return;
+    const phase = this.phase();
+    this.enter(State.Failed);
+    this.host.stats.failure(transportFailure(err.code), phase, err.message);
   }
 
-  protected onClose(): void {
-    if (this.closed) return;
-    this.closed = true;
-    if (this.waitTimer) clearTimeout(this.waitTimer);
-    const orderly = this.quitSent && this.pending.count <= 1 && this.txs.openCount() === 0;
-    if (!orderly && !this.failure) {
-      this.host.stats.failure("closed", this.currentPhase(), "connection closed by the server");
+  /** The socket connected (TCP, or TCP before an implicit-TLS handshake). */
+  private onConnect(): void {
+    const now = performance.now();
+    this.host.stats.record("connect", now - this.phaseSince);
+    this.phaseSince = now;
+    this.handshake.connected(now);
+  }
+
+  /** A TLS handshake finished. */
+  private onSecure(): void {
+    const now = performance.now();
+    this.phaseSince = now;
+    if (this.host.trace && this.id === 0) {
+      const s = this.socket as tls.TLSSocket;
+      this.host.trace(`= TLS ${s.getProtocol()} ${s.getCipher()?.name ?? ""}`);
     }
+    this.handshake.secured(now);
+  }
+
+  private onClose(): void {
+    if (this.state === State.Closed) return;
+    if (this.waitTimer) clearTimeout(this.waitTimer);
+    const quitSent = this.state === State.Quitting || this.state === State.Refusing;
+    const orderly = quitSent && this.pending.count <= 1 && this.txs.openCount() === 0;
+    if (!orderly && this.state !== State.Failed) {
+      this.host.stats.failure("closed", this.phase(), "connection closed by the server");
+    }
+    const cleanly = this.state === State.Quitting;
+    this.enter(State.Closed);
     const now = performance.now();
     this.txs.failOpen(now);
     if (this.preclaimed >= 0 && this.messagesStarted === 0) {
       // Per-message mode: the connection failed before its message could start.
       this.host.stats.messagesFailedToStart();
     }
-    if (!this.established) this.host.stats.connectionRefused();
+    if (!this.handshake.established) this.host.stats.connectionRefused();
     else this.host.stats.record("session", now - this.openedAt);
     this.pending.clear();
     this.host.stats.touch(performance.timeOrigin + now);
-    this.host.sessionEnded(this);
+    this.host.sessionEnded(this, cleanly);
   }
 
-  /** The socket connected (TCP, or TCP before an implicit-TLS handshake). */
-  protected abstract onConnect(): void;
-
-  /** A TLS handshake finished. */
-  protected abstract onSecure(): void;
+  /** The handshake is done: transactions may start. */
+  abstract ready(caps: Capabilities, dialogue: Dialogue): void;
 
   /** One complete reply (the reply parser's handler). */
   abstract onReply(code: number, lines: string[] | null): void;

@@ -9,25 +9,26 @@
  * Every message a session takes is settled exactly once: accepted, rejected or failed.
  */
 
-import { MessageFactory } from "../messages/factory.js";
-import { After, Before } from "../messages/wire.js";
+import type { Capabilities } from "../smtp/capabilities.js";
 import { END_OF_DATA } from "../smtp/message.js";
-import { HandshakeSession } from "./handshake.js";
+import { After, Before } from "../smtp/pipelining.js";
 import { Expect, PHASE_OF, replyFits } from "./pending.js";
-import { NO_WORK, NOT_YET } from "./session-base.js";
+import { NO_WORK, NOT_YET, SessionBase } from "./session-base.js";
+import { Dialogue, State } from "./state.js";
 import { traceReply } from "./trace.js";
 import { recordReply, type Transaction, Verdict } from "./transactions.js";
 
 export { NO_WORK, NOT_YET, type SessionHost } from "./session-base.js";
+export { State } from "./state.js";
 
 const CRLF = "\r\n";
 
-export class Session extends HandshakeSession {
+export class Session extends SessionBase {
   /** The messages in the transaction ring's slots, and the bytes each step writes. */
-  private readonly messages = new MessageFactory(this.host.wire, this.txs.slots.length);
+  private readonly messages = this.host.messagesFor(this.txs.slots.length);
 
   onReply(code: number, lines: string[] | null): void {
-    if (this.failure) return; // the connection is being torn down; later bytes are moot
+    if (this.state === State.Failed || this.state === State.Closed) return; // later bytes are moot
     if (this.host.trace && this.id === 0) traceReply(this.host.trace, code, lines);
     if (this.pending.count === 0) {
       this.onProtocolError(`unexpected reply ${code} with no command in flight`);
@@ -47,46 +48,53 @@ export class Session extends HandshakeSession {
       this.closeNow();
       return;
     }
+    this.dispatch(kind, slot, code, lines);
+  }
+
+  /** Hands a reply to the step that awaits it: a transaction's, QUIT's, or the handshake's. */
+  private dispatch(kind: Expect, slot: number, code: number, lines: string[] | null): void {
+    const tx = this.txs.slots[slot];
     switch (kind) {
-      case Expect.Banner:
-        this.onBanner(code, lines);
-        break;
-      case Expect.Ehlo:
-      case Expect.Helo:
-        this.onGreeting(kind, code, lines);
-        break;
       case Expect.Mail:
-        this.onMail(this.txs.slots[slot], code, lines);
-        break;
+        this.onMail(tx, code, lines);
+        return;
       case Expect.Rcpt:
-        this.onRcpt(this.txs.slots[slot], code, lines);
-        break;
+        this.onRcpt(tx, code, lines);
+        return;
       case Expect.Data:
-        this.onData(this.txs.slots[slot], code, lines);
-        break;
+        this.onData(tx, code, lines);
+        return;
       case Expect.Dot:
-        this.onDot(this.txs.slots[slot], code, lines);
-        break;
+        this.onDot(tx, code, lines);
+        return;
+      case Expect.Bdat:
+        this.onBdat(tx, code, lines);
+        return;
       case Expect.Rset:
         if (code >= 400) recordReply(this.host.stats, code, lines, "rset");
         if (!this.pipelined) this.nextStep();
-        break;
-      case Expect.Bdat:
-        this.onBdat(this.txs.slots[slot], code, lines);
-        break;
-      case Expect.StartTls:
-      case Expect.Auth:
-      case Expect.AuthUser:
-      case Expect.AuthPassword:
-        this.onSecureStep(kind, code, lines);
-        break;
+        return;
       case Expect.Quit:
         this.host.stats.record("quit", this.phaseSince - this.quitSentAt);
         // RFC 5321 §4.1.1.10: after 221 the session is over; closing now rather than waiting
         // for the server's FIN frees the slot for its next connection one event sooner.
         this.socket.destroy();
-        break;
+        return;
+      default:
+        this.handshake.onReply(kind, code, lines);
     }
+  }
+
+  /** Commands travel in groups (RFC 2920), with DATA or BDAT. */
+  private get pipelined(): boolean {
+    return this.dialogue !== Dialogue.LockStep;
+  }
+
+  ready(caps: Capabilities, dialogue: Dialogue): void {
+    this.caps = caps;
+    this.dialogue = dialogue;
+    this.enter(State.Ready);
+    this.nextStep();
   }
 
   private onMail(tx: Transaction, code: number, lines: string[] | null): void {
@@ -184,7 +192,7 @@ export class Session extends HandshakeSession {
   /** The last transaction is done and nothing is in flight: pause (-w/-R) or go on. */
   private afterMessage(): void {
     const { waitMs, randomWait } = this.host.config;
-    if (waitMs > 0 && !this.quitSent) {
+    if (waitMs > 0 && this.state < State.Quitting) {
       const delay = randomWait ? Math.random() * waitMs : waitMs;
       this.waitTimer = setTimeout(() => {
         this.waitTimer = null;
@@ -196,9 +204,9 @@ export class Session extends HandshakeSession {
   }
 
   /** Starts the next transaction, an RSET first when one is owed, or QUIT when done. */
-  protected nextStep(): void {
-    if (this.quitSent || this.closed) return;
-    if (this.chunked) {
+  private nextStep(): void {
+    if (this.state !== State.Ready) return;
+    if (this.dialogue === Dialogue.Chunked) {
       this.fillWindow();
       return;
     }
@@ -210,7 +218,7 @@ export class Session extends HandshakeSession {
     }
     const seq = this.claim();
     if (seq === NOT_YET) {
-      this.idle = true;
+      this.enter(State.Idle);
       this.host.sessionIdle(this);
       return;
     }
@@ -223,8 +231,8 @@ export class Session extends HandshakeSession {
 
   /** Wakes an idle session: a message is due, or the run is draining (then it QUITs). */
   resume(): void {
-    if (!this.idle || this.closed) return;
-    this.idle = false;
+    if (this.state !== State.Idle) return;
+    this.enter(State.Ready);
     this.nextStep();
   }
 
@@ -264,7 +272,7 @@ export class Session extends HandshakeSession {
       const seq = this.claim();
       if (seq === NOT_YET) {
         if (this.inFlight === 0) {
-          this.idle = true;
+          this.enter(State.Idle);
           this.host.sessionIdle(this);
         }
         break;
@@ -346,7 +354,7 @@ export class Session extends HandshakeSession {
     this.messages.written(this.socket.writableLength > 0);
     if (after === After.Quit) {
       this.quitSentAt = now;
-      this.quitSent = true;
+      this.enter(State.Quitting);
       this.pending.push(Expect.Quit, 0);
     }
   }

@@ -5,11 +5,11 @@
  * error table. The messages themselves (class, content, bytes) are the MessageFactory's.
  */
 
-import type { MessageClass } from "../messages/wire.js";
 import { enhancedCode } from "../smtp/reply-parser.js";
 import type { RunStats } from "../stats/collector.js";
 import type { MessageOutcome as Outcome } from "../stats/counts.js";
 import type { Phase } from "../stats/result.js";
+import type { MessageKind as MessageClass } from "./options.js";
 
 /** Settlement states of a transaction. */
 export enum Verdict {
