@@ -99,11 +99,13 @@ export class Session extends SessionBase {
 
   private onMail(tx: Transaction, code: number, lines: string[] | null): void {
     if (code < 300) {
+      tx.mailAccepted = true;
       if (!this.pipelined) this.command(this.messages.rcptLine(tx.slot, 0), Expect.Rcpt, tx.slot);
       return;
     }
+    // No transaction was opened, so none needs an RSET: an RSET here is a "non-mail" command,
+    // and Exim drops a session after 10 of those in a row (smtp_accept_max_nonmail).
     this.txs.reject(tx, code, lines, "mail", this.phaseSince);
-    this.needRset = true;
     if (!this.pipelined) this.afterMessage();
   }
 
@@ -119,7 +121,7 @@ export class Session extends SessionBase {
     const last = tx.rcptReplies === tx.recipients;
     if (last && tx.rcptOk === 0 && tx.verdict === Verdict.Open) {
       this.txs.settle(tx, "rejected", this.phaseSince);
-      this.needRset = true;
+      this.needRset = tx.mailAccepted; // the server still holds the sender (RFC 5321 §4.1.1.5)
     }
     if (this.pipelined) return;
     if (!last) this.command(this.messages.rcptLine(tx.slot, tx.rcptReplies), Expect.Rcpt, tx.slot);
@@ -141,7 +143,7 @@ export class Session extends SessionBase {
       return;
     }
     this.txs.reject(tx, code, lines, "data", this.phaseSince);
-    this.needRset = true;
+    this.needRset = tx.mailAccepted;
     if (this.pending.count === 0) this.afterMessage();
   }
 
@@ -153,6 +155,8 @@ export class Session extends SessionBase {
     if (!tx.voided) {
       if (code < 300) this.accept(tx);
       else this.txs.reject(tx, code, lines, "dot", this.phaseSince);
+    } else {
+      this.needRset = false; // the empty message's dot ended the transaction
     }
     if (this.pending.count === 0) this.afterMessage();
   }

@@ -35,6 +35,8 @@ export interface Transaction {
   dotReplies: number;
   dotOk: number;
   verdict: Verdict;
+  /** The server took its MAIL: a transaction is open there until the final reply or an RSET. */
+  mailAccepted: boolean;
   /** The 354 came although the transaction had failed: only an empty message was sent. */
   voided: boolean;
 }
@@ -67,6 +69,7 @@ export class TransactionRing {
         dotReplies: 0,
         dotOk: 0,
         verdict: Verdict.Counted,
+        mailAccepted: false,
         voided: false,
       });
     }
@@ -92,6 +95,7 @@ export class TransactionRing {
     tx.dotReplies = 0;
     tx.dotOk = 0;
     tx.verdict = Verdict.Open;
+    tx.mailAccepted = false;
     tx.voided = false;
     tx.cls = kind.index;
     tx.recipients = kind.recipients;
