@@ -49,3 +49,97 @@ describe("RSET only when a transaction is open (issue 15 item 3)", () => {
     });
   }
 });
+
+/**
+ * Exim 4.96 with CHUNKING, as issue 15 saw it: when every recipient of a BDAT transaction is
+ * refused, BDAT gets 503 but the sender stays, so a MAIL that follows without RSET gets
+ * `503 sender already given`, while the RCPT and BDAT LAST behind it still deliver a message.
+ * Every `refuseEvery`th RCPT is refused.
+ */
+function eximLike(refuseEvery: number): Script & { delivered: () => number } {
+  let delivered = 0;
+  let rcpts = 0;
+  return {
+    capabilities: ["PIPELINING", "CHUNKING", "8BITMIME", "ENHANCEDSTATUSCODES"],
+    delivered: () => delivered,
+    onCommand: (line, s) => {
+      const verb = line.split(" ", 1)[0].toUpperCase();
+      const st = s.state as { sender?: boolean; valid?: number };
+      switch (verb) {
+        case "MAIL":
+          if (st.sender) return "503 sender already given";
+          st.sender = true;
+          st.valid = 0;
+          return "250 OK";
+        case "RCPT":
+          if (!st.sender) return "503 sender not yet given";
+          rcpts++;
+          if (rcpts % refuseEvery === 0) return "550 5.1.1 unknown user";
+          st.valid = (st.valid ?? 0) + 1;
+          return "250 Accepted";
+        case "BDAT":
+          if (!/ LAST\s*$/i.test(line)) return "250 chunk received";
+          if (!st.sender || !st.valid) return "503 valid RCPT command must precede BDAT";
+          delivered++;
+          st.sender = false;
+          st.valid = 0;
+          return "250 OK id=1";
+        case "RSET":
+          st.sender = false;
+          st.valid = 0;
+          return "250 Reset OK";
+        default:
+          return undefined;
+      }
+    },
+  };
+}
+
+describe("BDAT after a refused transaction (issue 15 item 1)", () => {
+  for (const window of [1, 4, 8]) {
+    test(`Exim-like server, --window ${window}: accepted equals what the server delivered`, async () => {
+      const script = eximLike(4);
+      await withServer(script, async (server) => {
+        const result = await runClient(target(server.port), {
+          sessions: 1,
+          messages: 8,
+          chunking: true,
+          window,
+        });
+        assert.equal(result.messages.accepted, script.delivered());
+        assert.equal(result.messages.accepted, 6);
+        assert.equal(result.messages.rejected, 2);
+        assert.equal(result.connections.opened, 1);
+        const commands = server.connections[0].commands;
+        assert.ok(
+          commands.some((l) => l.startsWith("BDAT")),
+          "BDAT was used",
+        );
+      });
+    });
+  }
+
+  test("an RSET rides in the same write as each transaction sent while another is in flight", async () => {
+    const script = eximLike(1000);
+    await withServer(script, async (server) => {
+      const result = await runClient(target(server.port), {
+        sessions: 1,
+        messages: 4,
+        chunking: true,
+        window: 4,
+      });
+      assert.equal(result.messages.accepted, 4);
+      const commands = server.connections[0].commands.map((l) => l.split(" ", 1)[0]);
+      // The first transaction opens the session; the three behind it each start with RSET.
+      assert.deepEqual(
+        commands.filter((c) => c === "RSET" || c === "MAIL"),
+        ["MAIL", "RSET", "MAIL", "RSET", "MAIL", "RSET", "MAIL"],
+      );
+      // No extra round trip: the RSET and its MAIL arrived in one chunk.
+      for (const chunk of server.connections[0].commandChunks) {
+        const i = chunk.indexOf("RSET");
+        if (i !== -1) assert.match(chunk[i + 1] ?? "", /^MAIL/, chunk.join(" | "));
+      }
+    });
+  });
+});

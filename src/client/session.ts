@@ -293,6 +293,12 @@ export class Session extends SessionBase {
   private beginChunked(seq: number): void {
     const now = performance.now();
     const tx = this.startMessage(seq, now);
+    // RFC 3030 §2: after a refused BDAT the server's state is indeterminate, and the reply may
+    // come only after this transaction is written: Exim answers 503 to BDAT when every
+    // recipient was refused but keeps the sender, so a MAIL behind it would get "503 sender
+    // already given" while its RCPT and BDAT still deliver. An RSET in the same write ahead of
+    // every transaction that follows one still in flight costs no round trip.
+    if (this.inFlight > 0) this.needRset = true;
     this.inFlight++;
     const before = this.rsetOwed();
     tx.dataSentAt = now;
@@ -308,6 +314,7 @@ export class Session extends SessionBase {
       if (code < 300) this.accept(tx);
       else this.txs.reject(tx, code, lines, "bdat", this.phaseSince);
     }
+    if (code >= 400 && tx.mailAccepted) this.needRset = true; // indeterminate (RFC 3030 §2)
     this.afterMessage();
   }
 
