@@ -143,3 +143,97 @@ describe("BDAT after a refused transaction (issue 15 item 1)", () => {
     });
   });
 });
+
+/** OpenSMTPD's per-session cap: after `cap` messages every MAIL gets 452 4.5.3, session open. */
+const openSmtpdLike = (cap: number): Script => ({
+  onCommand: (line, s) => {
+    if (line.startsWith("MAIL") && s.messages >= cap) return "452 4.5.3 Too many messages sent";
+    if (/^(RCPT|DATA)/.test(line) && s.messages >= cap) return "503 5.5.1 Invalid command";
+    return undefined;
+  },
+});
+
+describe("reconnect after a per-session limit at MAIL (issue 15 item 4)", () => {
+  for (const pipelining of ["auto", "off"]) {
+    test(`452 4.5.3 Too many messages sent, pipelining ${pipelining}: a new session takes over`, async () => {
+      await withServer(openSmtpdLike(5), async (server) => {
+        const result = await runClient(target(server.port), {
+          sessions: 2,
+          messages: 30,
+          pipelining,
+        });
+        const reconnects = result.connections.reconnects ?? 0;
+        // Each session loses the one message whose MAIL met the limit, then QUITs.
+        assert.equal(result.messages.rejected, reconnects);
+        assert.ok(reconnects >= 4, `reconnects ${reconnects}`);
+        assert.equal(result.messages.accepted + result.messages.rejected, 30);
+        const delivered = server.connections.reduce((n, c) => n + c.messages.length, 0);
+        assert.equal(result.messages.accepted, delivered);
+        for (const c of server.connections) {
+          assert.ok(
+            c.commands.filter((l) => l.startsWith("MAIL")).length <= 6,
+            c.commands.join("|"),
+          );
+          assert.equal(c.commands.at(-1), "QUIT");
+        }
+      });
+    });
+  }
+
+  test("a 4xx naming the limit in words only (no enhanced code) counts too", async () => {
+    const script: Script = {
+      onCommand: (line, s) =>
+        line.startsWith("MAIL") && s.messages >= 2
+          ? "450 too many messages in this session"
+          : undefined,
+    };
+    await withServer(script, async (server) => {
+      const result = await runClient(target(server.port), { sessions: 1, messages: 6 });
+      // 2 accepted and 1 refused per session: the second session's refusal is the last message.
+      assert.equal(result.messages.accepted, 4);
+      assert.equal(result.messages.rejected, 2);
+      assert.equal(result.connections.reconnects, 2);
+      assert.equal(result.connections.opened, 2);
+    });
+  });
+
+  const firstSessionDefers: Script = {
+    onCommand: (line, s) =>
+      s.index === 0 && line.startsWith("MAIL") ? "450 4.7.1 try again later" : undefined,
+  };
+
+  test("3 deferred MAILs in a row (the default) end the session; a new one goes on", async () => {
+    await withServer(firstSessionDefers, async (server) => {
+      const result = await runClient(target(server.port), { sessions: 1, messages: 10 });
+      assert.equal(result.messages.rejected, 3);
+      assert.equal(result.messages.accepted, 7);
+      assert.equal(result.connections.reconnects, 1);
+      assert.equal(result.connections.opened, 2);
+    });
+  });
+
+  test("--reconnect-after-deferrals 0: deferrals alone keep the session", async () => {
+    await withServer(firstSessionDefers, async (server) => {
+      const result = await runClient(target(server.port), {
+        sessions: 1,
+        messages: 10,
+        reconnectAfterDeferrals: 0,
+      });
+      assert.equal(result.messages.rejected, 10);
+      assert.equal(result.connections.reconnects, 0);
+      assert.equal(result.connections.opened, 1);
+    });
+  });
+
+  test("per-message mode has nothing to reconnect for: no reconnect counted", async () => {
+    await withServer(openSmtpdLike(0), async (server) => {
+      const result = await runClient(target(server.port), {
+        sessions: 1,
+        messages: 3,
+        mode: "per-message",
+      });
+      assert.equal(result.messages.rejected, 3);
+      assert.equal(result.connections.reconnects, 0);
+    });
+  });
+});

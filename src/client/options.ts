@@ -48,6 +48,8 @@ export interface SessionOptions extends TlsSettings {
   readonly window: number;
   readonly pipelining: "auto" | "off";
   readonly timeouts: Timeouts;
+  /** Reuse mode: 4xx replies to MAIL in a row after which the session QUITs to reconnect. */
+  readonly reconnectAfterDeferrals: number;
 }
 
 /** What the session's accounting needs of a message's class. */

@@ -9,7 +9,7 @@ import type tls from "node:tls";
 import { type Capabilities, NO_CAPABILITIES } from "../smtp/capabilities.js";
 import type { Phase } from "../smtp/phases.js";
 import { QUIT_COMMAND } from "../smtp/pipelining.js";
-import { ReplyParser } from "../smtp/reply-parser.js";
+import { enhancedCode, ReplyParser } from "../smtp/reply-parser.js";
 import type { RunStats } from "../stats/collector.js";
 import type { Failure } from "../stats/errors.js";
 import { Handshake, type HandshakeHost } from "./handshake.js";
@@ -65,6 +65,8 @@ export abstract class SessionBase implements HandshakeHost {
   /** BDAT transactions written whose final reply has not come. */
   protected inFlight = 0;
   protected needRset = false;
+  /** 4xx replies to MAIL in a row. */
+  protected mailDeferrals = 0;
   /** When the head expectation (or the connect) began: the phase timer's start. */
   phaseSince: number;
   protected quitSentAt = 0;
@@ -86,8 +88,11 @@ export abstract class SessionBase implements HandshakeHost {
     protected readonly host: SessionHost,
     readonly id: number,
     protected readonly preclaimed: number,
-    /** Reuse mode: QUIT after this many messages; 0: no cap. */
-    protected readonly cap: number,
+    /**
+     * Reuse mode: QUIT after this many messages; 0: no cap. Lowered to the messages started
+     * when the server names a per-session limit (onMailRefused).
+     */
+    protected cap: number,
   ) {
     this.preclaimedIntendedMs = host.intendedMs;
     const { config, stats } = host;
@@ -173,6 +178,26 @@ export abstract class SessionBase implements HandshakeHost {
     }
     if (this.cap > 0 && this.messagesStarted >= this.cap) return NO_WORK;
     return this.host.takeMessage(this);
+  }
+
+  /**
+   * Reuse mode: a 4xx to MAIL that names a per-session limit (OpenSMTPD's `452 4.5.3 Too many
+   * messages sent` after 100 messages, kept for every later MAIL of the session), or
+   * --reconnect-after-deferrals of them in a row, ends the session after what is in flight, so
+   * that a new connection takes over the remaining work; counted once per session.
+   */
+  protected onMailRefused(code: number, lines: string[] | null): void {
+    if (code < 400 || code >= 500) {
+      this.mailDeferrals = 0;
+      return;
+    }
+    this.mailDeferrals++;
+    const { mode, reconnectAfterDeferrals } = this.host.config;
+    if (mode !== "reuse" || (this.cap > 0 && this.messagesStarted >= this.cap)) return;
+    const inARow = reconnectAfterDeferrals > 0 && this.mailDeferrals >= reconnectAfterDeferrals;
+    if (!inARow && !namesSessionLimit(lines)) return;
+    this.cap = this.messagesStarted;
+    this.host.stats.reconnectWanted();
   }
 
   /** `now`: performance.now() when the caller has just read it. */
@@ -287,4 +312,14 @@ export abstract class SessionBase implements HandshakeHost {
 
   /** One complete reply (the reply parser's handler). */
   abstract onReply(code: number, lines: string[] | null): void;
+}
+
+/**
+ * A MAIL reply that names a limit of the session rather than of the message or the sender:
+ * RFC 3463 X.5.3 ("too many recipients" at RCPT, "too many messages" at MAIL in OpenSMTPD).
+ */
+export function namesSessionLimit(lines: string[] | null): boolean {
+  const first = lines?.[0] ?? "";
+  if (enhancedCode(first) === "4.5.3") return true;
+  return /too many messages/i.test((lines ?? []).join(" "));
 }

@@ -99,6 +99,7 @@ export class Session extends SessionBase {
 
   private onMail(tx: Transaction, code: number, lines: string[] | null): void {
     if (code < 300) {
+      this.mailDeferrals = 0;
       tx.mailAccepted = true;
       if (!this.pipelined) this.command(this.messages.rcptLine(tx.slot, 0), Expect.Rcpt, tx.slot);
       return;
@@ -106,6 +107,7 @@ export class Session extends SessionBase {
     // No transaction was opened, so none needs an RSET: an RSET here is a "non-mail" command,
     // and Exim drops a session after 10 of those in a row (smtp_accept_max_nonmail).
     this.txs.reject(tx, code, lines, "mail", this.phaseSince);
+    this.onMailRefused(code, lines);
     if (!this.pipelined) this.afterMessage();
   }
 

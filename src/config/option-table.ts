@@ -117,6 +117,14 @@ export const RUN_OPTIONS = {
     describe: "First backoff after a failed session",
     default: "100ms",
   },
+  "reconnect-after-deferrals": {
+    kind: "text",
+    group: "Run:",
+    describe:
+      "Reuse mode: end a session and reconnect after this many 4xx replies to MAIL in a row (a 4xx naming a per-session limit always does)",
+    default: 3,
+    shown: "0 = only on a per-session limit",
+  },
   duration: {
     alias: "d",
     kind: "text",

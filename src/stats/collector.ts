@@ -184,6 +184,11 @@ export class RunStats {
     this.count.connectionsRefused++;
   }
 
+  /** A session ends itself to reconnect: the server named a per-session limit at MAIL. */
+  reconnectWanted(): void {
+    this.count.reconnects++;
+  }
+
   /** Records a message phase's latency (ms) both for the run and for the message's class. */
   recordPhase(classIndex: number, phase: ClassPhase, ms: number): void {
     const us = toMicros(ms);

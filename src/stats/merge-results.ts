@@ -30,6 +30,7 @@ export function snapshotOfResult(r: Result): StatsSnapshot {
       connectionsOpened: r.connections.opened,
       connectionsEstablished: r.connections.established,
       connectionsRefused: r.connections.refused,
+      reconnects: r.connections.reconnects ?? 0,
     },
     errors: r.errors.map(({ reply, enhanced, phase, text, count }) => ({
       reply,

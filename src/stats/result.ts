@@ -205,6 +205,13 @@ export interface Result {
     established: number;
     /** Connections refused before a 220: TCP failure, 421/554 or timeout at the banner. */
     refused: number;
+    /**
+     * Sessions the client ended with QUIT to reconnect, after a 4xx to MAIL naming a
+     * per-session limit (enhanced code 4.5.3, or "too many messages") or after
+     * --reconnect-after-deferrals 4xx replies to MAIL in a row; a new connection takes over
+     * the remaining work. Absent in results written before it existed.
+     */
+    reconnects?: number;
     /** connections.opened / messages.attempted. */
     perMessage: number;
   };
