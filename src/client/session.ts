@@ -12,7 +12,7 @@
 import type { Capabilities } from "../smtp/capabilities.js";
 import { END_OF_DATA } from "../smtp/message.js";
 import { After, Before } from "../smtp/pipelining.js";
-import { Expect, PHASE_OF, replyFits } from "./pending.js";
+import { Expect, PHASE_OF, replyMismatch } from "./pending.js";
 import { NO_WORK, NOT_YET, SessionBase } from "./session-base.js";
 import { Dialogue, State } from "./state.js";
 import { traceReply } from "./trace.js";
@@ -38,10 +38,14 @@ export class Session extends SessionBase {
     const slot = this.pending.headSlot;
     this.pending.shift();
     this.phaseSince = this.readAt;
-    if (code < 400 && !replyFits(kind, code)) {
-      this.abort("protocol", PHASE_OF[kind], `reply ${code} does not answer ${PHASE_OF[kind]}`);
+    const lmtp = this.host.config.lmtp;
+    const mismatch = replyMismatch(kind, code, this.parser.enhancedSubject, lmtp);
+    if (mismatch !== null) {
+      // Out of step: the message held for confirmation stays open and fails with the session.
+      this.abort("protocol", PHASE_OF[kind], mismatch);
       return;
     }
+    if (kind === Expect.Data || kind === Expect.Quit || code === 421) this.txs.confirmHeld();
     if (code === 421) {
       // RFC 5321 §3.8: the server is closing the channel; whatever is in flight is lost.
       recordReply(this.host.stats, code, lines, PHASE_OF[kind]);
@@ -155,7 +159,7 @@ export class Session extends SessionBase {
       code = 250; // a recipient took it; the others' refusals are counted already
     }
     if (!tx.voided) {
-      if (code < 300) this.accept(tx);
+      if (code < 300) this.acceptOrHold(tx);
       else this.txs.reject(tx, code, lines, "dot", this.phaseSince);
     } else {
       this.needRset = false; // the empty message's dot ended the transaction
@@ -187,12 +191,19 @@ export class Session extends SessionBase {
   }
 
   /** The final reply took the message: its latencies (intended and actual start) and verdict. */
-  private accept(tx: Transaction): void {
-    const latency = this.phaseSince - tx.intendedMs;
-    this.host.stats.record("transaction", latency);
-    this.host.stats.record("transactionUncorrected", this.phaseSince - tx.startMs);
-    this.host.stats.recordPhase(tx.cls, "data", this.phaseSince - tx.dataSentAt);
-    this.txs.settle(tx, "accepted", this.phaseSince, latency);
+  /**
+   * A 2xx to the final dot while the next envelope's replies are due could be the next MAIL's
+   * reply, should the server have skipped or delayed the dot's (RFC 2920 §3.1: replies are
+   * matched by order alone). The message is held until a reply that only its own place in the
+   * order explains (DATA's, QUIT's, or a 421) confirms the order; a mismatch before that fails
+   * it with the session, so it is never counted accepted on another command's reply.
+   */
+  private acceptOrHold(tx: Transaction): void {
+    if (this.pending.count > 0 && this.pending.headKind === Expect.Mail) {
+      this.txs.hold(tx, this.phaseSince);
+    } else {
+      this.txs.accept(tx, this.phaseSince);
+    }
   }
 
   /** The last transaction is done and nothing is in flight: pause (-w/-R) or go on. */
@@ -313,7 +324,7 @@ export class Session extends SessionBase {
   private onBdat(tx: Transaction, code: number, lines: string[] | null): void {
     this.inFlight--;
     if (tx.verdict === Verdict.Open) {
-      if (code < 300) this.accept(tx);
+      if (code < 300) this.txs.accept(tx, this.phaseSince);
       else this.txs.reject(tx, code, lines, "bdat", this.phaseSince);
     }
     if (code >= 400 && tx.mailAccepted) this.needRset = true; // indeterminate (RFC 3030 §2)
