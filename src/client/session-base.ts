@@ -137,13 +137,15 @@ export abstract class SessionBase implements HandshakeHost {
         return "tls";
     }
     if (this.pending.count > 0) return PHASE_OF[this.pending.headKind];
+    // QUIT answered: whatever comes now comes after it.
+    if (this.state === State.Quitting || this.state === State.Refusing) return "quit";
     return this.handshake.established ? "mail" : "banner";
   }
 
   /** Called by the run's sweeper; a reached timeout is a counted outcome of its phase. */
   checkTimeout(now: number): void {
     const { state } = this;
-    if (state === State.Failed || state === State.Closed) return;
+    if (state >= State.Failed) return;
     const waiting = state === State.Connecting || state === State.Tls || this.pending.count > 0;
     if (!waiting) return;
     const phase = this.phase();
@@ -152,10 +154,24 @@ export abstract class SessionBase implements HandshakeHost {
     this.abort("timeout", phase, `no reply within ${timeouts[phase]} ms`);
   }
 
-  /** Ends the session now; in-flight messages are settled as failed when the socket closes. */
+  /**
+   * Ends the session now (a hard stop); in-flight messages are settled as failed when the
+   * socket closes. Unless it was done anyway (QUIT sent, nothing else in flight), that is a
+   * `local` failure: the client cut it, not the server.
+   */
   stop(): void {
     if (this.waitTimer) clearTimeout(this.waitTimer);
+    if (this.state < State.Failed && !this.orderly()) {
+      this.host.stats.failure("local", this.phase(), "session cut by the client (stop)");
+      this.enter(State.Stopped);
+    }
     this.socket.destroy();
+  }
+
+  /** QUIT sent, and nothing but its reply in flight. */
+  private orderly(): boolean {
+    const quitSent = this.state === State.Quitting || this.state === State.Refusing;
+    return quitSent && this.pending.count <= 1 && this.txs.openCount() === 0;
   }
 
   onProtocolError(reason: string): void {
@@ -247,7 +263,7 @@ export abstract class SessionBase implements HandshakeHost {
 
   /** Counts a failure without a reply (timeout, protocol error) and closes the connection. */
   protected abort(failure: Failure, phase: Phase, text: string): void {
-    if (this.state === State.Failed || this.state === State.Closed) return;
+    if (this.state >= State.Failed) return;
     this.enter(State.Failed);
     this.host.stats.failure(failure, phase, text);
     this.socket.destroy();
@@ -259,7 +275,7 @@ export abstract class SessionBase implements HandshakeHost {
   }
 
   protected onSocketError(err: NodeJS.ErrnoException): void {
-    if (this.state === State.Failed || this.state === State.Closed) return;
+    if (this.state >= State.Failed) return;
     const phase = this.phase();
     this.enter(State.Failed);
     this.host.stats.failure(transportFailure(err.code), phase, err.message);
@@ -287,22 +303,22 @@ export abstract class SessionBase implements HandshakeHost {
   private onClose(): void {
     if (this.state === State.Closed) return;
     if (this.waitTimer) clearTimeout(this.waitTimer);
-    const quitSent = this.state === State.Quitting || this.state === State.Refusing;
-    const orderly = quitSent && this.pending.count <= 1 && this.txs.openCount() === 0;
-    if (!orderly && this.state !== State.Failed) {
+    if (!this.orderly() && this.state < State.Failed) {
       this.host.stats.failure("closed", this.phase(), "connection closed by the server");
     }
     const cleanly = this.state === State.Quitting;
-    this.enter(State.Closed);
     const now = performance.now();
     this.txs.failOpen(now);
     if (this.preclaimed >= 0 && this.messagesStarted === 0) {
       // Per-message mode: the connection failed before its message could start.
       this.host.stats.messagesFailedToStart();
     }
-    if (!this.handshake.established) this.host.stats.connectionRefused();
+    // A session the client cut before the banner was not refused by anyone.
+    const stopped = this.state === State.Stopped;
+    if (!this.handshake.established && !stopped) this.host.stats.connectionRefused();
     else this.host.stats.record("session", now - this.openedAt);
     this.pending.clear();
+    this.enter(State.Closed);
     this.host.stats.touch(performance.timeOrigin + now);
     this.host.sessionEnded(this, cleanly);
   }

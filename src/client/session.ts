@@ -28,7 +28,7 @@ export class Session extends SessionBase {
   private readonly messages = this.host.messagesFor(this.txs.slots.length);
 
   onReply(code: number, lines: string[] | null): void {
-    if (this.state === State.Failed || this.state === State.Closed) return; // later bytes are moot
+    if (this.state >= State.Failed) return; // the outcome is counted; later bytes are moot
     if (this.host.trace && this.id === 0) traceReply(this.host.trace, code, lines);
     if (this.pending.count === 0) {
       this.onProtocolError(`unexpected reply ${code} with no command in flight`);

@@ -5,9 +5,11 @@
  *   Connecting → [Tls →] Banner → Greeting → [StartTls → Tls → Greeting →] [Auth →] Ready
  *   Ready ⇄ Idle; Ready → Quitting (QUIT after the work); Greeting, StartTls, Auth → Refusing
  *   (QUIT: the server refused what the run needs); any → Failed (a failure counted, the socket
- *   torn down); any → Closed (the socket closed; every message settled).
+ *   torn down); any → Stopped (the run cut it); any → Closed (the socket closed; every message
+ *   settled).
  *
- * The order matters: states from Quitting on send nothing more.
+ * The order matters: states from Quitting on send nothing more, and from Failed on the
+ * session's outcome is counted.
  */
 export enum State {
   /** TCP connect under way (the connect phase). */
@@ -32,8 +34,13 @@ export enum State {
   Refusing = 9,
   /** A failure was counted and the socket destroyed; later bytes are moot. */
   Failed = 10,
+  /**
+   * The run cut the session itself (a hard stop): counted as a `local` failure, not as the
+   * server closing it, and not as a refused connection. Later bytes are moot.
+   */
+  Stopped = 11,
   /** The socket closed and the session settled its messages and told the run. */
-  Closed = 11,
+  Closed = 12,
 }
 
 /** How the session's transactions travel, decided by the EHLO reply and the run's options. */

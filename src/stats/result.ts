@@ -58,8 +58,8 @@ export interface ErrorRow {
    * "timeout", "closed" (peer closed the connection), "refused" (TCP connection refused),
    * "reset", "protocol" (the peer sent something that is not SMTP), "socket" (other socket
    * error), "unsupported" (the server lacks what the run requires, STARTTLS or AUTH), "unsent"
-   * (the run ended with the message never started because no session could be opened). See
-   * FAILURE_CLASS in errors.ts.
+   * (the run ended with the message never started because no session could be opened), "local"
+   * (the client cut the session itself: a hard stop). See FAILURE_CLASS in errors.ts.
    */
   reply: string;
   /** RFC 3463 enhanced status code from the reply text ("4.7.0"), or "". */
