@@ -120,3 +120,30 @@ describe("replies matched by what they can answer", () => {
     assert.deepEqual(seen, [1, 0, -1, 1, 7, -1, 10, 1, -1]);
   });
 });
+
+describe("BDAT replies matched by what they can answer", () => {
+  test("BDAT LAST never answered: the RSET's reply behind it is held, and fails at the shifted MAIL reply", async () => {
+    const script: Script = {
+      capabilities: ["PIPELINING", "CHUNKING", "ENHANCEDSTATUSCODES"],
+      onCommand: (line, s) => {
+        if (!/^BDAT \d+ LAST/.test(line)) return undefined;
+        const n = ((s.state.last as number) ?? 0) + 1;
+        s.state.last = n;
+        return n === 2 ? null : "250 2.0.0 Ok: queued";
+      },
+    };
+    await withServer(script, async (server) => {
+      const result = await runClient(`127.0.0.1:${server.port}`, {
+        sessions: 1,
+        messages: 4,
+        chunking: true,
+        window: 4,
+        ...fast,
+      });
+      // Only the first message's BDAT LAST got its own reply before the order broke.
+      assert.equal(result.messages.accepted, 1);
+      assert.equal(result.messages.failed, 3);
+      assert.ok(errorCount(result, "protocol", "rset") > 0, JSON.stringify(result.errors));
+    });
+  });
+});

@@ -45,7 +45,8 @@ export class Session extends SessionBase {
       this.abort("protocol", PHASE_OF[kind], mismatch);
       return;
     }
-    if (kind === Expect.Data || kind === Expect.Quit || code === 421) this.txs.confirmHeld();
+    const confirms = kind === Expect.Data || kind === Expect.Rset || kind === Expect.Quit;
+    if (confirms || code === 421) this.txs.confirmHeld();
     if (code === 421) {
       // RFC 5321 §3.8: the server is closing the channel; whatever is in flight is lost.
       recordReply(this.host.stats, code, lines, PHASE_OF[kind]);
@@ -190,16 +191,16 @@ export class Session extends SessionBase {
     return this.host.config.lmtp && !tx.voided ? tx.rcptOk : 1;
   }
 
-  /** The final reply took the message: its latencies (intended and actual start) and verdict. */
   /**
-   * A 2xx to the final dot while the next envelope's replies are due could be the next MAIL's
-   * reply, should the server have skipped or delayed the dot's (RFC 2920 §3.1: replies are
-   * matched by order alone). The message is held until a reply that only its own place in the
-   * order explains (DATA's, QUIT's, or a 421) confirms the order; a mismatch before that fails
-   * it with the session, so it is never counted accepted on another command's reply.
+   * A 2xx final reply (the dot's, or BDAT LAST's) while the next transaction's replies are due
+   * could be the next command's reply, should the server have skipped or delayed it (RFC 2920
+   * §3.1: replies are matched by order alone): the message is held in the ring until the order
+   * is confirmed (TransactionRing.hold); a mismatch first fails it with the session.
    */
   private acceptOrHold(tx: Transaction): void {
-    if (this.pending.count > 0 && this.pending.headKind === Expect.Mail) {
+    // DATA: the next envelope (MAIL first) is due; BDAT: the next transaction (RSET first).
+    const next = this.pending.count > 0 ? this.pending.headKind : Expect.Quit;
+    if (next === Expect.Mail || next === Expect.Rset) {
       this.txs.hold(tx, this.phaseSince);
     } else {
       this.txs.accept(tx, this.phaseSince);
@@ -324,7 +325,7 @@ export class Session extends SessionBase {
   private onBdat(tx: Transaction, code: number, lines: string[] | null): void {
     this.inFlight--;
     if (tx.verdict === Verdict.Open) {
-      if (code < 300) this.txs.accept(tx, this.phaseSince);
+      if (code < 300) this.acceptOrHold(tx);
       else this.txs.reject(tx, code, lines, "bdat", this.phaseSince);
     }
     if (code >= 400 && tx.mailAccepted) this.needRset = true; // indeterminate (RFC 3030 §2)

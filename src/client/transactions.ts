@@ -128,7 +128,8 @@ export class TransactionRing {
    * A 2xx to the final dot while the next envelope's replies are due could be the next MAIL's
    * reply, should the server have skipped or delayed the dot's (RFC 2920 §3.1: replies are
    * matched by order alone). The message stays open, held, until a reply that only its own
-   * place in the order explains (DATA's, QUIT's, or a 421) confirms the order; if the session
+   * place in the order explains (DATA's, QUIT's, RSET's, or a 421) confirms the order; with
+   * enhanced status codes a shifted MAIL reply (X.1.Y) is caught first. If the session
    * ends first (a mismatch, a timeout) it fails with the others: never accepted on another
    * command's reply.
    */
