@@ -121,9 +121,8 @@ export const RUN_OPTIONS = {
     kind: "text",
     group: "Run:",
     describe:
-      "Reuse mode: end a session and reconnect after this many 4xx replies to MAIL in a row (a 4xx naming a per-session limit always does)",
+      "Reuse mode: reconnect after N 4xx MAIL replies in a row (0: on a session limit only)",
     default: 3,
-    shown: "0 = only on a per-session limit",
   },
   duration: {
     alias: "d",
