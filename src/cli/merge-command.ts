@@ -9,8 +9,10 @@ import { renderJson } from "../report/json.js";
 import { renderSummary } from "../report/terminal.js";
 import { mergeResults } from "../stats/merge-results.js";
 import type { Result } from "../stats/result.js";
-import { exportsOf, writeOutput } from "./output.js";
+import { EXIT } from "./exit-codes.js";
+import { checkWritable, exportsOf, writeOutput } from "./output.js";
 import { readResultFile } from "./report-command.js";
+import { readerSignals, stoppedBeforeWriting } from "./signals.js";
 
 type MergeArgv = ArgumentsCamelCase<Record<string, unknown>>;
 
@@ -26,32 +28,42 @@ export const mergeCommand = {
       })
       .option("html", { type: "string", describe: "Write the merged HTML report to FILE" })
       .option("quiet", { alias: "q", type: "boolean", describe: "Print no summary" }),
-  handler: (argv: MergeArgv) => {
+  handler: async (argv: MergeArgv) => {
     const files = (argv.results as string[]) ?? [];
     if (files.length < 2) throw new ConfigError("merge", "give at least two result files");
-    const shards: Result[] = files.flatMap((file) => {
-      const runs = readResultFile(file);
-      if (runs.length !== 1) {
-        throw new ConfigError("merge", `"${file}" holds a compare (two runs); merge single runs`);
-      }
-      return runs;
-    });
-    let merged: Result;
+    const exports = exportsOf<Result>([
+      ["--html", argv.html, (result) => renderHtml([result])],
+      ["--json", argv.json, renderJson],
+    ]);
+    checkWritable(exports);
+    const signals = readerSignals("merge");
     try {
-      merged = mergeResults(shards);
-    } catch (error) {
-      throw new ConfigError("merge", (error as Error).message);
+      const merged = await mergeFiles(files);
+      if (await stoppedBeforeWriting(signals, "merge")) return;
+      const written = writeOutput(
+        { quiet: Boolean(argv.quiet), summary: renderSummary, exports },
+        merged,
+      );
+      process.exitCode = written ? EXIT.ok : EXIT.failed;
+    } finally {
+      signals.release();
     }
-    writeOutput(
-      {
-        quiet: Boolean(argv.quiet),
-        summary: renderSummary,
-        exports: exportsOf<Result>([
-          ["--html", argv.html, (result) => renderHtml([result])],
-          ["--json", argv.json, renderJson],
-        ]),
-      },
-      merged,
-    );
   },
 };
+
+/** The shards' results merged into one; a ConfigError for anything that is not a shard. */
+async function mergeFiles(files: readonly string[]): Promise<Result> {
+  const shards: Result[] = [];
+  for (const file of files) {
+    const runs = await readResultFile(file);
+    if (runs.length !== 1) {
+      throw new ConfigError("merge", `"${file}" holds a compare (two runs); merge single runs`);
+    }
+    shards.push(runs[0]);
+  }
+  try {
+    return mergeResults(shards);
+  } catch (error) {
+    throw new ConfigError("merge", (error as Error).message);
+  }
+}

@@ -13,8 +13,9 @@ import { transportFailure } from "./transport.js";
 export interface ProbeReply {
   code: number;
   /**
-   * The code as text ("421"), or the failure: "refused", "reset", "timeout", "closed", or
-   * "local" (this machine ran out of file descriptors or ports).
+   * The code as text ("421"), or the failure: "refused", "reset", "timeout", "closed",
+   * "local" (this machine ran out of file descriptors or ports), or "interrupted" (a signal
+   * ended the wait; the connection stays open for its QUIT).
    */
   reply: string;
   enhanced: string;
@@ -36,6 +37,8 @@ export class ProbeConnection {
   private queued: ProbeReply[] = [];
   private ended: ProbeReply | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /** A reply came: the banner at least, so a QUIT is no early talk (RFC 5321 §4.3.1). */
+  private heard = false;
 
   private constructor(
     private socket: net.Socket,
@@ -43,6 +46,7 @@ export class ProbeConnection {
   ) {
     this.parser = new ReplyParser({
       onReply: (code, lines) => {
+        this.heard = true;
         const first = lines?.[0] ?? "";
         const enhanced = enhancedCode(first);
         const text = (enhanced ? first.slice(enhanced.length) : first).trim();
@@ -56,15 +60,18 @@ export class ProbeConnection {
 
   /**
    * Connects (with `tls: "implicit"`, through the TLS handshake) and reads the banner; the
-   * connection is open when the banner is a 220.
+   * connection is open when the banner is a 220. `opened` gets the connection before its
+   * banner, so that a hard stop can close it while it waits.
    */
   static async open(
     settings: TlsSettings,
     timeoutMs: number,
+    opened: (connection: ProbeConnection) => void = () => {},
   ): Promise<{ connection: ProbeConnection; banner: ProbeReply }> {
     let connection: ProbeConnection | null = null;
     const socket = openTransport(settings, (chunk) => connection?.parser.push(chunk));
     connection = new ProbeConnection(socket, timeoutMs);
+    opened(connection);
     const banner = await connection.next();
     return { connection, banner };
   }
@@ -107,10 +114,18 @@ export class ProbeConnection {
     return this.next();
   }
 
-  /** QUIT, its reply (or none within the timeout), then the connection is closed. */
+  /**
+   * QUIT, its reply (or none within the timeout), then the connection is closed. Before the
+   * banner nothing may be sent: the connection is only closed.
+   */
   async quit(): Promise<void> {
-    if (this.ended === null) await this.command("QUIT");
+    if (this.ended === null && this.heard) await this.command("QUIT");
     this.close();
+  }
+
+  /** Ends a wait for a reply now with the failure "interrupted"; the connection stays open. */
+  interrupt(): void {
+    if (this.waiting) this.deliver(failure("interrupted", "stopped by a signal"));
   }
 
   close(): void {

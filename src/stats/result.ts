@@ -282,6 +282,12 @@ export interface Result {
   /** Thresholds (--threshold) and whether each held; absent when none were given. */
   thresholds?: ThresholdOutcome[];
   /**
+   * The signal that stopped the run before its end (SIGINT: Ctrl-C; SIGTERM: timeout, systemd,
+   * docker stop, Kubernetes): the messages in flight got --grace, and the counts add up over
+   * what was sent. Absent when the run ended by itself.
+   */
+  stoppedBy?: "SIGINT" | "SIGTERM";
+  /**
    * Message files loaded before the run, per class that uses them: `kind` (eml, eml-dir,
    * mbox, template), distinct `count`, `totalBytes` as sent, and `longLines` (lines over 998
    * octets, which servers may refuse). Absent when every message is generated.
