@@ -12,7 +12,7 @@ import { renderCompare } from "../report/compare.js";
 import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
 import { renderSummary } from "../report/terminal.js";
-import { executeRun, type RunExtras } from "../run/run.js";
+import { executeRun, type RunExtras, type RunIo } from "../run/run.js";
 import type { Mode, Result } from "../stats/result.js";
 import { EXIT, loadExitCode } from "./exit-codes.js";
 import { type CommandArgv, givenOptions, loadOptions, tableOptions } from "./load-options.js";
@@ -20,6 +20,7 @@ import { checkWritable, exportsOf, writeOutput } from "./output.js";
 import { progressPrinter } from "./progress.js";
 import { applyThresholds, compareDoc, printBreaches } from "./report-command.js";
 import { announceStop } from "./run-command.js";
+import { checkSeriesOut, SeriesStreams } from "./series-stream.js";
 import { StopSignals } from "./signals.js";
 
 export const compareCommand = {
@@ -38,12 +39,15 @@ export const compareCommand = {
       ["--html", report.html, (runs) => (runs.length > 0 ? renderHtml(runs) : null)],
     ]);
     checkWritable(exports);
+    checkSeriesOut(report.seriesOut);
     const signals = new StopSignals((signal, running) => {
       if (running) announceStop(signal, configs[0].load.graceMs);
       else process.stderr.write(`\nmailvolley compare: ${signal}: stopping; no further run\n`);
     });
+    const streams = new SeriesStreams(report.seriesOut, configs[0].intervalMs);
     try {
-      const runs = await runBoth(configs, pauseMs, signals, { sink, apdexMs: report.apdexMs });
+      const extras = { sink, apdexMs: report.apdexMs };
+      const runs = await runBoth(configs, pauseMs, { signals, streams }, extras);
       const breaches = runs.flatMap((r) =>
         applyThresholds(r, report.thresholds).map((line) => `${r.mode}: ${line}`),
       );
@@ -59,6 +63,7 @@ export const compareCommand = {
       });
       process.exitCode = written || code !== EXIT.ok ? code : EXIT.failed;
     } finally {
+      streams.close();
       signals.release();
     }
   },
@@ -71,7 +76,7 @@ export const compareCommand = {
 async function runBoth(
   configs: readonly RunConfig[],
   pauseMs: number,
-  signals: StopSignals,
+  { signals, streams }: { signals: StopSignals; streams: SeriesStreams },
   extras: RunExtras,
 ): Promise<Result[]> {
   const runs: Result[] = [];
@@ -88,12 +93,17 @@ async function runBoth(
     if (signals.received !== null) break;
     if (!quiet) process.stderr.write(`mailvolley compare: ${config.mode} run…\n`);
     const printer = progressPrinter(process.stderr, config.quiet || config.verbose);
-    const io = {
-      onStart: (stop: () => void, drain: () => void) => signals.attach({ stop, drain }),
-      progress: printer.update,
+    streams.begin();
+    const io: RunIo = {
+      onStart: (stop, drain) => signals.attach({ stop, drain }),
+      progress: (progress) => {
+        streams.write(config.mode, progress.points);
+        printer.update(progress);
+      },
     };
     const outcome = await executeRun(config, io, extras);
     signals.attach(null);
+    streams.finish(outcome.result);
     printer.finish();
     if (signals.received !== null) outcome.result.stoppedBy = signals.received;
     runs.push(outcome.result);

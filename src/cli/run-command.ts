@@ -16,6 +16,7 @@ import { type CommandArgv, givenOptions, loadOptions } from "./load-options.js";
 import { checkWritable, type Export, exportsOf, writeOutput } from "./output.js";
 import { progressPrinter } from "./progress.js";
 import { applyThresholds, printBreaches } from "./report-command.js";
+import { checkSeriesOut, SeriesStreams } from "./series-stream.js";
 import { StopSignals } from "./signals.js";
 
 export const runCommand = {
@@ -33,11 +34,14 @@ export const runCommand = {
       ["--html", report.html, (result) => renderHtml([result])],
     ]);
     checkWritable(exports);
+    checkSeriesOut(report.seriesOut);
     // Listening from here to the last byte written: a signal never kills the process half-way.
     const signals = new StopSignals((signal) => announceStop(signal, config.load.graceMs));
+    const streams = new SeriesStreams(report.seriesOut, config.intervalMs);
     try {
-      process.exitCode = await runAndReport(config, report, sink, exports, signals);
+      process.exitCode = await runAndReport(config, report, sink, exports, { signals, streams });
     } finally {
+      streams.close();
       signals.release();
     }
   },
@@ -51,7 +55,7 @@ async function runAndReport(
   report: LoadConfig["report"],
   sink: LoadConfig["sink"],
   exports: Export<Result>[],
-  signals: StopSignals,
+  { signals, streams }: { signals: StopSignals; streams: SeriesStreams },
 ): Promise<ExitCode> {
   const printer = progressPrinter(process.stderr, config.quiet || config.verbose);
   let abortedFor: string[] = [];
@@ -59,6 +63,7 @@ async function runAndReport(
     trace: config.verbose ? (line) => process.stderr.write(`${line}\n`) : undefined,
     onStart: (stop, drain) => signals.attach({ stop, drain }),
     progress: (progress) => {
+      streams.write(config.mode, progress.points);
       printer.update(progress);
       if (!report.abortOnFail || abortedFor.length > 0) return;
       abortedFor = breachedLive(report.thresholds, progress);
@@ -67,6 +72,7 @@ async function runAndReport(
   };
   const outcome = await executeRun(config, io, { sink, apdexMs: report.apdexMs });
   signals.attach(null);
+  streams.finish(outcome.result);
   printer.finish();
   if (signals.received !== null) outcome.result.stoppedBy = signals.received;
   const breaches = applyThresholds(outcome.result, report.thresholds);

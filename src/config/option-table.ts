@@ -341,6 +341,11 @@ export const REPORT_OPTIONS = {
     group: "Reports:",
     describe: "Stop the run as soon as an error_rate threshold is breached",
   },
+  out: {
+    kind: "list",
+    group: "Reports:",
+    describe: "Stream the time series, a line per interval, repeatable: ndjson=FILE or csv=FILE",
+  },
 } as const satisfies OptionTable;
 
 /** Gateway emulation of the built-in sink in a self-test (config/sink-emulation.ts). */

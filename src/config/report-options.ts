@@ -19,6 +19,31 @@ export interface ReportOptions {
   readonly thresholds: readonly Threshold[];
   /** Stop the run as soon as an error_rate threshold is breached. */
   readonly abortOnFail: boolean;
+  /** --out: files the time series streams to while the run goes, one line per interval. */
+  readonly seriesOut: readonly SeriesOut[];
+}
+
+/** The formats --out streams: k6's `--out csv=FILE` and `--out json=FILE` as NDJSON. */
+export const SERIES_FORMATS = ["ndjson", "csv"] as const;
+
+export interface SeriesOut {
+  readonly format: (typeof SERIES_FORMATS)[number];
+  readonly path: string;
+}
+
+/** `ndjson=FILE` or `csv=FILE`, repeatable. */
+function parseSeriesOut(values: unknown): SeriesOut[] {
+  const list = values === undefined ? [] : Array.isArray(values) ? values : [values];
+  return list.map((value) => {
+    const text = String(value);
+    const at = text.indexOf("=");
+    const format = text.slice(0, at);
+    const path = text.slice(at + 1);
+    if (at < 0 || path === "" || !(SERIES_FORMATS as readonly string[]).includes(format)) {
+      throw new ConfigError("--out", `"${text}": give ndjson=FILE or csv=FILE`);
+    }
+    return Object.freeze({ format: format as SeriesOut["format"], path });
+  });
 }
 
 export function buildReportOptions(raw: RawReportOptions): ReportOptions {
@@ -33,5 +58,6 @@ export function buildReportOptions(raw: RawReportOptions): ReportOptions {
     apdexMs,
     thresholds: Object.freeze(thresholds),
     abortOnFail: Boolean(raw.abortOnFail),
+    seriesOut: Object.freeze(parseSeriesOut(raw.out)),
   });
 }

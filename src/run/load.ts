@@ -9,6 +9,7 @@ import type { RunConfig } from "../config/run-config.js";
 import { MessageWire } from "../messages/wire.js";
 import { RunStats, type StatsSnapshot } from "../stats/collector.js";
 import type { LatencySummary } from "../stats/result.js";
+import type { SeriesPoint } from "../stats/series.js";
 import { valueAt } from "./schedule.js";
 import { ClosedWork, OpenWork, type SeqSpace, type WorkSource } from "./work.js";
 
@@ -41,6 +42,8 @@ export interface ShareProgress extends ProgressCounts {
   recentHistogram: string | null;
   /** Transaction latencies of the share so far. */
   transactionHistogram: string;
+  /** Time-series intervals this share closed since its previous report, in order. */
+  points: SeriesPoint[];
 }
 
 /** What the run reports once a second (progress line, --abort-on-fail). */
@@ -49,6 +52,11 @@ export interface Progress extends ProgressCounts {
   recentP99Ms: number;
   /** Transaction latency of the run so far: what --abort-on-fail judges latency against. */
   transactionMs: LatencySummary;
+  /**
+   * Time-series intervals complete across every share since the previous report, in order,
+   * as the final Result's series will hold them (--out streams them).
+   */
+  points: SeriesPoint[];
 }
 
 export interface LoadHooks {
@@ -91,6 +99,7 @@ class LoadRun implements SessionHost {
   private activeTarget: number;
   private sweeper: NodeJS.Timeout | null = null;
   private lastProgressMs = performance.now();
+  private pointsReported = 0;
   private readonly progressHook: ((progress: ShareProgress) => void) | null;
   private readonly preloaded: MessageWire | null;
   private hardStopped = false;
@@ -272,6 +281,8 @@ class LoadRun implements SessionHost {
 
   progress(): ShareProgress {
     const c = this.stats.counters;
+    const points = this.stats.seriesPointsFrom(this.pointsReported);
+    this.pointsReported += points.length;
     return {
       attempted: c.attempted,
       accepted: c.accepted,
@@ -282,6 +293,7 @@ class LoadRun implements SessionHost {
       openSessions: this.slotOf.size,
       recentHistogram: this.stats.lastIntervalHistogram(),
       transactionHistogram: this.stats.encoded("transaction"),
+      points,
     };
   }
 

@@ -7,6 +7,7 @@ import { Piscina } from "piscina";
 import type { RunConfig } from "../config/run-config.js";
 import type { MessageWire } from "../messages/wire.js";
 import { mergeSnapshots, type StatsSnapshot, summariseMerged } from "../stats/collector.js";
+import { SeriesJoin, type SeriesPoint } from "../stats/series.js";
 import {
   type LoadShare,
   PROGRESS_INTERVAL_MS,
@@ -55,19 +56,21 @@ export function runSharded(config: RunConfig, workers: number, hooks: RunHooks =
     const { progress } = hooks;
     return runLoad(config, shares[0], {
       trace,
-      progress: progress ? (p) => progress(sumProgress([p])) : undefined,
+      progress: progress ? (p) => progress(sumProgress([p], p.points)) : undefined,
       wire: hooks.wire,
     });
   }
   // Each worker reports its own running totals; the sum is the run's.
   const latest: (ShareProgress | null)[] = shares.map(() => null);
+  const series = new SeriesJoin(shares.length);
   const report = (i: number, p: ShareProgress) => {
     latest[i] = p;
+    series.add(i, p.points);
   };
   // One combined report a second from the main thread, whatever order the workers report in.
   const ticker = hooks.progress
     ? setInterval(() => {
-        if (latest.some((p) => p !== null)) hooks.progress?.(sumProgress(latest));
+        if (latest.some((p) => p !== null)) hooks.progress?.(sumProgress(latest, series.take()));
       }, PROGRESS_INTERVAL_MS)
     : null;
   const pool = new Piscina({
@@ -103,8 +106,11 @@ export function runSharded(config: RunConfig, workers: number, hooks: RunHooks =
   return { result, stop: tell("stop"), drain: tell("drain") };
 }
 
-/** The run's totals from its shares': counts add, latencies merge as histograms first. */
-function sumProgress(parts: readonly (ShareProgress | null)[]): Progress {
+/**
+ * The run's totals from its shares': counts add, latencies merge as histograms first; `points`
+ * are the intervals complete across the shares.
+ */
+function sumProgress(parts: readonly (ShareProgress | null)[], points: SeriesPoint[]): Progress {
   const total: ProgressCounts = {
     attempted: 0,
     accepted: 0,
@@ -123,5 +129,6 @@ function sumProgress(parts: readonly (ShareProgress | null)[]): Progress {
     ...total,
     recentP99Ms: summariseMerged(parts.map((p) => p?.recentHistogram ?? null)).p99,
     transactionMs: summariseMerged(parts.map((p) => p?.transactionHistogram ?? null)),
+    points,
   };
 }

@@ -24,7 +24,13 @@ import {
   toMicros,
 } from "./histogram.js";
 import { type ErrorRow, type LatencySummary, type Phase, RESULT_LATENCIES } from "./result.js";
-import { DEFAULT_INTERVAL_MS, mergeSeries, SeriesRecorder, type SeriesSnapshot } from "./series.js";
+import {
+  DEFAULT_INTERVAL_MS,
+  mergeSeries,
+  type SeriesPoint,
+  SeriesRecorder,
+  type SeriesSnapshot,
+} from "./series.js";
 
 /**
  * The run's histograms, in a saved Result's order: one per latency of the Result
@@ -203,6 +209,11 @@ export class RunStats {
   /** One histogram encoded (running totals for live progress and --abort-on-fail). */
   encoded(name: HistogramName): string {
     return this.histograms[name].encoded();
+  }
+
+  /** The time-series points closed from index `from` on, to stream them while the run goes. */
+  seriesPointsFrom(from: number): SeriesPoint[] {
+    return this.series.points.slice(from);
   }
 
   /** The last closed interval's transaction histogram (encoded), for live progress. */

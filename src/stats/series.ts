@@ -145,6 +145,44 @@ export function mergeSeries(parts: readonly SeriesSnapshot[]): SeriesSnapshot {
 }
 
 /**
+ * The series of several workers joined while they run, for streaming: an interval is complete
+ * once every worker has reported one at or after it (each closes its intervals in order); its
+ * points are then added in worker order, as mergeSeries adds them, so what streams is what the
+ * final series holds.
+ */
+export class SeriesJoin {
+  private readonly latest: number[];
+  private readonly pending = new Map<number, (SeriesPoint | undefined)[]>();
+
+  constructor(private readonly workers: number) {
+    this.latest = new Array(workers).fill(Number.NEGATIVE_INFINITY);
+  }
+
+  add(worker: number, points: readonly SeriesPoint[]): void {
+    for (const point of points) {
+      let byWorker = this.pending.get(point.t);
+      if (byWorker === undefined) {
+        byWorker = new Array(this.workers).fill(undefined);
+        this.pending.set(point.t, byWorker);
+      }
+      byWorker[worker] = point;
+      this.latest[worker] = Math.max(this.latest[worker], point.t);
+    }
+  }
+
+  /** The intervals complete since the previous call, in time order. */
+  take(): SeriesPoint[] {
+    const upTo = Math.min(...this.latest);
+    const ready = [...this.pending.keys()].filter((t) => t <= upTo).sort((a, b) => a - b);
+    return ready.map((t) => {
+      const points = (this.pending.get(t) ?? []).filter((p) => p !== undefined);
+      this.pending.delete(t);
+      return { ...combine(points, "workers"), t };
+    });
+  }
+}
+
+/**
  * The same series in longer intervals (a re-render's --granularity): `intervalMs` must be a
  * whole multiple of the recorded interval.
  */
