@@ -95,7 +95,36 @@ test("run: a second signal cuts the messages in flight off at once", async () =>
     assert.equal(result.stoppedBy, "SIGINT");
     assert.equal(result.messages.accepted, 0);
     assert.ok(result.messages.failed >= 2, "the held messages are failed, not lost");
+    assert.deepEqual(
+      result.errors.map((e) => [e.reply, e.phase, e.class]),
+      [["stopped", "dot", "transport"]],
+      "the client's own cut is named as such, not as a close by the server",
+    );
+    assert.match(result.errors[0].text, /cut by this client/);
+    assert.equal(result.connections.refused, 0);
   });
+});
+
+test("run: sessions still waiting for a banner when --grace ends are the client's cut", async () => {
+  const server = await startScriptedServer({ banner: null });
+  try {
+    const { child, done } = startMailvolley(
+      ["run", `127.0.0.1:${server.port}`, "-s", "2", "-m", "10", "--grace", "100ms", "--json", "-"],
+      60_000,
+    );
+    await server.waitForConnections(2, 30_000);
+    child.kill("SIGTERM");
+    const { code, stdout, stderr } = await done;
+    assert.equal(code, 143, stderr);
+    const result = JSON.parse(stdout) as Result;
+    assert.equal(result.connections.refused, 0, "no server refused anything");
+    assert.deepEqual(
+      result.errors.map((e) => [e.reply, e.phase, e.count]),
+      [["stopped", "banner", 2]],
+    );
+  } finally {
+    await server.close();
+  }
 });
 
 test("compare: a signal drains the run in hand (client = sink) and starts no other", async () => {

@@ -38,6 +38,9 @@ export interface SessionHost {
   readonly trace: ((line: string) => void) | null;
 }
 
+const STOPPED_TEXT =
+  "cut by this client: the run was stopped (second signal, --abort-on-fail or --grace over)";
+
 export abstract class SessionBase {
   /** Reached a 220 banner. */
   established = false;
@@ -70,6 +73,8 @@ export abstract class SessionBase {
   protected needRset = false;
   protected quitSent = false;
   protected failure = false;
+  /** stop() cut the session: the client's doing, not the server's. */
+  private cutLocally = false;
   protected connecting = true;
   /** When the head expectation (or the connect) began: the phase timer's start. */
   protected phaseSince: number;
@@ -139,9 +144,19 @@ export abstract class SessionBase {
     this.abort("timeout", phase, `no reply within ${timeouts[phase]} ms`);
   }
 
-  /** Ends the session now; in-flight messages are settled as failed when the socket closes. */
+  /**
+   * Ends the session now; in-flight messages are settled as failed when the socket closes. The
+   * cut is this client's (a second signal, --abort-on-fail, --grace over): its error row says
+   * so, and a connection cut before its banner is no refusal by the server.
+   */
   stop(): void {
     if (this.waitTimer) clearTimeout(this.waitTimer);
+    if (!this.closed && !this.failure) {
+      this.failure = true;
+      this.cutLocally = true;
+      const busy = this.pending.count > 0 || this.txs.openCount() > 0 || !this.established;
+      if (busy) this.host.stats.failure("stopped", this.currentPhase(), STOPPED_TEXT);
+    }
     this.socket.destroy();
   }
 
@@ -232,7 +247,7 @@ export abstract class SessionBase {
       // Per-message mode: the connection failed before its message could start.
       this.host.stats.messagesFailedToStart();
     }
-    if (!this.established) this.host.stats.connectionRefused();
+    if (!this.established && !this.cutLocally) this.host.stats.connectionRefused();
     else this.host.stats.record("session", now - this.openedAt);
     this.pending.clear();
     this.host.stats.touch(performance.timeOrigin + now);

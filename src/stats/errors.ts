@@ -43,6 +43,7 @@ export const FAILURE_CLASS = {
   socket: "transport",
   unsupported: "rejected",
   unsent: "unsent",
+  stopped: "transport",
 } as const satisfies Record<string, ErrorClass>;
 export type Failure = keyof typeof FAILURE_CLASS;
 
@@ -57,7 +58,8 @@ export function isFailure(reply: string): reply is Failure {
  * rateLimited: 450, or any 4xx with an RFC 3463 enhanced code 4.7.x (policy), at any other phase
  * (anvil's message rate limit: 450 4.7.1 at MAIL).
  * temporary: any other 4xx. rejected: any 5xx not at the banner, and `unsupported`.
- * transport: timeout, closed, reset, protocol, socket. unsent: never started (no session).
+ * transport: timeout, closed, reset, protocol, socket, stopped (cut by this client when the run
+ * was stopped). unsent: never started (no session).
  * Failures are classed by FAILURE_CLASS.
  */
 export function classifyError(reply: string, enhanced: string, phase: Phase): ErrorClass {

@@ -58,7 +58,8 @@ export interface ErrorRow {
    * "timeout", "closed" (peer closed the connection), "refused" (TCP connection refused),
    * "reset", "protocol" (the peer sent something that is not SMTP), "socket" (other socket
    * error), "unsupported" (the server lacks what the run requires, STARTTLS or AUTH), "unsent"
-   * (the run ended with the message never started because no session could be opened). See
+   * (the run ended with the message never started because no session could be opened), "stopped"
+   * (cut by this client: a second signal, --abort-on-fail, or --grace over). See
    * FAILURE_CLASS in errors.ts.
    */
   reply: string;
