@@ -2,10 +2,11 @@
  * `mailvolley kubernetes TARGET --shards N --image IMAGE [--start-in 2m] -- RUN-OPTIONS…`: the
  * manifests of one sharded run on stdout (or --out FILE), for `kubectl apply -f -`.
  */
-import { writeFileSync } from "node:fs";
 import type { ArgumentsCamelCase, Argv } from "yargs";
 import { ConfigError, parseDuration } from "../config/parse.js";
 import { kubernetesOptions, manifestsToYaml, renderKubernetes } from "../deploy/kubernetes.js";
+import { EXIT } from "./exit-codes.js";
+import { checkOutputPath, writeExport } from "./output.js";
 
 type KubernetesArgv = ArgumentsCamelCase<Record<string, unknown>>;
 
@@ -102,8 +103,11 @@ export const kubernetesCommand = {
           ? undefined
           : Math.ceil(parseDuration("--merge-wait", argv.mergeWait) / 1000),
     });
+    if (argv.out !== undefined) checkOutputPath("--out", String(argv.out));
     const yaml = manifestsToYaml(renderKubernetes(options));
-    if (argv.out !== undefined) writeFileSync(String(argv.out), yaml);
-    else process.stdout.write(yaml);
+    if (argv.out === undefined) process.stdout.write(yaml);
+    else if (!writeExport("--out", String(argv.out), yaml, "the manifests")) {
+      process.exitCode = EXIT.failed;
+    }
   },
 };
