@@ -17,6 +17,7 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
+import type { Readable } from "node:stream";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Comparison } from "../src/report/compare.js";
@@ -24,7 +25,7 @@ import { type Sink, startSink } from "../src/sink/index.js";
 import type { ProbeResult } from "../src/stats/probe-result.js";
 import type { Result } from "../src/stats/result.js";
 import { waitForText } from "./helpers/child.js";
-import { mailvolley, startMailvolley } from "./helpers/cli.js";
+import { mailvolley, type Outcome, startMailvolley } from "./helpers/cli.js";
 import { startScriptedServer } from "./helpers/scripted-server.js";
 import { tempDir } from "./helpers/tmp.js";
 
@@ -55,16 +56,30 @@ async function withSink<T>(faults: string[], body: (sink: Sink, target: string) 
   }
 }
 
+/**
+ * Runs `mailvolley ARGS`, sends `signal` once `ready` (a positive sign from the child's stderr
+ * or its peer) resolves, and returns how it ended, its exit code checked against 128 + signal.
+ */
+async function stopWith(
+  signal: "SIGINT" | "SIGTERM",
+  args: string[],
+  ready: (stderr: Readable | null) => Promise<unknown>,
+): Promise<Outcome> {
+  const { child, done } = startMailvolley(args, 60_000);
+  await ready(child.stderr);
+  child.kill(signal);
+  const outcome = await done;
+  assert.equal(outcome.code, signal === "SIGINT" ? 130 : 143, outcome.stderr);
+  return outcome;
+}
+
 test("run: SIGTERM drains like Ctrl-C; the JSON file adds up, says so, exit 143", async () => {
   const file = join(dir, "term.json");
-  const { child, done } = startMailvolley(
+  const { stderr } = await stopWith(
+    "SIGTERM",
     ["run", "-s", "4", "-d", "60s", "--rate", "500", "--workers", "1", "--json", file],
-    30_000,
+    (err) => waitForText(err, /progress/),
   );
-  await waitForText(child.stderr, /progress/);
-  child.kill("SIGTERM");
-  const { code, stderr } = await done;
-  assert.equal(code, 143, stderr);
   assert.match(stderr, /SIGTERM: stopping; messages in flight get 5\.0s/);
   const result = JSON.parse(readFileSync(file, "utf8")) as Result;
   addsUp(result);
@@ -108,14 +123,11 @@ test("run: a second signal cuts the messages in flight off at once", async () =>
 test("run: sessions still waiting for a banner when --grace ends are the client's cut", async () => {
   const server = await startScriptedServer({ banner: null });
   try {
-    const { child, done } = startMailvolley(
+    const { stdout } = await stopWith(
+      "SIGTERM",
       ["run", `127.0.0.1:${server.port}`, "-s", "2", "-m", "10", "--grace", "100ms", "--json", "-"],
-      60_000,
+      () => server.waitForConnections(2, 30_000),
     );
-    await server.waitForConnections(2, 30_000);
-    child.kill("SIGTERM");
-    const { code, stdout, stderr } = await done;
-    assert.equal(code, 143, stderr);
     const result = JSON.parse(stdout) as Result;
     assert.equal(result.connections.refused, 0, "no server refused anything");
     assert.deepEqual(
@@ -131,14 +143,11 @@ test("compare: a signal drains the run in hand (client = sink) and starts no oth
   // The sink holds each final reply 200 ms, so messages are in flight whenever the signal
   // comes; a hard stop would leave the sink with more accepted than the client.
   await withSink(["dot:ok:delay=200"], async (sink, target) => {
-    const { child, done } = startMailvolley(
+    const { stdout, stderr } = await stopWith(
+      "SIGTERM",
       ["compare", target, "-s", "4", "-d", "60s", "--workers", "1", "--json", "-"],
-      60_000,
+      (err) => waitForText(err, /progress/),
     );
-    await waitForText(child.stderr, /progress/);
-    child.kill("SIGTERM");
-    const { code, stdout, stderr } = await done;
-    assert.equal(code, 143, stderr);
     const doc = JSON.parse(stdout) as Comparison;
     assert.equal(doc.runs.length, 1);
     assert.deepEqual(doc.notRun, ["reuse"]);
@@ -151,14 +160,11 @@ test("compare: a signal drains the run in hand (client = sink) and starts no oth
 });
 
 test("compare: Ctrl-C during --pause ends the compare at once", async () => {
-  const { child, done } = startMailvolley(
+  const { stdout, stderr } = await stopWith(
+    "SIGINT",
     ["compare", "-s", "2", "-m", "20", "--pause", "10m", "--json", "-"],
-    60_000,
+    (err) => waitForText(err, /pausing 600\.0s before the reuse run/),
   );
-  await waitForText(child.stderr, /pausing 600\.0s before the reuse run/);
-  child.kill("SIGINT");
-  const { code, stdout, stderr } = await done;
-  assert.equal(code, 130, stderr);
   const doc = JSON.parse(stdout) as Comparison;
   assert.deepEqual(
     doc.runs.map((r) => [r.mode, r.messages.accepted, r.sink?.messagesAccepted, r.stoppedBy]),
@@ -175,14 +181,11 @@ test("probe: a signal ends it with a summary, the JSON and a QUIT on every conne
     banner: (s) => (s.index >= 3 ? null : "220 scripted ESMTP"),
   });
   try {
-    const { child, done } = startMailvolley(
+    const { stdout, stderr } = await stopWith(
+      "SIGTERM",
       ["probe", `127.0.0.1:${server.port}`, "--probe", "concurrency", "--json", "-"],
-      60_000,
+      () => server.waitForConnections(4, 30_000),
     );
-    await server.waitForConnections(4, 30_000);
-    child.kill("SIGTERM");
-    const { code, stdout, stderr } = await done;
-    assert.equal(code, 143, stderr);
     const result = JSON.parse(stdout) as ProbeResult;
     assert.deepEqual([result.allowed, result.ended, result.refusal], [3, "interrupted", null]);
     assert.match(stderr, /Refused\s+never: stopped by a signal/);
