@@ -125,6 +125,7 @@ describe("--out", () => {
     for (const [value, pattern] of [
       ["xml=x.xml", /--out: "xml=x\.xml": give ndjson=FILE or csv=FILE/],
       ["ndjson", /--out: "ndjson": give ndjson=FILE/],
+      ["csv=-", /--out: "csv=-": stream to a file/],
       [`csv=${join(dir, "no-such-dir", "x.csv")}`, /--out: cannot write/],
     ] as const) {
       const out = await mailvolley(["run", "-m", "5", "--out", value]);

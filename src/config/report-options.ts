@@ -42,6 +42,9 @@ function parseSeriesOut(values: unknown): SeriesOut[] {
     if (at < 0 || path === "" || !(SERIES_FORMATS as readonly string[]).includes(format)) {
       throw new ConfigError("--out", `"${text}": give ndjson=FILE or csv=FILE`);
     }
+    if (path === "-") {
+      throw new ConfigError("--out", `"${text}": stream to a file; --json - gives stdout`);
+    }
     return Object.freeze({ format: format as SeriesOut["format"], path });
   });
 }
