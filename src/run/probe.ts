@@ -203,6 +203,7 @@ const concurrency: Probe = async (config, { going, stop }) => {
     }
     await held.pop()?.quit();
     await sleep(SETTLE_MS);
+    if (stop.draining) return { allowed, atMs, refusal }; // no new connection after a signal
     const retry = await greet(config, stop);
     if (!retry.refusal || retry.refusal.reply === INTERRUPTED) await retry.connection.quit();
     if (stop.draining) return { allowed, atMs, refusal }; // the retry did not finish
