@@ -20,6 +20,7 @@ import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { StopSignals } from "../src/cli/signals.js";
 import type { Comparison } from "../src/report/compare.js";
 import { type Sink, startSink } from "../src/sink/index.js";
 import type { ProbeResult } from "../src/stats/probe-result.js";
@@ -72,6 +73,28 @@ async function stopWith(
   assert.equal(outcome.code, signal === "SIGINT" ? 130 : 143, outcome.stderr);
   return outcome;
 }
+
+test("StopSignals: the first drains, the second stops, an early one applies at attach", async () => {
+  const calls: string[] = [];
+  const target = { drain: () => calls.push("drain"), stop: () => calls.push("stop") };
+  const first: string[] = [];
+  const signals = new StopSignals((signal, running) => first.push(`${signal} ${running}`));
+  try {
+    const paused = signals.pause(600_000);
+    process.emit("SIGTERM", "SIGTERM");
+    assert.equal(await paused, true, "a pause ends at the signal");
+    assert.equal(signals.received, "SIGTERM");
+    signals.attach(target);
+    assert.deepEqual(calls, ["drain"], "a signal before the work started drains it at once");
+    process.emit("SIGINT", "SIGINT");
+    assert.deepEqual(calls, ["drain", "stop"]);
+    assert.equal(signals.received, "SIGTERM", "the first signal names the exit code");
+    assert.deepEqual(first, ["SIGTERM false"]);
+  } finally {
+    signals.release();
+  }
+  assert.equal(process.listenerCount("SIGTERM"), 0, "released");
+});
 
 test("run: SIGTERM drains like Ctrl-C; the JSON file adds up, says so, exit 143", async () => {
   const file = join(dir, "term.json");
