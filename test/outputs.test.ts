@@ -4,6 +4,7 @@
  * a rename, and a write that fails is one line naming the option, never a node:fs stack trace.
  */
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import {
   chmodSync,
   existsSync,
@@ -138,6 +139,26 @@ describe("written whole", () => {
     assert.equal(statSync(file).mode & 0o777, 0o640);
     assert.ok(lstatSync(link).isSymbolicLink(), "the link is not replaced by a file");
     assert.deepEqual(readdirSync(sub).sort(), ["link.json", "old.json"]);
+  });
+
+  test("a file in a directory where none can be created is written in place", (t) => {
+    const sub = join(dir, "immutable");
+    mkdirSync(sub);
+    const file = join(sub, "kept.json");
+    writeFileSync(file, "old\n");
+    try {
+      execFileSync("chattr", ["+i", sub], { stdio: "ignore" }); // even root may not create here
+    } catch {
+      return t.skip("chattr +i not available here");
+    }
+    try {
+      assert.throws(() => checkOutputPath("--json", join(sub, "new.json")), /--json: cannot write/);
+      checkOutputPath("--json", file);
+      writeWhole(file, "new\n");
+      assert.equal(readFileSync(file, "utf8"), "new\n");
+    } finally {
+      execFileSync("chattr", ["-i", sub]);
+    }
   });
 
   test("checking a path creates nothing; a directory is no file", () => {

@@ -70,9 +70,11 @@ export function checkOutputPath(option: string, path: string): void {
     if (existing?.isDirectory()) throw Object.assign(new Error(), { code: "EISDIR" });
     if (existing !== null) accessSync(path, constants.W_OK);
     if (existing !== null && !existing.isFile()) return;
-    const dir = dirname(existing === null ? path : realpathSync(path));
-    if (!statSync(dir).isDirectory()) throw Object.assign(new Error(), { code: "ENOTDIR" });
-    accessSync(dir, constants.W_OK | constants.X_OK);
+    if (existing !== null) return; // a writable file: whole when its directory lets us, else in place
+    if (!statSync(dirname(path)).isDirectory()) {
+      throw Object.assign(new Error(), { code: "ENOTDIR" });
+    }
+    accessSync(dirname(path), constants.W_OK | constants.X_OK);
   } catch (error) {
     throw new ConfigError(
       option,
@@ -97,8 +99,17 @@ export function writeWhole(path: string, data: string): void {
     dirname(final),
     `.${basename(final)}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`,
   );
+  let fd: number;
   try {
-    writeAll(openSync(temp, "wx", existing === null ? 0o666 : existing.mode & 0o777), data);
+    fd = openSync(temp, "wx", existing === null ? 0o666 : existing.mode & 0o777);
+  } catch (error) {
+    if (existing === null) throw error;
+    // A file we may write in a directory where we may not create one: in place, not whole.
+    writeAll(openSync(final, "w"), data);
+    return;
+  }
+  try {
+    writeAll(fd, data);
     renameSync(temp, final);
   } catch (error) {
     rmSync(temp, { force: true });
