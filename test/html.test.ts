@@ -112,7 +112,7 @@ test("HTML of a real run: charts drawn, no console errors, no network, numbers e
   const check = await openInChromium(renderHtml([doc]));
   assert.deepEqual(check.errors, []);
   assert.deepEqual(check.requests, []);
-  for (const id of ["chart-throughput", "chart-latency", "chart-sessions"]) {
+  for (const id of ["chart-throughput", "chart-latency", "chart-sessions", "chart-generator"]) {
     const canvas = check.canvases.find((c) => c.id === id);
     assert.ok(canvas && canvas.width > 0 && canvas.height > 0, `${id}: ${JSON.stringify(canvas)}`);
   }

@@ -23,7 +23,7 @@ import {
   LOAD_OPTIONS,
   TIMEOUT_OPTIONS,
 } from "../src/config/option-table.js";
-import { camel, type OptionSpec } from "../src/config/options.js";
+import { camel, helpText, type OptionSpec } from "../src/config/options.js";
 import { ConfigError, parseDuration, parseWindowRate } from "../src/config/parse.js";
 import { parseRate as parseSinkRate } from "../src/sink/options.js";
 import { DEFAULT_TIMEOUTS, PHASE_NAMES } from "../src/smtp/phases.js";
@@ -61,7 +61,14 @@ describe("the help is derived from the table", () => {
         if (spec.alias) assert.ok(help.includes(`-${spec.alias}, --${flag} `), `-${spec.alias}`);
         const shown = spec.shown ?? spec.default;
         if (shown !== undefined) {
-          assert.ok(help.includes(`${spec.describe} [${shown}]`), `--${flag} [${shown}]`);
+          // The description, the kind of value when it is a number or a duration, the default.
+          const kind = / \[(number|duration)\]$/.exec(
+            helpText(spec).replace(/ \[default: .*\]$/, ""),
+          );
+          const expected = `${spec.describe}${kind ? kind[0] : ""} [default: ${shown}]`;
+          assert.equal(helpText(spec), expected);
+          assert.ok(help.includes(expected), `--${flag}: ${expected}`);
+          if (typeof spec.default === "number") assert.ok(kind?.[1] === "number", `--${flag}`);
         }
       }
     });

@@ -89,7 +89,7 @@ describe("--out", () => {
         assert.equal(mode, "reuse");
         return p;
       }),
-      result.series.points.map(({ histogram: _h, ...p }) => p),
+      result.series.points.map(({ histogram: _h, generator: _g, ...p }) => p),
     );
     const rows = readFileSync(csv, "utf8").trimEnd().split("\n");
     assert.match(rows[0], /^time,t,mode,sent,accepted,rejected,failed,/);

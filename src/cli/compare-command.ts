@@ -18,7 +18,7 @@ import { EXIT, loadExitCode } from "./exit-codes.js";
 import { type CommandArgv, givenOptions, loadOptions, tableOptions } from "./load-options.js";
 import { checkWritable, exportsOf, writeOutput } from "./output.js";
 import { progressPrinter } from "./progress.js";
-import { applyThresholds, compareDoc, printBreaches } from "./report-command.js";
+import { applyThresholds, compareDoc, generatorGate, printBreaches } from "./report-command.js";
 import { announceStop } from "./run-command.js";
 import { checkSeriesOut, SeriesStreams } from "./series-stream.js";
 import { StopSignals } from "./signals.js";
@@ -53,12 +53,13 @@ export const compareCommand = {
       );
       const written = writeOutput({ quiet, summary: compareSummary, exports }, runs);
       printBreaches(breaches);
+      const generatorBound = generatorGate(runs, report.failOnGeneratorBound);
       const sinkDiffers = runs.some(
         (r) => r.sink !== undefined && r.sink.messagesAccepted !== r.messages.accepted,
       );
       const code = loadExitCode({
         signal: signals.received,
-        breached: breaches.length > 0,
+        breached: breaches.length > 0 || generatorBound,
         failed: sinkDiffers,
       });
       process.exitCode = written || code !== EXIT.ok ? code : EXIT.failed;
@@ -92,7 +93,10 @@ async function runBoth(
     }
     if (signals.received !== null) break;
     if (!quiet) process.stderr.write(`mailvolley compare: ${config.mode} run…\n`);
-    const printer = progressPrinter(process.stderr, config.quiet || config.verbose);
+    const printer = progressPrinter(process.stderr, config.quiet || config.verbose, {
+      messages: config.messages,
+      durationMs: config.load.durationMs,
+    });
     streams.begin();
     const io: RunIo = {
       onStart: (stop, drain) => signals.attach({ stop, drain }),

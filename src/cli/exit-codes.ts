@@ -9,7 +9,7 @@ export const EXIT = Object.freeze({
   failed: 1,
   /** Bad input: one line on stderr naming the option and the fix. */
   usage: 2,
-  /** A --threshold breached (k6's code). */
+  /** A --threshold breached (k6's code), or --fail-on-generator-bound: the generator set the rate. */
   thresholds: 99,
   /** Stopped by Ctrl-C: 128 + SIGINT. */
   interrupted: 130,

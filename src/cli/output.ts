@@ -25,6 +25,7 @@ import {
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { ConfigError } from "../config/parse.js";
+import { colorWanted } from "./color.js";
 
 /** Text for the value, or null when there is nothing to write. */
 type Render<T> = (value: T) => string | null;
@@ -170,7 +171,7 @@ export function writeOutput<T>(output: Output<T>, value: T): boolean {
   const toStdout = output.exports.some((e) => e.path === "-");
   if (!output.quiet) {
     const stream = toStdout ? process.stderr : process.stdout;
-    const summary = output.summary(value, { color: Boolean(stream.isTTY) });
+    const summary = output.summary(value, { color: colorWanted(stream) });
     if (summary !== null) stream.write(summary);
   }
   let written = true;

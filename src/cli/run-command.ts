@@ -15,7 +15,7 @@ import { EXIT, type ExitCode, loadExitCode, type StopSignal } from "./exit-codes
 import { type CommandArgv, givenOptions, loadOptions } from "./load-options.js";
 import { checkWritable, type Export, exportsOf, writeOutput } from "./output.js";
 import { progressPrinter } from "./progress.js";
-import { applyThresholds, printBreaches } from "./report-command.js";
+import { applyThresholds, generatorGate, printBreaches } from "./report-command.js";
 import { checkSeriesOut, SeriesStreams } from "./series-stream.js";
 import { StopSignals } from "./signals.js";
 
@@ -23,10 +23,18 @@ export const runCommand = {
   command: "run [target]",
   describe: "Send load to an SMTP server (no target: self-test against the built-in sink)",
   builder: (yargs: Argv) =>
-    loadOptions(yargs).positional("target", {
-      type: "string",
-      describe: `${RUN_OPTIONS.target.describe} (port 25 when none)`,
-    }),
+    loadOptions(yargs)
+      .positional("target", {
+        type: "string",
+        describe: `${RUN_OPTIONS.target.describe} (port 25 when none)`,
+      })
+      .example([
+        ["$0 run", "self-test: 10,000 messages to the built-in sink"],
+        ["$0 run 127.0.0.1:2525 -s 20 -m 50000", "a bulk sender: 20 sessions kept open"],
+        ["$0 run 127.0.0.1:2525 --mode per-message -s 20", "a connection per message"],
+        ["$0 run 127.0.0.1:2525 --rate 500 -d 60s", "open model: 500 arrivals a second"],
+        ["$0 run 127.0.0.1:2525 --threshold 'p99<50ms' --json r.json", "a CI gate: exit 99"],
+      ]),
   handler: async (argv: CommandArgv) => {
     const { run: config, report, sink } = buildLoadConfig(givenOptions(argv));
     const exports = exportsOf<Result>([
@@ -57,7 +65,10 @@ async function runAndReport(
   exports: Export<Result>[],
   { signals, streams }: { signals: StopSignals; streams: SeriesStreams },
 ): Promise<ExitCode> {
-  const printer = progressPrinter(process.stderr, config.quiet || config.verbose);
+  const printer = progressPrinter(process.stderr, config.quiet || config.verbose, {
+    messages: config.messages,
+    durationMs: config.load.durationMs,
+  });
   let abortedFor: string[] = [];
   const io: RunIo = {
     trace: config.verbose ? (line) => process.stderr.write(`${line}\n`) : undefined,
@@ -84,9 +95,10 @@ async function runAndReport(
     process.stderr.write(`mailvolley: --abort-on-fail stopped the run: ${abortedFor.join("; ")}\n`);
   }
   printBreaches(breaches);
+  const generatorBound = generatorGate([outcome.result], report.failOnGeneratorBound);
   const code = loadExitCode({
     signal: signals.received,
-    breached: breaches.length > 0 || abortedFor.length > 0,
+    breached: breaches.length > 0 || abortedFor.length > 0 || generatorBound,
     failed: outcome.exitCode !== 0,
   });
   return written || code !== EXIT.ok ? code : EXIT.failed;

@@ -14,8 +14,14 @@ import type { SeriesPoint } from "../stats/series.js";
 import { seriesResult } from "../stats/summarise.js";
 import { checkOutputPath } from "./output.js";
 
-/** One streamed line's fields: the series point without its histogram, with its time and mode. */
-export type StreamedPoint = Omit<SeriesPointResult, "histogram"> & { time: string; mode: Mode };
+/**
+ * One streamed line's fields: the series point with its time and mode, without its histogram and
+ * without `generator` (the generator's load per interval is summed up only at the run's end).
+ */
+export type StreamedPoint = Omit<SeriesPointResult, "histogram" | "generator"> & {
+  time: string;
+  mode: Mode;
+};
 
 /** The CSV's columns: the point's fields in order, then one column per error class. */
 const CSV_FIELDS = [
@@ -84,7 +90,7 @@ export class SeriesStreams {
   }
 
   private emit(mode: Mode, points: readonly SeriesPointResult[]): void {
-    for (const { histogram: _histogram, ...point } of points) {
+    for (const { histogram: _histogram, generator: _generator, ...point } of points) {
       if (point.t <= this.lastT) continue;
       this.lastT = point.t;
       const streamed = { time: new Date(point.t).toISOString(), mode, ...point };

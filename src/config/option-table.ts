@@ -5,9 +5,11 @@
  * (config/options.ts says how). Rows are in help order: yargs lists groups and options in the
  * order they are added.
  */
-import { PHASE_NAMES, PHASES, type Phase } from "../smtp/phases.js";
 import { DEFAULT_APDEX_MS } from "../stats/summarise.js";
-import { defaultsOf, durationText, type OptionSpec, type OptionTable } from "./options.js";
+import { defaultsOf, durationText, type OptionTable } from "./options.js";
+import { TIMEOUT_OPTIONS } from "./timeout-options.js";
+
+export { TIMEOUT_OPTIONS };
 
 /** What a run sends and how its sessions behave. */
 export const RUN_OPTIONS = {
@@ -58,7 +60,8 @@ export const RUN_OPTIONS = {
     alias: "S",
     kind: "text",
     group: "Run:",
-    describe: "Subject header",
+    describe:
+      "Subject header; {{seq}} {{timestamp}} {{epochMs}} {{token}} {{class}} are filled in per message",
     default: "mailvolley test message",
   },
   helo: {
@@ -121,7 +124,8 @@ export const RUN_OPTIONS = {
     alias: "d",
     kind: "text",
     group: "Load model:",
-    describe: "Run for this long (30s, 5m); with -m too, whichever ends first",
+    describe:
+      "Run for this long (30s, 5m); with -m too, whichever ends first (smtp-source's -d is --mode reuse)",
   },
   rate: {
     kind: "text",
@@ -242,21 +246,6 @@ export const SECURITY_OPTIONS = {
   },
 } as const satisfies OptionTable;
 
-/** `--timeout-PHASE`, one per phase of smtp/phases.ts, with its default timeout. */
-export const TIMEOUT_OPTIONS = Object.freeze(
-  Object.fromEntries(
-    PHASE_NAMES.map((phase) => [
-      `timeout-${phase}`,
-      {
-        kind: "text",
-        group: "Timeouts:",
-        describe: `Timeout of ${PHASES[phase].covers}`,
-        default: durationText(PHASES[phase].timeoutMs),
-      },
-    ]),
-  ),
-) as Readonly<Record<`timeout-${Phase}`, OptionSpec & { readonly default: string }>>;
-
 /** Message sources, address lists, DSN and XVERP, and the plan file itself. */
 export const MESSAGE_OPTIONS = {
   plan: {
@@ -345,6 +334,12 @@ export const REPORT_OPTIONS = {
     kind: "list",
     group: "Reports:",
     describe: "Stream the time series, a line per interval, repeatable: ndjson=FILE or csv=FILE",
+  },
+  "fail-on-generator-bound": {
+    kind: "flag",
+    group: "Reports:",
+    describe:
+      "Exit 99, as a breached --threshold does, when mailvolley and not the target set the rate (generator.limitedBy: generator)",
   },
 } as const satisfies OptionTable;
 

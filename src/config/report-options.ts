@@ -21,6 +21,8 @@ export interface ReportOptions {
   readonly abortOnFail: boolean;
   /** --out: files the time series streams to while the run goes, one line per interval. */
   readonly seriesOut: readonly SeriesOut[];
+  /** A run whose rate the generator set (generator.limitedBy) fails as a breach does: exit 99. */
+  readonly failOnGeneratorBound: boolean;
 }
 
 /** The formats --out streams: k6's `--out csv=FILE` and `--out json=FILE` as NDJSON. */
@@ -62,5 +64,6 @@ export function buildReportOptions(raw: RawReportOptions): ReportOptions {
     thresholds: Object.freeze(thresholds),
     abortOnFail: Boolean(raw.abortOnFail),
     seriesOut: Object.freeze(parseSeriesOut(raw.out)),
+    failOnGeneratorBound: Boolean(raw.failOnGeneratorBound),
   });
 }

@@ -1,6 +1,7 @@
 /**
  * The checked, frozen configuration of `mailvolley run`. Core modules see only this, never argv.
  */
+
 import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import { availableParallelism } from "node:os";
@@ -21,6 +22,7 @@ import {
 } from "./parse.js";
 import type { ClassSpec, SourceSpec } from "./plan.js";
 import { parseSecurity, type RawSecurityOptions, type SecuritySettings } from "./security.js";
+import { parseSizes } from "./sizes.js";
 
 export { DEFAULT_TIMEOUTS, PHASE_NAMES, type Timeouts } from "../smtp/phases.js";
 export type { RawSecurityOptions, SecuritySettings } from "./security.js";
@@ -97,8 +99,6 @@ export type RawRunOptions = RawOf<typeof RUN_OPTIONS> &
     classes?: readonly ClassSpec[];
   };
 
-/** A body larger than this is a typo, not a test: 1 GiB. */
-const MAX_SIZE = 1 << 30;
 /** RFC 5321 §4.5.3.1.8 requires servers to take at least 100 recipients; allow up to 1000. */
 const MAX_RECIPIENTS = 1000;
 
@@ -115,7 +115,7 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
       ? Number.POSITIVE_INFINITY
       : parseCount("--messages", raw.messages ?? DEFAULTS.messages, 1);
   const classes = buildClasses(raw);
-  const sizes = parseSizes(String(raw.size ?? DEFAULTS.size));
+  const sizes = parseSizes("--size", String(raw.size ?? DEFAULTS.size));
   return Object.freeze({
     target,
     classes,
@@ -214,43 +214,6 @@ export function parseHelo(raw: unknown): string {
     throw new ConfigError("--helo", `"${text}" is not a host name; give e.g. client.example.com`);
   }
   return text;
-}
-
-const SIZE_UNITS: Record<string, number> = { "": 1, k: 1024, m: 1024 * 1024 };
-
-/**
- * `1024`, `10k`, `1m`, or a distribution `512:60,10k:30,1m:10` (size:weight, weights relative;
- * the shares are kept exact like class shares).
- */
-export function parseSizes(text: string): { size: number; weight: number }[] {
-  return text.split(",").map((part) => {
-    const [sizeText, weightText] = part.split(":");
-    const match = /^(\d+)([km]?)$/i.exec(sizeText.trim());
-    if (!match) {
-      throw new ConfigError(
-        "--size",
-        `"${sizeText}" is not a size; give e.g. 1024, 10k, 1m or 512:60,10k:40`,
-      );
-    }
-    const size = parseSize(Number(match[1]) * SIZE_UNITS[match[2].toLowerCase()]);
-    const weight = weightText === undefined ? 1 : Number(weightText);
-    if (!(weight > 0) || Math.round(weight * 100) !== weight * 100) {
-      throw new ConfigError(
-        "--size",
-        `weight "${weightText}" must be a positive number with at most 2 decimals`,
-      );
-    }
-    return { size, weight };
-  });
-}
-
-/** Body octets: 0 (header only), or at least 2, since every line ends with CRLF. */
-function parseSize(raw: unknown): number {
-  const size = parseCount("--size", raw, 0, MAX_SIZE);
-  if (size === 1) {
-    throw new ConfigError("--size", "a body of 1 octet cannot end with CRLF; give 0 or at least 2");
-  }
-  return size;
 }
 
 /** Address lists, XVERP and DSN parameters. */

@@ -7,6 +7,7 @@ import { ERROR_CLASS_LABELS, ERROR_CLASSES, type ErrorClass } from "../stats/err
 import type { Mode, Result } from "../stats/result.js";
 import { firstSeenSpan, fmt, ms, PHASE_ROWS, ratio } from "./figures.js";
 import { painter, table } from "./terminal.js";
+import { compareVerdictLines } from "./verdict.js";
 
 export const COMPARE_SCHEMA = "mailvolley/compare@1";
 
@@ -66,6 +67,7 @@ export function renderCompare(runs: readonly Result[], options: { color: boolean
   const out: string[] = [
     paint.bold(`mailvolley compare → ${first.target}`) +
       `  (${fmt(first.sessions)} sessions, ${fmt(first.messages.attempted)} messages each)`,
+    ...compareVerdictLines(runs).map((l) => (l.alarm ? paint.red(l.text) : l.text)),
     "",
     ...headline(runs),
     "",

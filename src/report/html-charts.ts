@@ -19,6 +19,7 @@ export interface ChartRun {
     errors: Record<string, number>;
     p50Ms: number;
     p99Ms: number;
+    generator?: { busy: number; eventLoopDelayP99Ms: number };
   }[];
 }
 
@@ -94,6 +95,25 @@ export function drawCharts(
           [4, 4],
         ),
       ],
+    },
+    {
+      id: "chart-generator",
+      unit: "% busy, ms",
+      lines: runs.some((run) => run.points.some((p) => p.generator))
+        ? [
+            ...lines(
+              (p) => (p.generator ? p.generator.busy * 100 : Number.NaN),
+              "busiest thread % busy",
+              2,
+            ),
+            ...lines(
+              (p) => (p.generator ? p.generator.eventLoopDelayP99Ms : Number.NaN),
+              "event-loop delay p99 ms",
+              4,
+              [4, 4],
+            ),
+          ]
+        : [],
     },
   ];
 

@@ -23,6 +23,7 @@ import {
   statisticsRows,
 } from "./figures.js";
 import { type ChartRun, drawCharts } from "./html-charts.js";
+import { latenessLine, ratioVerdict, THREAD_COLUMNS, threadRows, verdictLines } from "./verdict.js";
 
 export interface HtmlOptions {
   /** Defaults to a title made from the runs' mode and target. */
@@ -52,16 +53,18 @@ export function renderHtml(runs: readonly Result[], options: HtmlOptions = {}): 
   const labels = Object.fromEntries(ERROR_CLASSES.map((c) => [c, ERROR_CLASS_LABELS[c]]));
   const body = [
     `<header><h1>${esc(title)}</h1>${runs.map((r) => runLine(r)).join("")}</header>`,
+    verdictBanner(runs),
     section("Overview", overview(runs, prefix)),
     ...runs.map((r, i) =>
       section(`Statistics${compare ? ` — ${r.mode}` : ""}`, statistics(r, prefix(i))),
     ),
     section("Latency per phase (ms)", phases(runs, prefix)),
+    generatorSection(runs, prefix),
     section("Errors", runs.map((r, i) => errors(r, prefix(i), compare)).join("")),
     thresholds(runs, prefix),
     section(
       "Over time",
-      ["throughput", "latency", "errors", "sessions"]
+      ["throughput", "latency", "errors", "sessions", "generator"]
         .map((c) => `<h3>${c}</h3><div class="chart" id="chart-${c}"></div>`)
         .join(""),
     ),
@@ -98,6 +101,9 @@ th { background: #f4f6f7; font-weight: 600; }
 .ratio { color: #566573; } .good { color: #1e8449; font-weight: 600; } .bad { color: #c0392b; font-weight: 600; }
 .pass { color: #1e8449; } .fail { color: #c0392b; font-weight: 600; }
 .chart { min-height: 40px; }
+.verdict { padding: 8px 12px; margin: 12px 0; border-left: 4px solid #b7950b; background: #fef9e7; }
+.verdict.generator { border-color: #c0392b; background: #fdedec; } .verdict.target { border-color: #1e8449; background: #eafaf1; }
+.verdict p { margin: 0; } .verdict ul { margin: 4px 0 0; padding-left: 20px; color: #566573; }
 `;
 
 function runLine(r: Result): string {
@@ -257,6 +263,44 @@ function thresholds(runs: readonly Result[], prefix: (i: number) => string): str
   });
   const html = parts.join("");
   return html ? section("Thresholds", html) : "";
+}
+
+/** Who set the rate, at the top of the page (the terminal's first lines). */
+function verdictBanner(runs: readonly Result[]): string {
+  const boxes = runs.map((r) => {
+    const g = r.generator;
+    if (!g) return "";
+    const [head, ...reasons] = verdictLines(r, runs.length > 1 ? `${r.mode} run` : "");
+    const items = reasons.map((line) => `<li>${esc(line.trim())}</li>`).join("");
+    return `<div class="verdict ${g.limitedBy}" data-limited-by="${g.limitedBy}"><p><strong>${esc(head)}</strong></p><ul>${items}</ul></div>`;
+  });
+  const ratios = runs.length > 1 ? ratioVerdict(runs) : null;
+  const note = ratios ? `<p class="${ratios.alarm ? "bad" : "good"}">${esc(ratios.text)}</p>` : "";
+  return boxes.join("") + note;
+}
+
+/** The generator's own load per thread; the open model's start lateness under it. */
+function generatorSection(runs: readonly Result[], prefix: (i: number) => string): string {
+  const parts = runs.map((r, i) => {
+    const g = r.generator;
+    if (!g || g.threads.length === 0) return "";
+    const head = `<tr>${THREAD_COLUMNS.map((c) => `<th>${esc(c)}</th>`).join("")}</tr>`;
+    const rows = threadRows(g).map((cells, j) => {
+      const t = g.threads[j];
+      // CPU seconds as measured (the figure the page's checks read back); the rest as text.
+      const cpu = num(`${prefix(i)}generator.threads.${j}.cpuSeconds`, t.cpuSeconds, cells[1]);
+      const rest = cells
+        .slice(2)
+        .map((c) => `<td>${esc(c)}</td>`)
+        .join("");
+      return `<tr><td>${esc(cells[0])}</td>${cpu}${rest}</tr>`;
+    });
+    const lateness = latenessLine(g);
+    const title = runs.length > 1 ? `<h3>${esc(r.mode)}</h3>` : "";
+    return `${title}<table>${head}${rows.join("")}</table>${lateness ? `<p>Open model: ${esc(lateness)}</p>` : ""}`;
+  });
+  const html = parts.join("");
+  return html ? section("Generator", html) : "";
 }
 
 /** Text for HTML element content and attribute values. */

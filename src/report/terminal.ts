@@ -13,6 +13,7 @@ import {
   PHASE_ROWS,
   statisticsRows,
 } from "./figures.js";
+import { latenessLine, THREAD_COLUMNS, threadRows, verdictLines } from "./verdict.js";
 
 export { fmt } from "./figures.js";
 
@@ -27,12 +28,14 @@ export function renderSummary(result: Result, options: TerminalOptions): string 
   const out: string[] = [
     paint.bold(`mailvolley ${result.mode} → ${result.target}`) +
       `  (${result.sessions} sessions, run ${result.runId})`,
+    ...verdictLine(result, paint),
     "",
     ...overview(result, paint),
   ];
   const sections = [
     statisticsTable(result),
     latencyTable(result),
+    generatorTable(result),
     errorClassLine(result, paint),
     errorTable(result),
     thresholdLines(result, paint),
@@ -82,6 +85,30 @@ function overview(result: Result, paint: Paint): string[] {
       ]),
     ),
   ];
+}
+
+/** Who set the rate, right under the title: red when the generator did. */
+function verdictLine(result: Result, paint: Paint): string[] {
+  const limitedBy = result.generator?.limitedBy;
+  const colour =
+    limitedBy === "generator" ? paint.red : limitedBy === "target" ? paint.green : paint.yellow;
+  return verdictLines(result).map((line) => colour(line));
+}
+
+/** The generator's own load per thread, and in the open model its start lateness. */
+function generatorTable(result: Result): string {
+  const g = result.generator;
+  if (!g || g.threads.length === 0) return "";
+  const rows = [THREAD_COLUMNS, ...threadRows(g)];
+  const lines = [
+    table(
+      rows,
+      THREAD_COLUMNS.map((_, i) => i > 0),
+    ),
+  ];
+  const lateness = latenessLine(g);
+  if (lateness) lines.push(`Open model: ${lateness}`);
+  return lines.join("\n");
 }
 
 /** JMeter's dashboard statistics: one row per message class and one for the whole run. */

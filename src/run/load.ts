@@ -8,9 +8,12 @@ import { Session, type SessionHost } from "../client/session.js";
 import type { RunConfig } from "../config/run-config.js";
 import { MessageWire } from "../messages/wire.js";
 import { RunStats, type StatsSnapshot } from "../stats/collector.js";
+import { GeneratorLoadSampler, type ThreadLoad } from "../stats/generator-load.js";
 import type { LatencySummary } from "../stats/result.js";
-import type { SeriesPoint } from "../stats/series.js";
-import { valueAt } from "./schedule.js";
+
+import { StartLateness, type StartLatenessSnapshot } from "../stats/start-lateness.js";
+import { type StagePoint, valueAt } from "./schedule.js";
+
 import { ClosedWork, OpenWork, type SeqSpace, type WorkSource } from "./work.js";
 
 export interface LoadShare extends SeqSpace {
@@ -43,20 +46,15 @@ export interface ShareProgress extends ProgressCounts {
   /** Transaction latencies of the share so far. */
   transactionHistogram: string;
   /** Time-series intervals this share closed since its previous report, in order. */
-  points: SeriesPoint[];
+  points: ReturnType<RunStats["newSeriesPoints"]>;
 }
 
-/** What the run reports once a second (progress line, --abort-on-fail). */
-export interface Progress extends ProgressCounts {
+/** What the run reports once a second (progress line, --abort-on-fail, --out's intervals). */
+export interface Progress extends ProgressCounts, Pick<ShareProgress, "points"> {
   /** p99 of the last whole interval's transaction latencies, ms (0 when none). */
   recentP99Ms: number;
   /** Transaction latency of the run so far: what --abort-on-fail judges latency against. */
   transactionMs: LatencySummary;
-  /**
-   * Time-series intervals complete across every share since the previous report, in order,
-   * as the final Result's series will hold them (--out streams them).
-   */
-  points: SeriesPoint[];
 }
 
 export interface LoadHooks {
@@ -66,9 +64,32 @@ export interface LoadHooks {
   readonly progress?: (progress: ShareProgress) => void;
   /** Message files already loaded on this thread, to send from instead of loading them again. */
   readonly wire?: MessageWire;
+  /** This thread's name in the Result's generator section: "main", "worker 1", … */
+  readonly threadName?: string;
+}
+
+/** What one share hands back: its counts, its thread's own load, and its start lateness. */
+export interface ShareOutcome {
+  stats: StatsSnapshot;
+  /** One row per generator thread that ran the share (this thread; the run adds its main). */
+  threads: ThreadLoad[];
+  /** Open model: how late arrivals started against the schedule; null in the closed model. */
+  lateness: StartLatenessSnapshot | null;
+}
+
+/**
+ * The run's arrival interval at `elapsedMs`: ms between two arrivals of the whole run (not of
+ * one share), which is what an arrival's lateness is judged against.
+ */
+export function arrivalIntervalAt(rate: readonly StagePoint[], elapsedMs: number): number {
+  const perSecond = valueAt(rate, elapsedMs);
+  return perSecond > 0 ? 1000 / perSecond : Number.POSITIVE_INFINITY;
 }
 
 export const PROGRESS_INTERVAL_MS = 1000;
+
+/** One clock for the time series and the sampler: performance.now() as epoch ms. */
+const epochMs = (now = performance.now()) => performance.timeOrigin + now;
 
 /** How often timeouts, ramps and samples are checked. */
 const SWEEP_INTERVAL_MS = 100;
@@ -89,6 +110,9 @@ class LoadRun implements SessionHost {
   /** Built in run(): loading message files is asynchronous. */
   wire!: MessageWire;
   readonly stats: RunStats;
+  /** This thread's own CPU, event-loop utilisation and delay, per interval of the series. */
+  private readonly sampler: GeneratorLoadSampler;
+  private lateness: StartLateness | null = null;
   readonly trace: ((line: string) => void) | null;
   private work!: WorkSource;
   private readonly slots: Slot[] = [];
@@ -99,7 +123,6 @@ class LoadRun implements SessionHost {
   private activeTarget: number;
   private sweeper: NodeJS.Timeout | null = null;
   private lastProgressMs = performance.now();
-  private pointsReported = 0;
   private readonly progressHook: ((progress: ShareProgress) => void) | null;
   private readonly preloaded: MessageWire | null;
   private hardStopped = false;
@@ -116,6 +139,7 @@ class LoadRun implements SessionHost {
       config.classes.map((c) => c.name),
       config.intervalMs,
     );
+    this.sampler = new GeneratorLoadSampler(hooks.threadName ?? "main", config.intervalMs);
     this.trace = hooks.trace ?? null;
     this.progressHook = hooks.progress ?? null;
     this.preloaded = hooks.wire ?? null;
@@ -135,33 +159,42 @@ class LoadRun implements SessionHost {
   private newWorkSource(): WorkSource {
     const { config, share } = this;
     const { load } = config;
-    return load.rate
-      ? new OpenWork(
-          {
-            rate: load.rate.map((p) => ({ atMs: p.atMs, value: p.value * share.rateShare })),
-            messages: share.messages,
-            durationMs: load.durationMs,
-            maxDelayMs: load.maxDelayMs,
-            maxQueue: load.maxQueue,
-          },
-          share,
-        )
-      : new ClosedWork(share.messages, share, load.durationMs);
+    if (!load.rate) return new ClosedWork(share.messages, share, load.durationMs);
+    const rate = load.rate;
+    const origin = performance.now();
+    this.lateness = new StartLateness((intended) => arrivalIntervalAt(rate, intended - origin));
+    return new OpenWork(
+      {
+        rate: load.rate.map((p) => ({ atMs: p.atMs, value: p.value * share.rateShare })),
+        messages: share.messages,
+        durationMs: load.durationMs,
+        maxDelayMs: load.maxDelayMs,
+        maxQueue: load.maxQueue,
+        lateness: this.lateness,
+      },
+      share,
+    );
   }
 
   get intendedMs(): number {
     return this.work.intendedMs;
   }
 
-  async run(): Promise<StatsSnapshot> {
+  async run(): Promise<ShareOutcome> {
     this.wire = this.preloaded ?? (await MessageWire.create(this.config));
     this.work = this.newWorkSource();
     this.work.onAvailable = () => this.wake();
     if (this.drainRequested || this.hardStopped) this.work.drain(); // Ctrl-C while loading
     this.startMs = performance.now();
     return new Promise((resolve) => {
-      this.done = () => resolve(this.stats.snapshot());
-      this.stats.sample(performance.timeOrigin + this.startMs, 0); // opens the time series
+      this.done = () =>
+        resolve({
+          stats: this.stats.snapshot(),
+          threads: [this.sampler.stop(epochMs())],
+          lateness: this.lateness?.snapshot() ?? null,
+        });
+      this.sampler.start(epochMs(this.startMs));
+      this.stats.sample(epochMs(this.startMs), 0); // opens the time series
       this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
       this.fillSlots();
       this.finishIfIdle();
@@ -281,8 +314,6 @@ class LoadRun implements SessionHost {
 
   progress(): ShareProgress {
     const c = this.stats.counters;
-    const points = this.stats.seriesPointsFrom(this.pointsReported);
-    this.pointsReported += points.length;
     return {
       attempted: c.attempted,
       accepted: c.accepted,
@@ -293,7 +324,7 @@ class LoadRun implements SessionHost {
       openSessions: this.slotOf.size,
       recentHistogram: this.stats.lastIntervalHistogram(),
       transactionHistogram: this.stats.encoded("transaction"),
-      points,
+      points: this.stats.newSeriesPoints(),
     };
   }
 
@@ -311,7 +342,7 @@ class LoadRun implements SessionHost {
     this.work.close();
     this.stats.messagesDropped(this.work.dropped);
     this.countUnsent();
-    this.stats.sample(performance.timeOrigin + performance.now(), 0, true);
+    this.stats.sample(epochMs(), 0, true);
     this.done();
   }
 
@@ -332,7 +363,8 @@ class LoadRun implements SessionHost {
   private sweep(): void {
     const now = performance.now();
     for (const slot of this.slots) slot.session?.checkTimeout(now);
-    this.stats.sample(performance.timeOrigin + now, this.slotOf.size);
+    this.stats.sample(epochMs(now), this.slotOf.size);
+    this.sampler.sample(epochMs(now));
     if (this.progressHook && now - this.lastProgressMs >= PROGRESS_INTERVAL_MS) {
       this.lastProgressMs = now;
       this.progressHook(this.progress());
@@ -354,7 +386,7 @@ class LoadRun implements SessionHost {
 }
 
 export interface RunningLoad {
-  result: Promise<StatsSnapshot>;
+  result: Promise<ShareOutcome>;
   /** Ends every session now. */
   stop: () => void;
   /** Starts no more messages; in-flight ones get the grace period. */

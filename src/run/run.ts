@@ -8,9 +8,10 @@ import { formatTarget } from "../config/parse.js";
 import type { RunConfig } from "../config/run-config.js";
 import { MessageWire } from "../messages/wire.js";
 import { type SinkOptions, startSink } from "../sink/index.js";
+import { annotateSeries, generatorResult } from "../stats/generator-verdict.js";
 import type { Result } from "../stats/result.js";
 import { buildResult } from "../stats/summarise.js";
-import type { Progress } from "./load.js";
+import type { Progress, ShareOutcome } from "./load.js";
 import { runSharded } from "./shard.js";
 
 export interface RunIo {
@@ -105,14 +106,32 @@ async function loadAgainst(
     wire,
   });
   io.onStart?.(load.stop, load.drain);
-  const snapshot = await load.result;
-  return buildResult(snapshot, {
+  const outcome = await load.result;
+  const result = buildResult(outcome.stats, {
     mode: config.mode,
     target: label,
     runId: config.runId,
     sessions: config.sessions,
     apdexMs: extras.apdexMs,
   });
+  result.generator = generatorOf(config, outcome, result.messages.dropped);
+  annotateSeries(result);
+  return result;
+}
+
+/** The Result's generator section: the threads' own load and, open model, start lateness. */
+function generatorOf(config: RunConfig, outcome: ShareOutcome, dropped: number) {
+  const { rate } = config.load;
+  const open =
+    rate && outcome.lateness
+      ? {
+          // The tightest interval of the run: at its highest rate.
+          arrivalIntervalMs: 1000 / Math.max(...rate.map((p) => p.value)),
+          lateness: outcome.lateness,
+          dropped,
+        }
+      : null;
+  return generatorResult(outcome.threads, open);
 }
 
 /** The exit code a finished run earns (see RunOutcome). */

@@ -6,8 +6,14 @@ import { MessageChannel } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { RunConfig } from "../config/run-config.js";
 import type { MessageWire } from "../messages/wire.js";
-import { mergeSnapshots, type StatsSnapshot, summariseMerged } from "../stats/collector.js";
+import { mergeSnapshots, summariseMerged } from "../stats/collector.js";
+import {
+  GeneratorLoadSampler,
+  type ThreadLoad,
+  workerThreadName,
+} from "../stats/generator-load.js";
 import { SeriesJoin, type SeriesPoint } from "../stats/series.js";
+import { mergeStartLateness } from "../stats/start-lateness.js";
 import {
   type LoadShare,
   PROGRESS_INTERVAL_MS,
@@ -15,6 +21,7 @@ import {
   type ProgressCounts,
   type RunningLoad,
   runLoad,
+  type ShareOutcome,
   type ShareProgress,
 } from "./load.js";
 import type { FromWorker, ToWorker, WorkerTask } from "./worker.js";
@@ -60,6 +67,14 @@ export function runSharded(config: RunConfig, workers: number, hooks: RunHooks =
       wire: hooks.wire,
     });
   }
+  return runWorkers(config, shares, hooks);
+}
+
+/** Runs each share on a worker thread of its own, the main thread coordinating. */
+function runWorkers(config: RunConfig, shares: readonly LoadShare[], hooks: RunHooks): RunningLoad {
+  const { trace } = hooks;
+  // The main thread only coordinates, but it is a thread of the generator: it is sampled too.
+  const main = new GeneratorLoadSampler("main", config.intervalMs).start().drive();
   // Each worker reports its own running totals; the sum is the run's.
   const latest: (ShareProgress | null)[] = shares.map(() => null);
   const series = new SeriesJoin(shares.length);
@@ -87,15 +102,22 @@ export function runSharded(config: RunConfig, workers: number, hooks: RunHooks =
       if (message.type === "trace") trace?.(message.line);
       else if (message.type === "progress") report(i, message.progress);
     });
-    const task: WorkerTask = { config, share, port: port2, trace: i === 0 && trace !== undefined };
+    const task: WorkerTask = {
+      config,
+      share,
+      port: port2,
+      trace: i === 0 && trace !== undefined,
+      threadName: workerThreadName(i),
+    };
     return {
       port: port1,
-      done: pool.run(task, { transferList: [port2] }) as Promise<StatsSnapshot>,
+      done: pool.run(task, { transferList: [port2] }) as Promise<ShareOutcome>,
     };
   });
   const result = Promise.all(ports.map((p) => p.done))
-    .then((parts) => mergeSnapshots(parts))
+    .then((parts) => mergeOutcomes(main.stop(), parts))
     .finally(async () => {
+      main.stop(); // already stopped unless a worker failed
       if (ticker) clearInterval(ticker);
       for (const p of ports) p.port.close();
       await pool.destroy();
@@ -104,6 +126,16 @@ export function runSharded(config: RunConfig, workers: number, hooks: RunHooks =
     for (const p of ports) p.port.postMessage({ type } satisfies ToWorker);
   };
   return { result, stop: tell("stop"), drain: tell("drain") };
+}
+
+/** The workers' outcomes as the run's: counts merge, thread rows line up after the main's. */
+function mergeOutcomes(main: ThreadLoad, parts: readonly ShareOutcome[]): ShareOutcome {
+  const lateness = parts.flatMap((p) => (p.lateness ? [p.lateness] : []));
+  return {
+    stats: mergeSnapshots(parts.map((p) => p.stats)),
+    threads: [main, ...parts.flatMap((p) => p.threads)],
+    lateness: lateness.length > 0 ? mergeStartLateness(lateness) : null,
+  };
 }
 
 /**

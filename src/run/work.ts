@@ -5,6 +5,7 @@
  * omission: latency counts from the intended time, not from when a session got free).
  */
 import { NO_WORK, NOT_YET } from "../client/session.js";
+import type { StartLateness } from "../stats/start-lateness.js";
 import { ArrivalSchedule, type StagePoint } from "./schedule.js";
 
 export interface WorkSource {
@@ -93,6 +94,8 @@ export interface OpenWorkOptions {
   readonly maxDelayMs: number;
   /** At most this many arrivals wait at once; more are dropped. */
   readonly maxQueue: number;
+  /** Records each started arrival's lateness against its intended time. */
+  readonly lateness?: StartLateness | null;
 }
 
 /** How often due arrivals are released; arrivals keep their exact intended times. */
@@ -128,9 +131,11 @@ export class OpenWork implements WorkSource {
   }
 
   take(): number {
-    this.expire(performance.now());
+    const now = performance.now();
+    this.expire(now);
     if (this.length === 0) return this.drained ? NO_WORK : NOT_YET;
     this.intendedMs = this.queue[this.head];
+    this.options.lateness?.record(this.intendedMs, now);
     this.head = (this.head + 1) % this.queue.length;
     this.length--;
     return this.space.seqBase + this.space.stride * this.seqCounter++;

@@ -93,6 +93,8 @@ export class RunStats {
   private readonly classHistograms: LatencyRecorder[];
   private readonly classPhaseHistograms: Record<ClassPhase, LatencyRecorder>[];
   private readonly series: SeriesRecorder;
+  /** Series points already handed out by newSeriesPoints. */
+  private pointsTaken = 0;
   firstEventMs = 0;
   lastEventMs = 0;
 
@@ -211,9 +213,11 @@ export class RunStats {
     return this.histograms[name].encoded();
   }
 
-  /** The time-series points closed from index `from` on, to stream them while the run goes. */
-  seriesPointsFrom(from: number): SeriesPoint[] {
-    return this.series.points.slice(from);
+  /** The time-series points closed since the previous call, to stream them while the run goes. */
+  newSeriesPoints(): SeriesPoint[] {
+    const points = this.series.points.slice(this.pointsTaken);
+    this.pointsTaken += points.length;
+    return points;
   }
 
   /** The last closed interval's transaction histogram (encoded), for live progress. */

@@ -10,6 +10,7 @@ import {
   type StatsSnapshot,
 } from "./collector.js";
 import { outcomesOf } from "./counts.js";
+import { mergeGenerator } from "./generator-merge.js";
 import type { Result } from "./result.js";
 import { buildResult, seriesSnapshot } from "./summarise.js";
 
@@ -71,6 +72,11 @@ export function mergeResults(shards: readonly Result[]): Result {
     sessions: shards.reduce((n, r) => n + r.sessions, 0),
     apdexMs: shards[0].apdex?.satisfiedMs,
   });
+  mergeGenerator(
+    result,
+    shards,
+    shards.map((_, i) => `result ${i + 1}`),
+  );
   if (shards.every((r) => r.sink)) {
     result.sink = {
       messagesAccepted: shards.reduce((n, r) => n + (r.sink?.messagesAccepted ?? 0), 0),
