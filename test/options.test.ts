@@ -82,6 +82,18 @@ describe("the help is derived from the table", () => {
     assert.equal(parseDuration("--apdex", DEFAULTS.apdex), DEFAULT_APDEX_MS);
   });
 
+  test("--timeout sets every phase; a --timeout-PHASE wins for its phase", () => {
+    const { run } = buildLoadConfig({ timeout: "5s", timeoutBanner: "1500ms" });
+    for (const phase of PHASE_NAMES) {
+      assert.equal(run.timeouts[phase], phase === "banner" ? 1500 : 5000, phase);
+    }
+    assert.throws(() => buildLoadConfig({ timeout: "0s" }), /--timeout: must be longer than 0/);
+    assert.throws(
+      () => buildLoadConfig({ timeout: "soon" }),
+      /--timeout: "soon" is not a duration/,
+    );
+  });
+
   test("giving every default explicitly builds the config that giving nothing builds", () => {
     const defaults: Record<string, unknown> = {};
     for (const [flag, spec] of ALL_ROWS) {

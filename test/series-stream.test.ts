@@ -24,6 +24,7 @@ function point(t: number, sent: number): SeriesPoint {
     accepted: sent,
     rejected: 0,
     failed: 0,
+    dropped: 0,
     connectionsOpened: 0,
     openSessions: 1,
     errors: [0, 0, 0, 0, 0, 0],
@@ -92,10 +93,10 @@ describe("--out", () => {
       result.series.points.map(({ histogram: _h, generator: _g, ...p }) => p),
     );
     const rows = readFileSync(csv, "utf8").trimEnd().split("\n");
-    assert.match(rows[0], /^time,t,mode,sent,accepted,rejected,failed,/);
+    assert.match(rows[0], /^time,t,mode,sent,dropped,accepted,rejected,failed,/);
     assert.deepEqual(
-      rows.slice(1).map((row) => row.split(",").slice(1, 5)),
-      result.series.points.map((p) => [String(p.t), "reuse", String(p.sent), String(p.accepted)]),
+      rows.slice(1).map((row) => row.split(",").slice(1, 6)),
+      result.series.points.map((p) => [p.t, "reuse", p.sent, p.dropped, p.accepted].map(String)),
     );
     const total = streamed.reduce((sum, p) => sum + p.accepted, 0);
     assert.equal(total, result.messages.accepted);

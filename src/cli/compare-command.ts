@@ -8,6 +8,7 @@ import type { Argv } from "yargs";
 import { buildCompareConfig } from "../config/load-config.js";
 import { COMPARE_OPTIONS, RUN_OPTIONS } from "../config/option-table.js";
 import type { RunConfig } from "../config/run-config.js";
+import { runRecord } from "../config/run-record.js";
 import { renderCompare } from "../report/compare.js";
 import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
@@ -105,7 +106,7 @@ async function runBoth(
         printer.update(progress);
       },
     };
-    const outcome = await executeRun(config, io, extras);
+    const outcome = await executeRun(config, io, { ...extras, run: runRecord(config) });
     signals.attach(null);
     streams.finish(outcome.result);
     printer.finish();

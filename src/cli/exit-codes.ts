@@ -3,8 +3,9 @@ export const EXIT = Object.freeze({
   /** Every message accepted (and in a self-test the sink counted the same); a probe that ran. */
   ok: 0,
   /**
-   * A message rejected or failed, the self-test's counts differ, the sink's --expect missed, or
-   * an output file (--json, --html) could not be written after the work was done.
+   * A message rejected or failed, an arrival dropped (open model), the self-test's counts
+   * differ, the sink's --expect missed, or an output file (--json, --html) could not be written
+   * after the work was done.
    */
   failed: 1,
   /** Bad input: one line on stderr naming the option and the fix. */

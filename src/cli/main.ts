@@ -10,6 +10,7 @@ import { SourceError } from "../messages/source.js";
 import { compareCommand } from "./compare-command.js";
 import { withSuggestions } from "./did-you-mean.js";
 import { EXIT } from "./exit-codes.js";
+import { kubernetesCommand } from "./kubernetes-command.js";
 import { mergeCommand } from "./merge-command.js";
 import { probeCommand } from "./probe-command.js";
 import { reportCommand } from "./report-command.js";
@@ -63,7 +64,11 @@ export async function main(args: string[]): Promise<void> {
     .command(reportCommand)
     .command(mergeCommand)
     .command(probeCommand)
-    .demandCommand(1, "name a command: run, compare, probe, report, merge or sink (see --help)")
+    .command(kubernetesCommand)
+    .demandCommand(
+      1,
+      "name a command: run, compare, probe, report, merge, sink or kubernetes (see --help)",
+    )
     .strict()
     .option("color", {
       type: "boolean",

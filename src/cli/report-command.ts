@@ -7,6 +7,7 @@ import { readFile } from "node:fs/promises";
 import type { ArgumentsCamelCase, Argv } from "yargs";
 import { ConfigError, parseDuration } from "../config/parse.js";
 import { COMPARE_SCHEMA, type Comparison, renderCompare } from "../report/compare.js";
+import { thresholdActual } from "../report/figures.js";
 import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
 import { renderSummary } from "../report/terminal.js";
@@ -28,7 +29,7 @@ export function applyThresholds(result: Result, thresholds: readonly Threshold[]
   result.thresholds = evaluateThresholds(thresholds, result);
   return result.thresholds
     .filter((t) => !t.passed)
-    .map((t) => `${t.expression} (actual ${t.actual === null ? "no data" : t.actual})`);
+    .map((t) => `${t.expression} (actual ${thresholdActual(t)})`);
 }
 
 export function printBreaches(lines: readonly string[]): void {

@@ -5,6 +5,7 @@
 import type { Argv } from "yargs";
 import { buildLoadConfig } from "../config/load-config.js";
 import { RUN_OPTIONS } from "../config/option-table.js";
+import { runRecord } from "../config/run-record.js";
 import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
 import { renderSummary } from "../report/terminal.js";
@@ -81,7 +82,11 @@ async function runAndReport(
       if (abortedFor.length > 0) signals.stopNow();
     },
   };
-  const outcome = await executeRun(config, io, { sink, apdexMs: report.apdexMs });
+  const outcome = await executeRun(config, io, {
+    sink,
+    apdexMs: report.apdexMs,
+    run: runRecord(config),
+  });
   signals.attach(null);
   streams.finish(outcome.result);
   printer.finish();

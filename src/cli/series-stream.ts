@@ -29,6 +29,7 @@ const CSV_FIELDS = [
   "t",
   "mode",
   "sent",
+  "dropped",
   "accepted",
   "rejected",
   "failed",

@@ -1,15 +1,13 @@
 /**
  * Every option of `run` and `compare` (and the TLS and AUTH options `probe` shares), one row
- * each: flag, alias, help group and text, default, whether a plan may set it, and its kind.
- * A new option is a new row; the help, the plan keys and the raw types follow from it
- * (config/options.ts says how). Rows are in help order: yargs lists groups and options in the
- * order they are added.
+ * each: flag, alias, help group and text, default, whether a plan may set it, and its kind. The
+ * help, plan keys and raw types follow from the rows (config/options.ts); rows are in help order.
  */
 import { DEFAULT_APDEX_MS } from "../stats/summarise.js";
 import { defaultsOf, durationText, type OptionTable } from "./options.js";
 import { TIMEOUT_OPTIONS } from "./timeout-options.js";
 
-export { TIMEOUT_OPTIONS };
+export { TIMEOUT_OPTIONS } from "./timeout-options.js";
 
 /** What a run sends and how its sessions behave. */
 export const RUN_OPTIONS = {
@@ -197,6 +195,16 @@ export const RUN_OPTIONS = {
     group: "Run:",
     describe: "With --chunking: BDAT transactions in flight per session",
     default: 8,
+  },
+  shard: {
+    kind: "text",
+    group: "Several machines:",
+    describe: "Run shard I of N (I from 0) of one run; auto/N takes I from JOB_COMPLETION_INDEX",
+  },
+  "start-at": {
+    kind: "text",
+    group: "Several machines:",
+    describe: "Start at this wall-clock time: epoch seconds or ISO 8601 with a zone",
   },
   json: { kind: "text", group: "Run:", describe: "Write the JSON result to FILE (- for stdout)" },
   verbose: {

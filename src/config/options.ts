@@ -9,6 +9,7 @@
 export type OptionGroup =
   | "Run:"
   | "Load model:"
+  | "Several machines:"
   | "TLS and AUTH:"
   | "Timeouts:"
   | "Plan:"

@@ -8,6 +8,7 @@
  *             | apdex                                       0…1
  *             | errors                                      error occurrences
  *             | connections_per_message
+ *             | dropped                                     arrivals dropped (open model)
  *   key       = phase (latency: one of LATENCIES in smtp/phases.ts: transaction, connect,
  *                      banner, ehlo, tls, auth, envelope, data, quit, session)
  *             | class (a message class, or "all")
@@ -16,8 +17,8 @@
  *   op        = < | <= | > | >= | ==
  *
  * Examples: `p99<50ms`, `p99{phase:envelope}<5ms`, `error_rate<0.1%`, `rate>=5000/s`,
- * `apdex{class:bulk}>=0.9`, `errors{type:refused}==0`. k6's spellings are read as these:
- * `p(99)` as p99, `avg` as mean, `med` as p50.
+ * `apdex{class:bulk}>=0.9`, `errors{type:refused}==0`, `dropped==0`. k6's spellings are read
+ * as these: `p(99)` as p99, `avg` as mean, `med` as p50.
  *
  * Parsing only: stats/thresholds.ts judges a Threshold against a Result.
  */

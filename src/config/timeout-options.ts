@@ -1,13 +1,19 @@
 /**
- * `--timeout-PHASE`: rows of the option table (config/option-table.ts) made from the phase list
- * of smtp/phases.ts, one per phase with its default timeout, so a new phase gets its option.
+ * `--timeout` and the `--timeout-PHASE` rows of the option table (config/option-table.ts), one per phase of
+ * smtp/phases.ts: derived from the phase table, not written by hand, so a new phase brings its
+ * option with its default.
  */
 import { PHASE_NAMES, PHASES, type Phase } from "../smtp/phases.js";
 import { durationText, type OptionSpec } from "./options.js";
 
 /** `--timeout-PHASE`, one per phase of smtp/phases.ts, with its default timeout. */
-export const TIMEOUT_OPTIONS = Object.freeze(
-  Object.fromEntries(
+export const TIMEOUT_OPTIONS = Object.freeze({
+  timeout: {
+    kind: "text",
+    group: "Timeouts:",
+    describe: "Every phase's timeout at once; a --timeout-PHASE given too wins for its phase",
+  },
+  ...Object.fromEntries(
     PHASE_NAMES.map((phase) => [
       `timeout-${phase}`,
       {
@@ -18,4 +24,6 @@ export const TIMEOUT_OPTIONS = Object.freeze(
       },
     ]),
   ),
-) as Readonly<Record<`timeout-${Phase}`, OptionSpec & { readonly default: string }>>;
+}) as { readonly timeout: OptionSpec } & Readonly<
+  Record<`timeout-${Phase}`, OptionSpec & { readonly default: string }>
+>;

@@ -5,13 +5,18 @@
 import type { LatencySummary, Result } from "../stats/result.js";
 import {
   apdexText,
+  classLabel,
   durationText,
   errorClassRows,
   firstSeenText,
   fmt,
+  kneeText,
+  latencyCell,
   ms,
   PHASE_ROWS,
+  shardText,
   statisticsRows,
+  thresholdActual,
 } from "./figures.js";
 import { latenessLine, THREAD_COLUMNS, threadRows, verdictLines } from "./verdict.js";
 
@@ -27,7 +32,7 @@ export function renderSummary(result: Result, options: TerminalOptions): string 
   const paint = painter(options.color);
   const out: string[] = [
     paint.bold(`mailvolley ${result.mode} → ${result.target}`) +
-      `  (${result.sessions} sessions, run ${result.runId})`,
+      `  (${[`${result.sessions} sessions`, `run ${result.runId}`, shardText(result)].filter(Boolean).join(", ")})`,
     ...verdictLine(result, paint),
     "",
     ...overview(result, paint),
@@ -51,6 +56,7 @@ function overview(result: Result, paint: Paint): string[] {
   const r = result.recipients;
   const plateau = result.throughput.plateau;
   return [
+    ...(result.run ? [row("Load", [result.run.load])] : []),
     row("Time taken", [`${result.elapsedSeconds.toFixed(3)} s (first connect to last reply)`]),
     row("Messages", [
       `attempted ${fmt(m.attempted)}`,
@@ -64,6 +70,7 @@ function overview(result: Result, paint: Paint): string[] {
         ? `plateau ${fmt(plateau.messagesPerSecond, 1)}/s over ${fmt(plateau.intervals)} intervals`
         : "plateau n/a (fewer than 3 steady intervals)",
     ]),
+    ...(kneeText(result.knee) ? [row("Knee", [kneeText(result.knee) ?? ""])] : []),
     row("Connections", [
       `opened ${fmt(c.opened)}`,
       `established ${fmt(c.established)}`,
@@ -123,12 +130,12 @@ function statisticsTable(result: Result): string {
       `  ${c.name}`,
       fmt(c.attempted),
       c.errorPercent.toFixed(2),
-      ms(l.mean),
-      ms(l.p50),
-      ms(l.p90),
-      ms(l.p95),
-      ms(l.p99),
-      ms(l.max),
+      latencyCell(l, "mean"),
+      latencyCell(l, "p50"),
+      latencyCell(l, "p90"),
+      latencyCell(l, "p95"),
+      latencyCell(l, "p99"),
+      latencyCell(l, "max"),
       fmt(c.messagesPerSecond, 1),
       apdexText(c.apdex),
     ]);
@@ -169,7 +176,7 @@ function errorClassLine(result: Result, paint: Paint): string {
     ),
   ];
   (result.firstSeen ?? []).forEach((f, i) => {
-    lines.push(row(i === 0 ? "First seen" : "", [firstSeenText(f)]));
+    lines.push(row(i === 0 ? "First seen" : "", [firstSeenText(f, classLabel(result, f.class))]));
   });
   return lines.join("\n");
 }
@@ -195,7 +202,7 @@ function thresholdLines(result: Result, paint: Paint): string {
   if (!result.thresholds || result.thresholds.length === 0) return "";
   const lines = ["Thresholds"];
   for (const t of result.thresholds) {
-    const actual = t.actual === null ? "no data" : `actual ${fmt(t.actual, 3)}`;
+    const actual = t.actual === null ? "no data" : `actual ${thresholdActual(t)}`;
     lines.push(
       t.passed
         ? `  ${paint.green("pass")}  ${t.expression}  (${actual})`

@@ -9,11 +9,10 @@ import type { RunConfig } from "../config/run-config.js";
 import { MessageWire } from "../messages/wire.js";
 import { RunStats, type StatsSnapshot } from "../stats/collector.js";
 import { GeneratorLoadSampler, type ThreadLoad } from "../stats/generator-load.js";
-import type { LatencySummary } from "../stats/result.js";
-
 import { StartLateness, type StartLatenessSnapshot } from "../stats/start-lateness.js";
-import { type StagePoint, valueAt } from "./schedule.js";
-
+import type { ShareProgress } from "./progress.js";
+import { arrivalIntervalAt, valueAt } from "./schedule.js";
+import { StartGate } from "./start-at.js";
 import { ClosedWork, OpenWork, type SeqSpace, type WorkSource } from "./work.js";
 
 export interface LoadShare extends SeqSpace {
@@ -25,37 +24,7 @@ export interface LoadShare extends SeqSpace {
   readonly rateShare: number;
 }
 
-/** Running totals: what a share counts and what the run reports, once a second. */
-export interface ProgressCounts {
-  attempted: number;
-  accepted: number;
-  rejected: number;
-  failed: number;
-  dropped: number;
-  connectionsOpened: number;
-  openSessions: number;
-}
-
-/**
- * What one share reports: its totals and its latencies as encoded histograms, which merge
- * across workers (percentiles do not add up). The run turns them into a Progress.
- */
-export interface ShareProgress extends ProgressCounts {
-  /** The last whole interval's transaction latencies, or null before the first. */
-  recentHistogram: string | null;
-  /** Transaction latencies of the share so far. */
-  transactionHistogram: string;
-  /** Time-series intervals this share closed since its previous report, in order. */
-  points: ReturnType<RunStats["newSeriesPoints"]>;
-}
-
-/** What the run reports once a second (progress line, --abort-on-fail, --out's intervals). */
-export interface Progress extends ProgressCounts, Pick<ShareProgress, "points"> {
-  /** p99 of the last whole interval's transaction latencies, ms (0 when none). */
-  recentP99Ms: number;
-  /** Transaction latency of the run so far: what --abort-on-fail judges latency against. */
-  transactionMs: LatencySummary;
-}
+export type { Progress, ProgressCounts, ShareProgress } from "./progress.js";
 
 export interface LoadHooks {
   /** Prints the conversation of the first session (-v). */
@@ -64,6 +33,8 @@ export interface LoadHooks {
   readonly progress?: (progress: ShareProgress) => void;
   /** Message files already loaded on this thread, to send from instead of loading them again. */
   readonly wire?: MessageWire;
+  /** The run's connection and message counters, shared by its worker threads. */
+  readonly ordinals?: Uint32Array;
   /** This thread's name in the Result's generator section: "main", "worker 1", … */
   readonly threadName?: string;
 }
@@ -75,15 +46,6 @@ export interface ShareOutcome {
   threads: ThreadLoad[];
   /** Open model: how late arrivals started against the schedule; null in the closed model. */
   lateness: StartLatenessSnapshot | null;
-}
-
-/**
- * The run's arrival interval at `elapsedMs`: ms between two arrivals of the whole run (not of
- * one share), which is what an arrival's lateness is judged against.
- */
-export function arrivalIntervalAt(rate: readonly StagePoint[], elapsedMs: number): number {
-  const perSecond = valueAt(rate, elapsedMs);
-  return perSecond > 0 ? 1000 / perSecond : Number.POSITIVE_INFINITY;
 }
 
 export const PROGRESS_INTERVAL_MS = 1000;
@@ -129,6 +91,8 @@ class LoadRun implements SessionHost {
   private drainRequested = false;
   private finished = false;
   private done!: () => void;
+  /** --start-at: the load waits for it once its messages are loaded. */
+  private readonly startGate: StartGate;
 
   constructor(
     readonly config: RunConfig,
@@ -138,11 +102,13 @@ class LoadRun implements SessionHost {
     this.stats = new RunStats(
       config.classes.map((c) => c.name),
       config.intervalMs,
+      { ordinals: hooks.ordinals },
     );
     this.sampler = new GeneratorLoadSampler(hooks.threadName ?? "main", config.intervalMs);
     this.trace = hooks.trace ?? null;
     this.progressHook = hooks.progress ?? null;
     this.preloaded = hooks.wire ?? null;
+    this.startGate = new StartGate(config.startAt);
     for (let i = 0; i < share.sessions; i++) {
       this.slots.push({
         index: i,
@@ -165,7 +131,7 @@ class LoadRun implements SessionHost {
     this.lateness = new StartLateness((intended) => arrivalIntervalAt(rate, intended - origin));
     return new OpenWork(
       {
-        rate: load.rate.map((p) => ({ atMs: p.atMs, value: p.value * share.rateShare })),
+        rate: load.rate, // the share takes its stripe of the run's arrivals
         messages: share.messages,
         durationMs: load.durationMs,
         maxDelayMs: load.maxDelayMs,
@@ -182,9 +148,11 @@ class LoadRun implements SessionHost {
 
   async run(): Promise<ShareOutcome> {
     this.wire = this.preloaded ?? (await MessageWire.create(this.config));
+    await this.startGate.wait();
     this.work = this.newWorkSource();
+    // Ctrl-C while loading or waiting: drained before anyone listens, so the run ends below.
+    if (this.drainRequested || this.hardStopped) this.work.drain();
     this.work.onAvailable = () => this.wake();
-    if (this.drainRequested || this.hardStopped) this.work.drain(); // Ctrl-C while loading
     this.startMs = performance.now();
     return new Promise((resolve) => {
       this.done = () =>
@@ -204,6 +172,7 @@ class LoadRun implements SessionHost {
   /** Ctrl-C: start no more messages; in-flight ones may finish within the grace period. */
   drain(): void {
     this.drainRequested = true;
+    this.startGate.open();
     this.work?.drain();
     setTimeout(() => this.stop(), this.config.load.graceMs).unref();
   }
@@ -211,6 +180,7 @@ class LoadRun implements SessionHost {
   /** Ends every session now; messages in flight are counted as failed. */
   stop(): void {
     this.hardStopped = true;
+    this.startGate.open();
     this.work?.drain();
     for (const slot of this.slots) {
       if (slot.timer) clearTimeout(slot.timer);
@@ -324,12 +294,12 @@ class LoadRun implements SessionHost {
       openSessions: this.slotOf.size,
       recentHistogram: this.stats.lastIntervalHistogram(),
       transactionHistogram: this.stats.encoded("transaction"),
-      points: this.stats.newSeriesPoints(),
+      points: this.stats.series.takeNew(),
     };
   }
 
   private finishIfIdle(): void {
-    if (this.finished) return;
+    if (this.finished || !this.work) return; // not started: run() finishes after the start gate
     for (const slot of this.slots) if (slot.session || slot.timer) return;
     if (!this.hardStopped && !this.work.exhausted) {
       // Open model lull, or a ramp at zero: keep waiting unless every slot is retired.
@@ -340,10 +310,16 @@ class LoadRun implements SessionHost {
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = null;
     this.work.close();
-    this.stats.messagesDropped(this.work.dropped);
+    this.countDropped();
     this.countUnsent();
     this.stats.sample(epochMs(), 0, true);
     this.done();
+  }
+
+  /** Arrivals the work source dropped since the last call: counted as they go, per interval. */
+  private countDropped(): void {
+    const more = this.work.dropped - this.stats.counters.dropped;
+    if (more > 0) this.stats.messagesDropped(more);
   }
 
   /** Messages promised (-m) that no session could start: counted as failed, never lost. */
@@ -351,7 +327,12 @@ class LoadRun implements SessionHost {
     if (this.hardStopped) return;
     const unsent = this.work.unsent;
     if (unsent <= 0) return;
-    this.stats.messagesFailedToStart(unsent);
+    // Each in its class: take the sequence numbers no session took.
+    const perClass = this.config.classes.map(() => 0);
+    for (let n = 0; n < unsent; n++) perClass[this.wire.classOf(this.work.take()).index]++;
+    perClass.forEach((count, cls) => {
+      if (count > 0) this.stats.messagesFailedToStart(cls, count);
+    });
     this.stats.failure(
       "unsent",
       "connect",
@@ -363,6 +344,7 @@ class LoadRun implements SessionHost {
   private sweep(): void {
     const now = performance.now();
     for (const slot of this.slots) slot.session?.checkTimeout(now);
+    this.countDropped();
     this.stats.sample(epochMs(now), this.slotOf.size);
     this.sampler.sample(epochMs(now));
     if (this.progressHook && now - this.lastProgressMs >= PROGRESS_INTERVAL_MS) {

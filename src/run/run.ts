@@ -9,10 +9,11 @@ import type { RunConfig } from "../config/run-config.js";
 import { MessageWire } from "../messages/wire.js";
 import { type SinkOptions, startSink } from "../sink/index.js";
 import { annotateSeries, generatorResult } from "../stats/generator-verdict.js";
-import type { Result } from "../stats/result.js";
+import type { Result, RunRecord } from "../stats/result.js";
 import { buildResult } from "../stats/summarise.js";
 import type { Progress, ShareOutcome } from "./load.js";
 import { runSharded } from "./shard.js";
+import { machineShare, shardHeader, WHOLE_RUN } from "./shard-plan.js";
 
 export interface RunIo {
   /** Conversation lines of the first session (-v). */
@@ -32,11 +33,16 @@ export interface RunExtras {
   sink?: Omit<Partial<SinkOptions>, "listen">;
   /** Apdex T in ms for the Result's per-class Apdex. */
   apdexMs?: number;
+  /** What was run (config/run-record.ts), recorded in the Result. */
+  run?: RunRecord;
 }
 
 export interface RunOutcome {
   result: Result;
-  /** 0: every message accepted (and, in a self-test, the sink agrees); 1 otherwise. */
+  /**
+   * 0: every message accepted, no arrival dropped (and, in a self-test, the sink agrees);
+   * 1 otherwise.
+   */
   exitCode: number;
 }
 
@@ -111,11 +117,16 @@ async function loadAgainst(
     mode: config.mode,
     target: label,
     runId: config.runId,
-    sessions: config.sessions,
+    // A shard's own sessions: merged shards add up to the run's.
+    sessions: machineShare(config.sessions, config.messages, config.shard ?? WHOLE_RUN).sessions,
     apdexMs: extras.apdexMs,
+    run: extras.run,
   });
   result.generator = generatorOf(config, outcome, result.messages.dropped);
   annotateSeries(result);
+  const { firstEventMs, lastEventMs } = outcome.stats;
+  const shard = shardHeader(config, firstEventMs, lastEventMs);
+  if (shard) result.shard = shard;
   return result;
 }
 
@@ -138,6 +149,8 @@ function generatorOf(config: RunConfig, outcome: ShareOutcome, dropped: number) 
 export function verdict(result: Result): number {
   const m = result.messages;
   if (m.accepted !== m.attempted) return 1;
+  // The open model asked for more than was sent: the target (or the generator) fell behind.
+  if (m.dropped > 0) return 1;
   if (result.sink && result.sink.messagesAccepted !== m.accepted) return 1;
   return 0;
 }

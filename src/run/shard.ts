@@ -7,6 +7,7 @@ import { Piscina } from "piscina";
 import type { RunConfig } from "../config/run-config.js";
 import type { MessageWire } from "../messages/wire.js";
 import { mergeSnapshots, summariseMerged } from "../stats/collector.js";
+import { RunOrdinals } from "../stats/first-errors.js";
 import {
   GeneratorLoadSampler,
   type ThreadLoad,
@@ -24,25 +25,11 @@ import {
   type ShareOutcome,
   type ShareProgress,
 } from "./load.js";
+import { shardShares, WHOLE_RUN } from "./shard-plan.js";
+import { StartGate } from "./start-at.js";
 import type { FromWorker, ToWorker, WorkerTask } from "./worker.js";
 
-/**
- * Shares as even as whole numbers allow: worker i gets floor or ceil of sessions/N and of
- * messages/N, an equal part of the arrival rate, and the sequence numbers i, i+N, i+2N, …, so
- * that together the workers send exactly 0 … messages−1 (class shares stay exact).
- */
-export function splitShares(sessions: number, messages: number, workers: number): LoadShare[] {
-  const n = Math.max(1, Math.min(workers, sessions, messages));
-  const shares: LoadShare[] = [];
-  for (let i = 0; i < n; i++) {
-    const s = Math.floor(sessions / n) + (i < sessions % n ? 1 : 0);
-    const m = Number.isFinite(messages)
-      ? Math.floor(messages / n) + (i < messages % n ? 1 : 0)
-      : messages;
-    shares.push({ sessions: s, messages: m, seqBase: i, stride: n, rateShare: 1 / n });
-  }
-  return shares;
-}
+export { splitShares } from "./shard-plan.js";
 
 export interface RunHooks {
   /** Prints the conversation of the first session (-v). */
@@ -58,7 +45,7 @@ export interface RunHooks {
 
 export function runSharded(config: RunConfig, workers: number, hooks: RunHooks = {}): RunningLoad {
   const { trace } = hooks;
-  const shares = splitShares(config.sessions, config.messages, workers);
+  const shares = shardShares(config.sessions, config.messages, config.shard ?? WHOLE_RUN, workers);
   if (shares.length === 1) {
     const { progress } = hooks;
     return runLoad(config, shares[0], {
@@ -73,21 +60,13 @@ export function runSharded(config: RunConfig, workers: number, hooks: RunHooks =
 /** Runs each share on a worker thread of its own, the main thread coordinating. */
 function runWorkers(config: RunConfig, shares: readonly LoadShare[], hooks: RunHooks): RunningLoad {
   const { trace } = hooks;
-  // The main thread only coordinates, but it is a thread of the generator: it is sampled too.
-  const main = new GeneratorLoadSampler("main", config.intervalMs).start().drive();
-  // Each worker reports its own running totals; the sum is the run's.
-  const latest: (ShareProgress | null)[] = shares.map(() => null);
-  const series = new SeriesJoin(shares.length);
-  const report = (i: number, p: ShareProgress) => {
-    latest[i] = p;
-    series.add(i, p.points);
-  };
-  // One combined report a second from the main thread, whatever order the workers report in.
-  const ticker = hooks.progress
-    ? setInterval(() => {
-        if (latest.some((p) => p !== null)) hooks.progress?.(sumProgress(latest, series.take()));
-      }, PROGRESS_INTERVAL_MS)
-    : null;
+  // The main thread only coordinates, but it is a thread of the generator: it is sampled too,
+  // from the load's start on (--start-at), as the workers sample themselves.
+  const gate = new StartGate(config.startAt);
+  const sampling = gate
+    .wait()
+    .then(() => new GeneratorLoadSampler("main", config.intervalMs).start().drive());
+  const { report, ticker } = progressTicker(shares.length, hooks.progress);
   const pool = new Piscina({
     filename: new URL("./worker.js", import.meta.url).href,
     minThreads: shares.length,
@@ -96,6 +75,8 @@ function runWorkers(config: RunConfig, shares: readonly LoadShare[], hooks: RunH
     atomics: "disabled",
     idleTimeout: 1000,
   });
+  // One count of connections and messages for all threads: where an error first came.
+  const ordinals = RunOrdinals.shared();
   const ports = shares.map((share, i) => {
     const { port1, port2 } = new MessageChannel();
     port1.on("message", (message: FromWorker) => {
@@ -108,6 +89,7 @@ function runWorkers(config: RunConfig, shares: readonly LoadShare[], hooks: RunH
       port: port2,
       trace: i === 0 && trace !== undefined,
       threadName: workerThreadName(i),
+      ordinals,
     };
     return {
       port: port1,
@@ -115,17 +97,38 @@ function runWorkers(config: RunConfig, shares: readonly LoadShare[], hooks: RunH
     };
   });
   const result = Promise.all(ports.map((p) => p.done))
-    .then((parts) => mergeOutcomes(main.stop(), parts))
+    .then(async (parts) => mergeOutcomes((await sampling).stop(), parts))
     .finally(async () => {
-      main.stop(); // already stopped unless a worker failed
+      gate.open();
+      (await sampling).stop(); // already stopped unless a worker failed
       if (ticker) clearInterval(ticker);
       for (const p of ports) p.port.close();
       await pool.destroy();
     });
   const tell = (type: ToWorker["type"]) => () => {
+    gate.open();
     for (const p of ports) p.port.postMessage({ type } satisfies ToWorker);
   };
   return { result, stop: tell("stop"), drain: tell("drain") };
+}
+
+/**
+ * Each worker reports its own running totals; the sum is the run's, reported once a second from
+ * the main thread, whatever order the workers report in.
+ */
+function progressTicker(workers: number, progress: RunHooks["progress"]) {
+  const latest: (ShareProgress | null)[] = Array.from({ length: workers }, () => null);
+  const series = new SeriesJoin(workers);
+  const report = (i: number, p: ShareProgress) => {
+    latest[i] = p;
+    series.add(i, p.points);
+  };
+  const ticker = progress
+    ? setInterval(() => {
+        if (latest.some((p) => p !== null)) progress(sumProgress(latest, series.take()));
+      }, PROGRESS_INTERVAL_MS)
+    : null;
+  return { report, ticker };
 }
 
 /** The workers' outcomes as the run's: counts merge, thread rows line up after the main's. */

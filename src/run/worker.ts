@@ -15,6 +15,8 @@ export interface WorkerTask {
   trace: boolean;
   /** The thread's name in the Result's generator section ("worker 1", …). */
   threadName: string;
+  /** The run's connection and message counters (RunOrdinals.shared()), one for all threads. */
+  ordinals: Uint32Array;
 }
 
 /** Messages on a worker's port. */
@@ -30,7 +32,12 @@ export default async function runShare(task: WorkerTask): Promise<ShareOutcome> 
     : undefined;
   const progress = (p: ShareProgress) =>
     port.postMessage({ type: "progress", progress: p } satisfies FromWorker);
-  const load = runLoad(task.config, task.share, { trace, progress, threadName: task.threadName });
+  const load = runLoad(task.config, task.share, {
+    trace,
+    progress,
+    threadName: task.threadName,
+    ordinals: task.ordinals,
+  });
   port.on("message", (message: ToWorker) => {
     if (message.type === "stop") load.stop();
     else if (message.type === "drain") load.drain();

@@ -7,9 +7,13 @@
 import type { Latency, Phase } from "../smtp/phases.js";
 import type { ErrorClass } from "./errors.js";
 import type { ThreadLoad } from "./generator-load.js";
+import type { FirstSeen, Knee, RunRecord } from "./result-context.js";
+import type { ShardHeader } from "./shard-header.js";
 
 export type { Phase } from "../smtp/phases.js";
 export type { ErrorClass } from "./errors.js";
+export type { FirstSeen, Knee, RunRecord } from "./result-context.js";
+export type { ShardHeader } from "./shard-header.js";
 
 /** Fields are only ever added under one schema; it changes when a field changes meaning. */
 export const RESULT_SCHEMA = "mailvolley/result@1";
@@ -114,6 +118,13 @@ export interface SeriesPointResult {
   t: number;
   /** Messages started in the interval (MAIL written; also messages given up as unsent). */
   sent: number;
+  /**
+   * Open model: arrivals dropped in the interval (no session could start them within
+   * --max-delay, or beyond --max-queue). sent + dropped is what the load model scheduled there
+   * (an arrival still queued at the interval's end counts where it starts). 0 in results saved
+   * before it existed.
+   */
+  dropped: number;
   /** Messages whose final verdict came in the interval, by verdict. */
   accepted: number;
   rejected: number;
@@ -124,9 +135,12 @@ export interface SeriesPointResult {
   openSessions: number;
   /** Error occurrences in the interval by class. */
   errors: Record<ErrorClass, number>;
-  /** Median and 99th percentile of the transaction latency of messages accepted in it. */
-  p50Ms: number;
-  p99Ms: number;
+  /**
+   * Median and 99th percentile of the transaction latency of messages accepted in it; null
+   * when none was accepted in it.
+   */
+  p50Ms: number | null;
+  p99Ms: number | null;
   /** The interval's transaction histogram, HDR compressed base64, µs (for re-grouping). */
   histogram: string;
   /**
@@ -142,28 +156,13 @@ export interface SeriesPointResult {
   };
 }
 
-/**
- * Where an error class first appeared, read off the time series, so to its interval's
- * resolution (`--interval`) and exact across workers: the first interval holding an
- * occurrence of the class.
- */
-export interface FirstSeen {
-  class: ErrorClass;
-  /** That interval's bounds in seconds since the first connect (clamped to the run). */
-  fromSeconds: number;
-  toSeconds: number;
-  /** Sessions open at the interval's end. */
-  openSessions: number;
-  /** Connections attempted and messages started from the run's start through the interval. */
-  connectionsOpened: number;
-  sent: number;
-}
-
 export interface ThresholdOutcome {
   /** The threshold as given, e.g. "p99{phase:envelope}<5ms". */
   expression: string;
   /** The measured value in the threshold's unit (ms, %, /s, or a plain number). */
   actual: number | null;
+  /** That unit: "ms", "%", "/s", or "" (a plain number); absent in results saved before. */
+  unit?: string;
   passed: boolean;
 }
 
@@ -214,6 +213,8 @@ export interface Result {
   schema: typeof RESULT_SCHEMA;
   /** reuse: sessions stay open for many transactions; per-message: one connection a message. */
   mode: Mode;
+  /** What was run: options, load, version, host, Node.js; absent in results saved before. */
+  run?: RunRecord;
   /** The target as given ("127.0.0.1:2525", "unix:/path"), "embedded-sink" for a self-test. */
   target: string;
   /** Random id stamped into every message's X-Mailvolley-Run header. */
@@ -222,6 +223,7 @@ export interface Result {
   startedAt: string;
   /** Seconds from the first connect attempt to the last reply (or failure) of the run. */
   elapsedSeconds: number;
+  /** Sessions kept open at once (-s); a shard's own part of them, so merged shards add up. */
   sessions: number;
   messages: {
     /** Messages the run started (or could not start): accepted + rejected + failed, always. */
@@ -268,10 +270,12 @@ export interface Result {
     /** messages.accepted / elapsedSeconds: the whole-run mean. */
     messagesPerSecond: number;
     /**
-     * The steady-state rate, without ramp-up and ramp-down. Over the time series: drop the first
-     * and the last interval (partial), then from each end drop intervals whose accepted count is
-     * below 90% of the median interval; plateau = accepted in what remains / its seconds.
-     * null when fewer than 3 intervals remain (a run too short to have a plateau).
+     * The steady-state rate, without ramp-up, ramp-down and idle time. Over the time series:
+     * drop the first and the last interval (partial); take the median `accepted` of the
+     * intervals that accepted at least one message (idle intervals do not count toward it);
+     * then from each end drop intervals whose accepted count is below 90% of that median;
+     * plateau = accepted in what remains / its seconds. Dips inside the plateau stay in it.
+     * null when fewer than 3 intervals accepted anything or fewer than 3 remain.
      */
     plateau: {
       messagesPerSecond: number;
@@ -327,6 +331,12 @@ export interface Result {
    * before it existed.
    */
   firstSeen?: FirstSeen[];
+  /**
+   * The knee: where success fell below 100%, the rate sent and accepted then, and the mean
+   * throughput while it stayed at 100% (see Knee). null when no message settled; absent in
+   * results saved before it existed.
+   */
+  knee?: Knee | null;
   /** The Apdex thresholds (satisfied ≤ T, tolerating ≤ 4T by the Apdex standard). */
   apdex: { satisfiedMs: number; toleratingMs: number };
   /** The statistics table: every message of the run in one row. */
@@ -367,6 +377,15 @@ export interface Result {
      */
     classes?: Record<string, { accepted: number; rejected: number; endToEndP99Ms: number }>;
   };
+  /**
+   * A run with --shard or --start-at: which shard it was, the hash of its load, its host, its
+   * clock at the first connect (`clockStart`, the same instant as `startedAt`) and at the last
+   * reply (`clockEnd`), and how late it started against --start-at (see ShardHeader). Absent
+   * in a run without either option.
+   */
+  shard?: ShardHeader;
+  /** A merged result: the header of each shard merged into it, by index; absent otherwise. */
+  shards?: ShardHeader[];
   /**
    * The histograms behind `latency` (keyed transaction, connect, …) and behind each class
    * (keyed "class:NAME"), HDR compressed base64, microseconds.
