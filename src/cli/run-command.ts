@@ -73,7 +73,10 @@ async function runAndReport(
   let abortedFor: string[] = [];
   const io: RunIo = {
     trace: config.verbose ? (line) => process.stderr.write(`${line}\n`) : undefined,
-    onStart: (stop, drain) => signals.attach({ stop, drain }),
+    onStart: (stop, drain) => {
+      signals.attach({ stop, drain });
+      if (!config.quiet) announceStart(config); // once a signal is ours
+    },
     progress: (progress) => {
       streams.write(config.mode, progress.points);
       printer.update(progress);
@@ -107,6 +110,17 @@ async function runAndReport(
     failed: outcome.exitCode !== 0,
   });
   return written || code !== EXIT.ok ? code : EXIT.failed;
+}
+
+/** A shard waiting for --start-at says so, so a quiet terminal is not taken for a hang. */
+function announceStart(config: LoadConfig["run"]): void {
+  const { shard, startAt } = config;
+  if (startAt === null || startAt <= Date.now()) return;
+  const who = shard ? `shard ${shard.index}/${shard.count}` : "the run";
+  const inSeconds = Math.ceil((startAt - Date.now()) / 1000);
+  process.stderr.write(
+    `mailvolley: ${who} starts at ${new Date(startAt).toISOString()} (in ${inSeconds}s)\n`,
+  );
 }
 
 /** The line a first signal prints: what happens now, and how to cut it short. */
