@@ -1,6 +1,6 @@
 /**
  * Failures carry the right name, phase and class (issue 17 item 9 and item 3's last bullet,
- * issue 15's probe --starttls): sessions the client cuts are `local`, not "closed by the
+ * issue 15's probe --starttls): sessions the client cuts are `stopped`, not "closed by the
  * server" nor refused; a stray reply after QUIT is phase quit; any 4xx/5xx in place of the
  * banner is `refused`; a probe's banner timeout or over-long banner is phase banner; and probe
  * --starttls sends no STARTTLS to a server that does not offer it.
@@ -15,7 +15,7 @@ import { driveSession, State } from "./helpers/session-driver.js";
 
 describe("failure labels", () => {
   for (const at of [State.Banner, State.Ready] as const) {
-    test(`a session the client cuts (in state ${State[at]}) is a local failure, not a refusal`, async () => {
+    test(`a session the client cuts (in state ${State[at]}) is its own stopped failure, not a refusal`, async () => {
       const script: Script = at === State.Banner ? { banner: null } : { onMessage: () => null };
       await withServer(script, async (server) => {
         const driven = await driveSession(`127.0.0.1:${server.port}`, {}, [0], (state, s) => {
@@ -26,7 +26,12 @@ describe("failure labels", () => {
         const { counters, errors } = driven.stats.snapshot();
         assert.deepEqual(
           errors.map((e) => [e.reply, e.text]),
-          [["local", "session cut by the client (stop)"]],
+          [
+            [
+              "stopped",
+              "cut by this client: the run was stopped (second signal, --abort-on-fail or --grace over)",
+            ],
+          ],
         );
         assert.equal(counters.connectionsRefused, 0);
         assert.equal(counters.attempted, counters.accepted + counters.rejected + counters.failed);

@@ -17,6 +17,7 @@ function progress(counts: Partial<Progress>): Progress {
     openSessions: 0,
     recentP99Ms: 0,
     transactionMs: none,
+    points: [],
     ...counts,
   };
 }

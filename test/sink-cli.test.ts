@@ -71,6 +71,7 @@ test("bad input: one line naming the option, exit code 2, no stack trace", async
     [["--max-message-rate", "5/xs"], /--max-message-rate 5\/xs: write a rate as N\/60s/],
     [["--idle-exit", "soon"], /--idle-exit soon: write a duration/],
     [["--bare-lf", "sometimes"], /--bare-lf sometimes: use accept, reject or normalize/],
+    [["--json", "/nonexistent-dir/counts.json"], /--json: cannot write .*ENOENT/],
   ];
   for (const [args, message] of cases) {
     const { code, stderr } = await runCli(args);
@@ -92,9 +93,12 @@ test("SIGTERM: summary on stdout, --json written, --expect N decides the exit co
       const sink = await startCli(["--json", file, "--expect", expect]);
       await deliverOne(sink.port);
       sink.child.kill("SIGTERM");
-      const { code, stdout } = await sink.exit;
+      const { code, stdout, stderr } = await sink.exit;
       assert.equal(code, exitCode);
       assert.match(stdout, /messages accepted 1 /);
+      if (exitCode === 1)
+        assert.match(stderr, /^mailvolley sink: --expect: expected 2, got 1 accepted\n$/m);
+      else assert.doesNotMatch(stderr, /--expect/);
       const json = JSON.parse(readFileSync(file, "utf8"));
       assert.equal(json.schema, "mailvolley/sink@1");
       assert.equal(json.messages.accepted, 1);

@@ -7,16 +7,22 @@
 import type { Argv } from "yargs";
 import { buildCompareConfig } from "../config/load-config.js";
 import { COMPARE_OPTIONS, RUN_OPTIONS } from "../config/option-table.js";
+import type { RunConfig } from "../config/run-config.js";
 import { runRecord } from "../config/run-record.js";
 import { renderCompare } from "../report/compare.js";
 import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
-import { executeRun } from "../run/run.js";
-import type { Result } from "../stats/result.js";
-import { loadExitCode } from "./exit-codes.js";
+import { renderSummary } from "../report/terminal.js";
+import { executeRun, type RunExtras, type RunIo } from "../run/run.js";
+import type { Mode, Result } from "../stats/result.js";
+import { EXIT, loadExitCode } from "./exit-codes.js";
 import { type CommandArgv, givenOptions, loadOptions, tableOptions } from "./load-options.js";
 import { checkWritable, exportsOf, writeOutput } from "./output.js";
+import { progressPrinter } from "./progress.js";
 import { applyThresholds, compareDoc, generatorGate, printBreaches } from "./report-command.js";
+import { announceStop } from "./run-command.js";
+import { checkSeriesOut, SeriesStreams } from "./series-stream.js";
+import { StopSignals } from "./signals.js";
 
 export const compareCommand = {
   command: "compare [target]",
@@ -30,49 +36,99 @@ export const compareCommand = {
     const { runs: configs, pauseMs, report, sink } = buildCompareConfig(givenOptions(argv));
     const { json, quiet } = configs[0];
     const exports = exportsOf<Result[]>([
-      ["--json", json, (runs) => renderJson(compareDoc(runs))],
+      ["--json", json, (runs) => renderJson(compareDoc(runs, notRun(configs, runs)))],
       ["--html", report.html, (runs) => (runs.length > 0 ? renderHtml(runs) : null)],
     ]);
     checkWritable(exports);
-    const runs: Result[] = [];
-    let interrupted = false;
-    let stopCurrent: (() => void) | null = null;
-    const onSigint = () => {
-      interrupted = true;
-      stopCurrent?.();
-    };
-    process.on("SIGINT", onSigint);
-    try {
-      for (const [i, config] of configs.entries()) {
-        if (interrupted) break;
-        if (i > 0 && pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
-        if (!quiet) process.stderr.write(`mailvolley compare: ${config.mode} run…\n`);
-        const io = { onStart: (stop: () => void) => (stopCurrent = stop) };
-        const outcome = await executeRun(config, io, {
-          sink,
-          apdexMs: report.apdexMs,
-          run: runRecord(config),
-        });
-        runs.push(outcome.result);
-      }
-    } finally {
-      process.off("SIGINT", onSigint);
-    }
-    const breaches = runs.flatMap((r) =>
-      applyThresholds(r, report.thresholds).map((line) => `${r.mode}: ${line}`),
-    );
-    const summary = (all: Result[], options: { color: boolean }) =>
-      all.length === 2 ? renderCompare(all, options) : null;
-    writeOutput({ quiet, summary, exports }, runs);
-    printBreaches(breaches);
-    const generatorBound = generatorGate(runs, report.failOnGeneratorBound);
-    const sinkDiffers = runs.some(
-      (r) => r.sink !== undefined && r.sink.messagesAccepted !== r.messages.accepted,
-    );
-    process.exitCode = loadExitCode({
-      interrupted,
-      breached: breaches.length > 0 || generatorBound,
-      failed: sinkDiffers,
+    checkSeriesOut(report.seriesOut);
+    const signals = new StopSignals((signal, running) => {
+      if (running) announceStop(signal, configs[0].load.graceMs);
+      else process.stderr.write(`\nmailvolley compare: ${signal}: stopping; no further run\n`);
     });
+    const streams = new SeriesStreams(report.seriesOut, configs[0].intervalMs);
+    try {
+      const extras = { sink, apdexMs: report.apdexMs };
+      const runs = await runBoth(configs, pauseMs, { signals, streams }, extras);
+      const breaches = runs.flatMap((r) =>
+        applyThresholds(r, report.thresholds).map((line) => `${r.mode}: ${line}`),
+      );
+      const written = writeOutput({ quiet, summary: compareSummary, exports }, runs);
+      printBreaches(breaches);
+      const generatorBound = generatorGate(runs, report.failOnGeneratorBound);
+      const sinkDiffers = runs.some(
+        (r) => r.sink !== undefined && r.sink.messagesAccepted !== r.messages.accepted,
+      );
+      const code = loadExitCode({
+        signal: signals.received,
+        breached: breaches.length > 0 || generatorBound,
+        failed: sinkDiffers,
+      });
+      process.exitCode = written || code !== EXIT.ok ? code : EXIT.failed;
+    } finally {
+      streams.close();
+      signals.release();
+    }
   },
 };
+
+/**
+ * The two runs in order, --pause between. A signal drains the run in hand (its in-flight
+ * messages get --grace, as in `run`), ends a pause at once, and starts no further run.
+ */
+async function runBoth(
+  configs: readonly RunConfig[],
+  pauseMs: number,
+  { signals, streams }: { signals: StopSignals; streams: SeriesStreams },
+  extras: RunExtras,
+): Promise<Result[]> {
+  const runs: Result[] = [];
+  const quiet = configs[0].quiet;
+  for (const [i, config] of configs.entries()) {
+    if (i > 0 && pauseMs > 0) {
+      if (!quiet) {
+        process.stderr.write(
+          `mailvolley compare: pausing ${(pauseMs / 1000).toFixed(1)}s before the ${config.mode} run\n`,
+        );
+      }
+      await signals.pause(pauseMs);
+    }
+    if (signals.received !== null) break;
+    if (!quiet) process.stderr.write(`mailvolley compare: ${config.mode} run…\n`);
+    const printer = progressPrinter(process.stderr, config.quiet || config.verbose, {
+      messages: config.messages,
+      durationMs: config.load.durationMs,
+    });
+    streams.begin();
+    const io: RunIo = {
+      onStart: (stop, drain) => signals.attach({ stop, drain }),
+      progress: (progress) => {
+        streams.write(config.mode, progress.points);
+        printer.update(progress);
+      },
+    };
+    const outcome = await executeRun(config, io, { ...extras, run: runRecord(config) });
+    signals.attach(null);
+    streams.finish(outcome.result);
+    printer.finish();
+    if (signals.received !== null) outcome.result.stoppedBy = signals.received;
+    runs.push(outcome.result);
+  }
+  const skipped = notRun(configs, runs);
+  if (skipped.length > 0 && !quiet) {
+    process.stderr.write(
+      `mailvolley compare: ${signals.received}: the ${skipped.join(" and ")} run was not started\n`,
+    );
+  }
+  return runs;
+}
+
+/** The modes a signal kept from running. */
+function notRun(configs: readonly RunConfig[], runs: readonly Result[]): Mode[] {
+  return configs.slice(runs.length).map((c) => c.mode);
+}
+
+/** Both runs side by side; a compare cut short by a signal shows the run it has. */
+function compareSummary(runs: Result[], options: { color: boolean }): string | null {
+  if (runs.length === 2) return renderCompare(runs, options);
+  return runs.length === 1 ? renderSummary(runs[0], options) : null;
+}

@@ -2,7 +2,6 @@
  * `mailvolley kubernetes TARGET --shards N --image IMAGE [--start-in 2m] -- RUN-OPTIONS…`: the
  * manifests of one sharded run on stdout (or --out FILE), for `kubectl apply -f -`.
  */
-import { writeFileSync } from "node:fs";
 import yargs, { type ArgumentsCamelCase, type Argv } from "yargs";
 import { buildLoadConfig } from "../config/load-config.js";
 import { LOAD_OPTIONS } from "../config/option-table.js";
@@ -14,7 +13,9 @@ import {
   renderKubernetes,
 } from "../deploy/kubernetes.js";
 import { withSuggestions } from "./did-you-mean.js";
+import { EXIT } from "./exit-codes.js";
 import { givenOptions, loadOptions } from "./load-options.js";
+import { checkOutputPath, writeExport } from "./output.js";
 
 type KubernetesArgv = ArgumentsCamelCase<Record<string, unknown>>;
 
@@ -112,9 +113,12 @@ export const kubernetesCommand = {
           : Math.ceil(parseDuration("--merge-wait", argv.mergeWait) / 1000),
     });
     await checkRunArgs(options);
+    if (argv.out !== undefined) checkOutputPath("--out", String(argv.out));
     const yaml = manifestsToYaml(renderKubernetes(options));
-    if (argv.out !== undefined) writeFileSync(String(argv.out), yaml);
-    else process.stdout.write(yaml);
+    if (argv.out === undefined) process.stdout.write(yaml);
+    else if (!writeExport("--out", String(argv.out), yaml, "the manifests")) {
+      process.exitCode = EXIT.failed;
+    }
   },
 };
 

@@ -15,9 +15,9 @@ import { renderSummary } from "../report/terminal.js";
 import { type MergeInput, mergeShards } from "../stats/merge-results.js";
 import type { Result } from "../stats/result.js";
 import { describeShardStarts } from "../stats/shard-check.js";
-import { loadExitCode } from "./exit-codes.js";
+import { EXIT, type ExitCode, loadExitCode } from "./exit-codes.js";
 import { tableOptions } from "./load-options.js";
-import { exportsOf, writeOutput } from "./output.js";
+import { checkWritable, type Export, exportsOf, writeOutput } from "./output.js";
 import {
   applyThresholds,
   compareDoc,
@@ -25,6 +25,7 @@ import {
   printBreaches,
   readResultFile,
 } from "./report-command.js";
+import { readerSignals, stoppedBeforeWriting } from "./signals.js";
 
 type MergeArgv = ArgumentsCamelCase<Record<string, unknown>>;
 
@@ -52,40 +53,61 @@ export const mergeCommand = {
         "fail-on-generator-bound": REPORT_OPTIONS["fail-on-generator-bound"],
       },
     ),
-  handler: (argv: MergeArgv) => {
+  handler: async (argv: MergeArgv) => {
     const files = (argv.results as string[]) ?? [];
     if (files.length < 2) throw new ConfigError("merge", "give at least two result files");
-    const thresholds = parseThresholds(argv.threshold);
-    const merged = mergeFiles(files.map((file) => ({ file, runs: readResultFile(file) })));
-    const quiet = Boolean(argv.quiet);
-    const breaches = merged.flatMap(({ result, starts }) => {
-      if (!quiet && starts) process.stderr.write(`mailvolley merge: ${starts}\n`);
-      const lines = applyThresholds(result, thresholds);
-      return merged.length > 1 ? lines.map((line) => `${result.mode}: ${line}`) : lines;
-    });
-    const runs = merged.map((m) => m.result);
+    parseThresholds(argv.threshold); // bad threshold text: exit 2 before anything is read
     const json = (all: Result[]) => renderJson(all.length > 1 ? compareDoc(all) : all[0]);
-    writeOutput(
-      {
-        quiet,
-        summary: (all, options) =>
-          all.length > 1 ? renderCompare(all, options) : renderSummary(all[0], options),
-        exports: exportsOf<Result[]>([
-          ["--html", argv.html, renderHtml],
-          ["--json", argv.json, json],
-        ]),
-      },
-      runs,
-    );
-    printBreaches(breaches);
-    const generatorBound = generatorGate(runs, Boolean(argv.failOnGeneratorBound));
-    process.exitCode = loadExitCode({
-      interrupted: false,
-      breached: breaches.length > 0 || generatorBound,
-      failed: false,
-    });
+    const exports = exportsOf<Result[]>([
+      ["--html", argv.html, renderHtml],
+      ["--json", argv.json, json],
+    ]);
+    checkWritable(exports);
+    const signals = readerSignals("merge");
+    try {
+      const read: ResultFile[] = [];
+      for (const file of files) read.push({ file, runs: await readResultFile(file) });
+      const merged = mergeFiles(read);
+      if (await stoppedBeforeWriting(signals, "merge")) return;
+      process.exitCode = report(merged, exports, argv);
+    } finally {
+      signals.release();
+    }
   },
 };
+
+/** The merged runs' summary, exports, threshold and generator verdicts; the exit code. */
+function report(
+  merged: { result: Result; starts: string }[],
+  exports: Export<Result[]>[],
+  argv: MergeArgv,
+): ExitCode {
+  const thresholds = parseThresholds(argv.threshold);
+  const quiet = Boolean(argv.quiet);
+  const breaches = merged.flatMap(({ result, starts }) => {
+    if (!quiet && starts) process.stderr.write(`mailvolley merge: ${starts}\n`);
+    const lines = applyThresholds(result, thresholds);
+    return merged.length > 1 ? lines.map((line) => `${result.mode}: ${line}`) : lines;
+  });
+  const runs = merged.map((m) => m.result);
+  const written = writeOutput(
+    {
+      quiet,
+      summary: (all, options) =>
+        all.length > 1 ? renderCompare(all, options) : renderSummary(all[0], options),
+      exports,
+    },
+    runs,
+  );
+  printBreaches(breaches);
+  const generatorBound = generatorGate(runs, Boolean(argv.failOnGeneratorBound));
+  const code = loadExitCode({
+    signal: null,
+    breached: breaches.length > 0 || generatorBound,
+    failed: false,
+  });
+  return written || code !== EXIT.ok ? code : EXIT.failed;
+}
 
 /**
  * Single runs merge into one; compare results (two runs each) merge mode by mode into one

@@ -3,13 +3,31 @@
  * (JSON, HTML), each written by one function from the command's value (hyperfine's
  * ExportManager). `-` as a path means stdout; the summary then goes to stderr so the export can
  * be piped. Renderers stay pure: they get the colour decision and return text.
+ *
+ * Nothing is written half-way: a path is checked before any traffic without creating it, and
+ * written whole at the end (a temporary file beside it, renamed over it), so a bad option, a
+ * signal or a killed process never leaves an empty or truncated file. A write that fails is
+ * one line naming the option, never a stack trace.
  */
-
-import { closeSync, openSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import {
+  accessSync,
+  closeSync,
+  constants,
+  fsyncSync,
+  openSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  type Stats,
+  statSync,
+  writeSync,
+} from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { ConfigError } from "../config/parse.js";
 import { colorWanted } from "./color.js";
 
-/** Text for the value, or null when there is nothing to write (a compare cut short). */
+/** Text for the value, or null when there is nothing to write. */
 type Render<T> = (value: T) => string | null;
 
 export interface Export<T> {
@@ -37,33 +55,130 @@ export function exportsOf<T>(
 }
 
 /** Fails before a run, not after it, when an export's file cannot be written. */
-export function checkWritable<T>(exports: readonly Export<T>[]): void {
-  for (const { option, path } of exports) {
-    if (path === "-") continue;
-    try {
-      closeSync(openSync(path, "a"));
-    } catch (error) {
-      const reason = (error as NodeJS.ErrnoException).code ?? String(error);
-      throw new ConfigError(
-        option,
-        `cannot write "${path}" (${reason}); give a writable file path`,
-      );
+export function checkWritable(exports: readonly { option: string; path: string }[]): void {
+  for (const { option, path } of exports) checkOutputPath(option, path);
+}
+
+/**
+ * Throws a ConfigError naming `option` unless `path` can be written whole: a device or pipe
+ * that may be written, or a file (new or not) in a directory where a file may be created.
+ * Creates nothing.
+ */
+export function checkOutputPath(option: string, path: string): void {
+  if (path === "-") return;
+  try {
+    const existing = statOrNull(path);
+    if (existing?.isDirectory()) throw Object.assign(new Error(), { code: "EISDIR" });
+    if (existing !== null) accessSync(path, constants.W_OK);
+    if (existing !== null && !existing.isFile()) return;
+    if (existing !== null) return; // a writable file: whole when its directory lets us, else in place
+    if (!statSync(dirname(path)).isDirectory()) {
+      throw Object.assign(new Error(), { code: "ENOTDIR" });
     }
+    accessSync(dirname(path), constants.W_OK | constants.X_OK);
+  } catch (error) {
+    throw new ConfigError(
+      option,
+      `cannot write "${path}" (${reason(error)}); give a writable file path`,
+    );
   }
 }
 
-/** Prints the summary (unless quiet), then writes every export of `value`. */
-export function writeOutput<T>(output: Output<T>, value: T): void {
+/**
+ * Writes `data` to `path` whole or not at all: into a new temporary file in the same directory,
+ * flushed, then renamed over `path` (a symlink's target is replaced, not the link). Devices and
+ * pipes (`/dev/stdout`, a FIFO) are written directly.
+ */
+export function writeWhole(path: string, data: string): void {
+  const existing = statOrNull(path);
+  if (existing !== null && !existing.isFile()) {
+    writeAll(openSync(path, "w"), data);
+    return;
+  }
+  const final = existing === null ? path : realpathSync(path);
+  const temp = join(
+    dirname(final),
+    `.${basename(final)}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`,
+  );
+  let fd: number;
+  try {
+    fd = openSync(temp, "wx", existing === null ? 0o666 : existing.mode & 0o777);
+  } catch (error) {
+    if (existing === null) throw error;
+    // A file we may write in a directory where we may not create one: in place, not whole.
+    writeAll(openSync(final, "w"), data);
+    return;
+  }
+  try {
+    writeAll(fd, data);
+    renameSync(temp, final);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+/** Writes `data` to `fd`, flushes it to the disk and closes it (also on failure). */
+function writeAll(fd: number, data: string): void {
+  try {
+    writeSync(fd, data);
+    fsyncSync(fd);
+  } catch (error) {
+    // A device (/dev/full) may fail at the flush only; EINVAL from fsync on a pipe is no error.
+    if ((error as NodeJS.ErrnoException).code !== "EINVAL") throw error;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function statOrNull(path: string): Stats | null {
+  try {
+    return statSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}
+
+/** An fs error as a short reason: its code ("ENOSPC"), or its message. */
+function reason(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  return e.code ?? e.message ?? String(error);
+}
+
+/**
+ * Writes one export; on failure prints one line naming the option and returns false.
+ * `what` names the lost content for that line ("the result").
+ */
+export function writeExport(option: string, path: string, text: string, what: string): boolean {
+  try {
+    if (path === "-") process.stdout.write(text);
+    else writeWhole(path, text);
+    return true;
+  } catch (error) {
+    process.stderr.write(
+      `mailvolley: ${option}: cannot write "${path}" (${reason(error)}); ${what} was not saved there\n`,
+    );
+    return false;
+  }
+}
+
+/**
+ * Prints the summary (unless quiet), then writes every export of `value`; false when an export
+ * could not be written (one line each on stderr).
+ */
+export function writeOutput<T>(output: Output<T>, value: T): boolean {
   const toStdout = output.exports.some((e) => e.path === "-");
   if (!output.quiet) {
     const stream = toStdout ? process.stderr : process.stdout;
     const summary = output.summary(value, { color: colorWanted(stream) });
     if (summary !== null) stream.write(summary);
   }
-  for (const { path, render } of output.exports) {
+  let written = true;
+  for (const { option, path, render } of output.exports) {
     const text = render(value);
     if (text === null) continue;
-    if (path === "-") process.stdout.write(text);
-    else writeFileSync(path, text);
+    written = writeExport(option, path, text, "the output") && written;
   }
+  return written;
 }

@@ -6,9 +6,12 @@
 import type { ArgumentsCamelCase, Argv } from "yargs";
 import { buildProbeConfig, PROBE_KINDS, type RawProbeOptions } from "../config/probe-config.js";
 import { renderProbe } from "../report/probe.js";
-import { runProbe } from "../run/probe.js";
+import { ProbeStop, runProbe } from "../run/probe.js";
+import type { ProbeResult } from "../stats/probe-result.js";
+import { EXIT, signalExitCode } from "./exit-codes.js";
 import { securityOptions } from "./load-options.js";
-import { exportsOf, writeOutput } from "./output.js";
+import { checkWritable, exportsOf, writeOutput } from "./output.js";
+import { StopSignals } from "./signals.js";
 
 type ProbeArgv = ArgumentsCamelCase<Record<string, unknown>>;
 
@@ -49,16 +52,28 @@ export const probeCommand = {
       .option("quiet", { alias: "q", type: "boolean", describe: "Print no summary" }),
   handler: async (argv: ProbeArgv) => {
     const config = buildProbeConfig(argv as RawProbeOptions);
-    const result = await runProbe(config);
-    writeOutput(
-      {
-        quiet: Boolean(argv.quiet),
-        summary: renderProbe,
-        exports: exportsOf<typeof result>([
-          ["--json", argv.json, (probe) => `${JSON.stringify(probe, null, 2)}\n`],
-        ]),
-      },
-      result,
-    );
+    const exports = exportsOf<ProbeResult>([
+      ["--json", argv.json, (probe) => `${JSON.stringify(probe, null, 2)}\n`],
+    ]);
+    checkWritable(exports);
+    const stop = new ProbeStop();
+    const signals = new StopSignals((signal) => {
+      const again = signal === "SIGINT" ? "Ctrl-C again" : "another signal";
+      process.stderr.write(
+        `\nmailvolley probe: ${signal}: stopping; open connections get their QUIT (${again} closes them)\n`,
+      );
+    });
+    signals.attach(stop);
+    try {
+      const result = await runProbe(config, stop);
+      const written = writeOutput(
+        { quiet: Boolean(argv.quiet), summary: renderProbe, exports },
+        result,
+      );
+      const code = signals.received === null ? EXIT.ok : signalExitCode(signals.received);
+      process.exitCode = written || code !== EXIT.ok ? code : EXIT.failed;
+    } finally {
+      signals.release();
+    }
   },
 };

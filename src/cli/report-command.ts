@@ -3,7 +3,7 @@
  * result (or compare result) without running anything: JMeter's `-g`; and the threshold verdicts
  * `run` and `compare` print.
  */
-import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import type { ArgumentsCamelCase, Argv } from "yargs";
 import { ConfigError, parseDuration } from "../config/parse.js";
 import { COMPARE_SCHEMA, type Comparison, renderCompare } from "../report/compare.js";
@@ -12,11 +12,13 @@ import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
 import { renderSummary } from "../report/terminal.js";
 import { generatorBoundLine } from "../report/verdict.js";
-import type { Result } from "../stats/result.js";
+import type { Mode, Result } from "../stats/result.js";
 import { regroupSeries } from "../stats/series.js";
 import { seriesResult, seriesSnapshot } from "../stats/summarise.js";
 import { evaluateThresholds, type Threshold } from "../stats/thresholds.js";
-import { exportsOf, type Output, writeOutput } from "./output.js";
+import { EXIT } from "./exit-codes.js";
+import { checkWritable, exportsOf, type Output, writeOutput } from "./output.js";
+import { readerSignals, stoppedBeforeWriting } from "./signals.js";
 
 /**
  * Evaluates the thresholds into the Result (so JSON and HTML show them) and returns the
@@ -49,10 +51,11 @@ export function generatorGate(results: readonly Result[], enabled: boolean): boo
 type ReportArgv = ArgumentsCamelCase<Record<string, unknown>>;
 
 /** A saved result or compare result, checked enough to render. */
-export function readResultFile(path: string): Result[] {
+export async function readResultFile(path: string): Promise<Result[]> {
   let parsed: { schema?: string; runs?: Result[] };
   try {
-    parsed = JSON.parse(readFileSync(path, "utf8"));
+    // Read asynchronously: a signal while a slow file (a pipe) is read is still handled.
+    parsed = JSON.parse(await readFile(path, "utf8"));
   } catch (error) {
     throw new ConfigError("result", `cannot read "${path}": ${(error as Error).message}`);
   }
@@ -94,13 +97,7 @@ export const reportCommand = {
         describe: "Time series interval, a multiple of the recorded one (e.g. 10s)",
       })
       .option("quiet", { alias: "q", type: "boolean", describe: "Print no summary" }),
-  handler: (argv: ReportArgv) => {
-    let runs = readResultFile(String(argv.result));
-    if (argv.granularity !== undefined) {
-      const ms = parseDuration("--granularity", argv.granularity);
-      if (ms <= 0) throw new ConfigError("--granularity", "must be above 0");
-      runs = regranulate(runs, ms);
-    }
+  handler: async (argv: ReportArgv) => {
     const output: Output<Result[]> = {
       quiet: Boolean(argv.quiet),
       summary: (all, options) =>
@@ -110,11 +107,26 @@ export const reportCommand = {
         ["--json", argv.json, (all) => renderJson(all.length > 1 ? compareDoc(all) : all[0])],
       ]),
     };
-    writeOutput(output, runs);
+    checkWritable(output.exports);
+    const signals = readerSignals("report");
+    try {
+      let runs = await readResultFile(String(argv.result));
+      if (argv.granularity !== undefined) {
+        const ms = parseDuration("--granularity", argv.granularity);
+        if (ms <= 0) throw new ConfigError("--granularity", "must be above 0");
+        runs = regranulate(runs, ms);
+      }
+      if (await stoppedBeforeWriting(signals, "report")) return;
+      process.exitCode = writeOutput(output, runs) ? EXIT.ok : EXIT.failed;
+    } finally {
+      signals.release();
+    }
   },
 };
 
-/** The JSON of a compare: both runs under one schema. */
-export function compareDoc(runs: Result[]): Comparison {
-  return { schema: COMPARE_SCHEMA, runs };
+/** The JSON of a compare: both runs under one schema (and those a signal kept from running). */
+export function compareDoc(runs: Result[], notRun: Mode[] = []): Comparison {
+  return notRun.length > 0
+    ? { schema: COMPARE_SCHEMA, runs, notRun }
+    : { schema: COMPARE_SCHEMA, runs };
 }

@@ -1,24 +1,24 @@
 /**
  * `mailvolley run [target]`: the command line → LoadConfig (config/load-config.ts), the run,
- * its live progress and Ctrl-C, the reports, the exit code.
+ * its live progress and signals, the reports, the exit code.
  */
 import type { Argv } from "yargs";
 import { buildLoadConfig } from "../config/load-config.js";
 import { RUN_OPTIONS } from "../config/option-table.js";
-import type { RunConfig } from "../config/run-config.js";
 import { runRecord } from "../config/run-record.js";
 import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
 import { renderSummary } from "../report/terminal.js";
-import type { Progress } from "../run/load.js";
 import { executeRun, type RunIo } from "../run/run.js";
 import type { Result } from "../stats/result.js";
 import { breachedLive } from "../stats/thresholds.js";
-import { loadExitCode } from "./exit-codes.js";
+import { EXIT, type ExitCode, loadExitCode, type StopSignal } from "./exit-codes.js";
 import { type CommandArgv, givenOptions, loadOptions } from "./load-options.js";
-import { checkWritable, exportsOf, writeOutput } from "./output.js";
+import { checkWritable, type Export, exportsOf, writeOutput } from "./output.js";
 import { progressPrinter } from "./progress.js";
 import { applyThresholds, generatorGate, printBreaches } from "./report-command.js";
+import { checkSeriesOut, SeriesStreams } from "./series-stream.js";
+import { StopSignals } from "./signals.js";
 
 export const runCommand = {
   command: "run [target]",
@@ -43,89 +43,91 @@ export const runCommand = {
       ["--html", report.html, (result) => renderHtml([result])],
     ]);
     checkWritable(exports);
-    const printer = progressPrinter(process.stderr, config.quiet || config.verbose, {
-      messages: config.messages,
-      durationMs: config.load.durationMs,
-    });
-    let abortedFor: string[] = [];
-    const live = liveControl(config, (progress, stop) => {
-      printer.update(progress);
-      if (!report.abortOnFail || abortedFor.length > 0) return;
-      abortedFor = breachedLive(report.thresholds, progress);
-      if (abortedFor.length > 0) stop();
-    });
-    const outcome = await executeRun(config, live.io, {
-      sink,
-      apdexMs: report.apdexMs,
-      run: runRecord(config),
-    });
-    live.release();
-    printer.finish();
-    const breaches = applyThresholds(outcome.result, report.thresholds);
-    writeOutput({ quiet: config.quiet, summary: renderSummary, exports }, outcome.result);
-    if (abortedFor.length > 0) {
-      process.stderr.write(
-        `mailvolley: --abort-on-fail stopped the run: ${abortedFor.join("; ")}\n`,
-      );
+    checkSeriesOut(report.seriesOut);
+    // Listening from here to the last byte written: a signal never kills the process half-way.
+    const signals = new StopSignals((signal) => announceStop(signal, config.load.graceMs));
+    const streams = new SeriesStreams(report.seriesOut, config.intervalMs);
+    try {
+      process.exitCode = await runAndReport(config, report, sink, exports, { signals, streams });
+    } finally {
+      streams.close();
+      signals.release();
     }
-    printBreaches(breaches);
-    const generatorBound = generatorGate([outcome.result], report.failOnGeneratorBound);
-    process.exitCode = loadExitCode({
-      interrupted: live.interrupted(),
-      breached: breaches.length > 0 || abortedFor.length > 0 || generatorBound,
-      failed: outcome.exitCode !== 0,
-    });
   },
 };
 
-/**
- * The run's io: the -v trace, progress (with a way to stop the run), and Ctrl-C: the first
- * drains within the grace period, the second cuts the messages in flight off.
- */
-function liveControl(
-  config: RunConfig,
-  onProgress: (progress: Progress, stop: () => void) => void,
-) {
-  let interrupted = false;
-  let stopRun: () => void = () => {};
-  let onSigint: (() => void) | null = null;
+type LoadConfig = ReturnType<typeof buildLoadConfig>;
+
+/** The run with its progress, then its reports; returns the exit code. */
+async function runAndReport(
+  config: LoadConfig["run"],
+  report: LoadConfig["report"],
+  sink: LoadConfig["sink"],
+  exports: Export<Result>[],
+  { signals, streams }: { signals: StopSignals; streams: SeriesStreams },
+): Promise<ExitCode> {
+  const printer = progressPrinter(process.stderr, config.quiet || config.verbose, {
+    messages: config.messages,
+    durationMs: config.load.durationMs,
+  });
+  let abortedFor: string[] = [];
   const io: RunIo = {
     trace: config.verbose ? (line) => process.stderr.write(`${line}\n`) : undefined,
-    progress: (p) => onProgress(p, () => stopRun()),
     onStart: (stop, drain) => {
-      stopRun = stop;
-      onSigint = () => {
-        if (interrupted) {
-          stop();
-          return;
-        }
-        interrupted = true;
-        const grace = (config.load.graceMs / 1000).toFixed(1);
-        process.stderr.write(
-          `\nmailvolley: stopping; messages in flight get ${grace}s (Ctrl-C again to cut them off)\n`,
-        );
-        drain();
-      };
-      process.on("SIGINT", onSigint);
-      if (!config.quiet) announceStart(config); // once Ctrl-C is ours
+      signals.attach({ stop, drain });
+      if (!config.quiet) announceStart(config); // once a signal is ours
+    },
+    progress: (progress) => {
+      streams.write(config.mode, progress.points);
+      printer.update(progress);
+      if (!report.abortOnFail || abortedFor.length > 0) return;
+      abortedFor = breachedLive(report.thresholds, progress);
+      if (abortedFor.length > 0) signals.stopNow();
     },
   };
-  return {
-    io,
-    interrupted: () => interrupted,
-    release: () => {
-      if (onSigint) process.off("SIGINT", onSigint);
-    },
-  };
+  const outcome = await executeRun(config, io, {
+    sink,
+    apdexMs: report.apdexMs,
+    run: runRecord(config),
+  });
+  signals.attach(null);
+  streams.finish(outcome.result);
+  printer.finish();
+  if (signals.received !== null) outcome.result.stoppedBy = signals.received;
+  const breaches = applyThresholds(outcome.result, report.thresholds);
+  const written = writeOutput(
+    { quiet: config.quiet, summary: renderSummary, exports },
+    outcome.result,
+  );
+  if (abortedFor.length > 0) {
+    process.stderr.write(`mailvolley: --abort-on-fail stopped the run: ${abortedFor.join("; ")}\n`);
+  }
+  printBreaches(breaches);
+  const generatorBound = generatorGate([outcome.result], report.failOnGeneratorBound);
+  const code = loadExitCode({
+    signal: signals.received,
+    breached: breaches.length > 0 || abortedFor.length > 0 || generatorBound,
+    failed: outcome.exitCode !== 0,
+  });
+  return written || code !== EXIT.ok ? code : EXIT.failed;
 }
 
 /** A shard waiting for --start-at says so, so a quiet terminal is not taken for a hang. */
-function announceStart(config: RunConfig): void {
+function announceStart(config: LoadConfig["run"]): void {
   const { shard, startAt } = config;
   if (startAt === null || startAt <= Date.now()) return;
   const who = shard ? `shard ${shard.index}/${shard.count}` : "the run";
   const inSeconds = Math.ceil((startAt - Date.now()) / 1000);
   process.stderr.write(
     `mailvolley: ${who} starts at ${new Date(startAt).toISOString()} (in ${inSeconds}s)\n`,
+  );
+}
+
+/** The line a first signal prints: what happens now, and how to cut it short. */
+export function announceStop(signal: StopSignal, graceMs: number): void {
+  const again = signal === "SIGINT" ? "Ctrl-C again" : "another signal";
+  process.stderr.write(
+    `\nmailvolley: ${signal}: stopping; messages in flight get ${(graceMs / 1000).toFixed(1)}s` +
+      ` (${again} cuts them off)\n`,
   );
 }

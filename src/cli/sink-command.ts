@@ -3,8 +3,8 @@
  * they make sense. It runs until SIGINT/SIGTERM or an exit condition, then prints the counts,
  * writes --json and exits: 0, or 1 when --expect N disagrees, 2 for bad input.
  */
-import { writeFileSync } from "node:fs";
 import type { ArgumentsCamelCase, Argv } from "yargs";
+import { ConfigError } from "../config/parse.js";
 import {
   type Sink,
   SinkOptionError,
@@ -15,6 +15,7 @@ import {
 } from "../sink/index.js";
 import { parseDuration } from "../sink/options.js";
 import { EXIT } from "./exit-codes.js";
+import { checkOutputPath, writeExport } from "./output.js";
 
 export const SINK_SCHEMA = "mailvolley/sink@1";
 
@@ -190,12 +191,13 @@ export async function runSinkCommand(argv: SinkArgv): Promise<number> {
   try {
     const config = sinkConfigFromArgv(argv);
     settings = config.settings;
+    // Before listening, and without creating it: a bad path is bad input, not a lost count.
+    if (settings.json !== undefined) checkOutputPath("--json", settings.json);
     sink = await startSink(config.options);
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
-    process.stderr.write(
-      `mailvolley: ${e instanceof SinkOptionError ? "" : "--listen: "}${e.message}\n`,
-    );
+    const named = e instanceof SinkOptionError || e instanceof ConfigError;
+    process.stderr.write(`mailvolley: ${named ? "" : "--listen: "}${e.message}\n`);
     return EXIT.usage;
   }
   if (!settings.quiet) {
@@ -212,12 +214,21 @@ export async function runSinkCommand(argv: SinkArgv): Promise<number> {
       `mailvolley sink: --dump: ${unwritten.count} messages not written (first: ${unwritten.first})\n`,
     );
   }
-  if (settings.json !== undefined) {
-    const text = `${JSON.stringify(sinkJson(stats, reason), null, 2)}\n`;
-    if (settings.json === "-") process.stdout.write(text);
-    else writeFileSync(settings.json, text);
+  const written =
+    settings.json === undefined ||
+    writeExport(
+      "--json",
+      settings.json,
+      `${JSON.stringify(sinkJson(stats, reason), null, 2)}\n`,
+      "the count",
+    );
+  const code = sinkExitCode(stats, settings);
+  if (code !== EXIT.ok) {
+    process.stderr.write(
+      `mailvolley sink: --expect: expected ${settings.expect}, got ${stats.messagesAccepted} accepted\n`,
+    );
   }
-  return sinkExitCode(stats, settings);
+  return written ? code : EXIT.failed;
 }
 
 /** Resolves with the reason the sink should stop: a signal or one of its exit conditions. */

@@ -14,8 +14,9 @@ import { transportFailure } from "./transport.js";
 export interface ProbeReply {
   code: number;
   /**
-   * The code as text ("421"), or the failure: "refused", "reset", "timeout", "closed", or
-   * "local" (this machine ran out of file descriptors or ports).
+   * The code as text ("421"), or the failure: "refused", "reset", "timeout", "closed",
+   * "local" (this machine ran out of file descriptors or ports), or "interrupted" (a signal
+   * ended the wait; the connection stays open for its QUIT).
    */
   reply: string;
   enhanced: string;
@@ -39,6 +40,8 @@ export class ProbeConnection {
   private timer: NodeJS.Timeout | null = null;
   /** How far the connection got: connect, the TLS handshake (implicit TLS), then the banner. */
   private reached: "connect" | "tls" | "banner" = "connect";
+  /** A reply came: the banner at least, so a QUIT is no early talk (RFC 5321 §4.3.1). */
+  private heard = false;
 
   private constructor(
     private socket: net.Socket,
@@ -46,6 +49,7 @@ export class ProbeConnection {
   ) {
     this.parser = new ReplyParser({
       onReply: (code, lines) => {
+        this.heard = true;
         const first = lines?.[0] ?? "";
         const enhanced = enhancedCode(first);
         const text = (enhanced ? first.slice(enhanced.length) : first).trim();
@@ -59,30 +63,33 @@ export class ProbeConnection {
 
   /**
    * Connects (with `tls: "implicit"`, through the TLS handshake) and reads the banner; the
-   * connection is open when the banner is a 220.
+   * connection is open when the banner is a 220. `opened` gets the connection before its
+   * banner, so that a hard stop can close it while it waits.
    */
   static async open(
     settings: TlsSettings,
     timeoutMs: number,
+    opened: (connection: ProbeConnection) => void = () => {},
   ): Promise<{ connection: ProbeConnection; banner: ProbeReply; phase: Phase }> {
     let connection: ProbeConnection | null = null;
     const socket = openTransport(settings, (chunk) => connection?.parser.push(chunk));
-    const opened = new ProbeConnection(socket, timeoutMs);
-    connection = opened;
+    const conn = new ProbeConnection(socket, timeoutMs);
+    connection = conn;
+    opened(conn);
     const implicit = settings.tls === "implicit";
     socket.once("connect", () => {
-      opened.reached = implicit ? "tls" : "banner";
+      conn.reached = implicit ? "tls" : "banner";
     });
     if (implicit) {
       socket.once("secureConnect", () => {
-        opened.reached = "banner";
+        conn.reached = "banner";
       });
     }
-    const banner = await opened.next();
+    const banner = await conn.next();
     // A reply, or a failure once connected (a banner timeout, an over-long banner), is the
     // banner's; a failure before is the connect's (or the TLS handshake's).
-    const phase: Phase = banner.code !== 0 ? "banner" : opened.reached;
-    return { connection: opened, banner, phase };
+    const phase: Phase = banner.code !== 0 ? "banner" : conn.reached;
+    return { connection: conn, banner, phase };
   }
 
   /**
@@ -123,10 +130,18 @@ export class ProbeConnection {
     return this.next();
   }
 
-  /** QUIT, its reply (or none within the timeout), then the connection is closed. */
+  /**
+   * QUIT, its reply (or none within the timeout), then the connection is closed. Before the
+   * banner nothing may be sent: the connection is only closed.
+   */
   async quit(): Promise<void> {
-    if (this.ended === null) await this.command("QUIT");
+    if (this.ended === null && this.heard) await this.command("QUIT");
     this.close();
+  }
+
+  /** Ends a wait for a reply now with the failure "interrupted"; the connection stays open. */
+  interrupt(): void {
+    if (this.waiting) this.deliver(failure("interrupted", "stopped by a signal"));
   }
 
   close(): void {

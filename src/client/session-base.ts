@@ -52,6 +52,9 @@ export interface SessionHost {
   readonly stateEntered?: (session: SessionBase, state: State) => void;
 }
 
+const STOPPED_TEXT =
+  "cut by this client: the run was stopped (second signal, --abort-on-fail or --grace over)";
+
 export abstract class SessionBase implements HandshakeHost {
   /** Where the session is in its life. */
   state = State.Connecting;
@@ -166,14 +169,15 @@ export abstract class SessionBase implements HandshakeHost {
   }
 
   /**
-   * Ends the session now (a hard stop); in-flight messages are settled as failed when the
-   * socket closes. Unless it was done anyway (QUIT sent, nothing else in flight), that is a
-   * `local` failure: the client cut it, not the server.
+   * Ends the session now; in-flight messages are settled as failed when the socket closes.
+   * Unless it was done anyway (QUIT sent, nothing else in flight), the cut is this client's (a
+   * second signal, --abort-on-fail, --grace over): its error row says so (`stopped`), and a
+   * connection cut before its banner is no refusal by the server.
    */
   stop(): void {
     if (this.waitTimer) clearTimeout(this.waitTimer);
     if (this.state < State.Failed && !this.orderly()) {
-      this.host.stats.failure("local", this.phase(), "session cut by the client (stop)");
+      this.endingRow = this.countFailure("stopped", this.phase(), STOPPED_TEXT);
       this.enter(State.Stopped);
     }
     this.socket.destroy();

@@ -35,7 +35,7 @@ export enum State {
   /** A failure was counted and the socket destroyed; later bytes are moot. */
   Failed = 10,
   /**
-   * The run cut the session itself (a hard stop): counted as a `local` failure, not as the
+   * The run cut the session itself (a hard stop): counted as a `stopped` failure, not as the
    * server closing it, and not as a refused connection. Later bytes are moot.
    */
   Stopped = 11,

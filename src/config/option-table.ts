@@ -286,6 +286,11 @@ export const REPORT_OPTIONS = {
     group: "Reports:",
     describe: "Stop the run as soon as an error_rate threshold is breached",
   },
+  out: {
+    kind: "list",
+    group: "Reports:",
+    describe: "Stream the time series, a line per interval, repeatable: ndjson=FILE or csv=FILE",
+  },
   "fail-on-generator-bound": {
     kind: "flag",
     group: "Reports:",

@@ -19,8 +19,36 @@ export interface ReportOptions {
   readonly thresholds: readonly Threshold[];
   /** Stop the run as soon as an error_rate threshold is breached. */
   readonly abortOnFail: boolean;
+  /** --out: files the time series streams to while the run goes, one line per interval. */
+  readonly seriesOut: readonly SeriesOut[];
   /** A run whose rate the generator set (generator.limitedBy) fails as a breach does: exit 99. */
   readonly failOnGeneratorBound: boolean;
+}
+
+/** The formats --out streams: k6's `--out csv=FILE` and `--out json=FILE` as NDJSON. */
+export const SERIES_FORMATS = ["ndjson", "csv"] as const;
+
+export interface SeriesOut {
+  readonly format: (typeof SERIES_FORMATS)[number];
+  readonly path: string;
+}
+
+/** `ndjson=FILE` or `csv=FILE`, repeatable. */
+function parseSeriesOut(values: unknown): SeriesOut[] {
+  const list = values === undefined ? [] : Array.isArray(values) ? values : [values];
+  return list.map((value) => {
+    const text = String(value);
+    const at = text.indexOf("=");
+    const format = text.slice(0, at);
+    const path = text.slice(at + 1);
+    if (at < 0 || path === "" || !(SERIES_FORMATS as readonly string[]).includes(format)) {
+      throw new ConfigError("--out", `"${text}": give ndjson=FILE or csv=FILE`);
+    }
+    if (path === "-") {
+      throw new ConfigError("--out", `"${text}": stream to a file; --json - gives stdout`);
+    }
+    return Object.freeze({ format: format as SeriesOut["format"], path });
+  });
 }
 
 export function buildReportOptions(raw: RawReportOptions): ReportOptions {
@@ -35,6 +63,7 @@ export function buildReportOptions(raw: RawReportOptions): ReportOptions {
     apdexMs,
     thresholds: Object.freeze(thresholds),
     abortOnFail: Boolean(raw.abortOnFail),
+    seriesOut: Object.freeze(parseSeriesOut(raw.out)),
     failOnGeneratorBound: Boolean(raw.failOnGeneratorBound),
   });
 }

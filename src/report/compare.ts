@@ -4,7 +4,7 @@
  * text out.
  */
 import { ERROR_CLASS_LABELS, ERROR_CLASSES, type ErrorClass } from "../stats/errors.js";
-import type { Result } from "../stats/result.js";
+import type { Mode, Result } from "../stats/result.js";
 import { firstSeenSpan, fmt, latencyCell, PHASE_ROWS, ratio, sessionsOpen } from "./figures.js";
 import { painter, table } from "./terminal.js";
 import { compareVerdictLines } from "./verdict.js";
@@ -15,6 +15,8 @@ export interface Comparison {
   schema: typeof COMPARE_SCHEMA;
   /** In the order they ran; each carries its `mode`. */
   runs: Result[];
+  /** The modes not run because a signal stopped the compare first; absent when both ran. */
+  notRun?: Mode[];
 }
 
 /** The per-message run and the reuse run, whatever order they ran in. */

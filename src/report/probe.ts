@@ -30,7 +30,11 @@ export function renderProbe(result: ProbeResult, options: { color: boolean }): s
     const code = [r.reply, r.enhanced].filter(Boolean).join(" ");
     lines.push(row("Refused", [paint.red(`${code} at ${r.phase}: ${r.text}`)]));
   } else {
-    const why = result.ended === "max" ? "the --max bound was reached" : "the --time-limit passed";
+    const why = {
+      max: "the --max bound was reached",
+      time: "the --time-limit passed",
+      interrupted: "stopped by a signal before a refusal",
+    }[result.ended as "max" | "time" | "interrupted"];
     lines.push(row("Refused", [paint.green(`never: ${why}`)]));
   }
   if (result.freedSlotAccepted !== undefined) {

@@ -303,6 +303,7 @@ class LoadRun implements SessionHost {
       openSessions: this.slotOf.size,
       recentHistogram: this.stats.lastIntervalHistogram(),
       transactionHistogram: this.stats.encoded("transaction"),
+      points: this.stats.series.takeNew(),
     };
   }
 

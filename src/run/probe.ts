@@ -24,13 +24,51 @@ import {
 } from "../stats/probe-result.js";
 import type { Phase } from "../stats/result.js";
 
+/** The reply of a wait a signal ended (ProbeConnection.interrupt): never a refusal. */
+const INTERRUPTED = "interrupted";
+
 /** A gateway is told of a closed connection asynchronously (Postfix: smtpd → anvil). */
 const SETTLE_MS = 200;
 
-export async function runProbe(config: ProbeConfig): Promise<ProbeResult> {
+/**
+ * Stopping a probe from outside (a signal). `drain`: no further step; a wait for a reply ends
+ * now (the reply "interrupted", no refusal), and every connection that saw its banner gets its
+ * QUIT. `stop`: every connection is closed at once, without QUIT.
+ */
+export class ProbeStop {
+  draining = false;
+  cut = false;
+  private readonly open = new Set<ProbeConnection>();
+
+  drain(): void {
+    this.draining = true;
+    for (const connection of this.open) connection.interrupt();
+  }
+
+  stop(): void {
+    this.draining = true;
+    this.cut = true;
+    for (const connection of this.open) connection.close();
+    this.open.clear();
+  }
+
+  /** Opens a connection that a hard stop can close. */
+  connect(config: ProbeConfig): ReturnType<typeof ProbeConnection.open> {
+    return ProbeConnection.open(config, config.replyTimeoutMs, (connection) => {
+      if (this.cut) connection.close();
+      else this.open.add(connection);
+    });
+  }
+}
+
+export async function runProbe(
+  config: ProbeConfig,
+  stop: ProbeStop = new ProbeStop(),
+): Promise<ProbeResult> {
   const started = performance.now();
   const deadline = started + config.timeLimitMs;
-  const outcome = await PROBES[config.kind](config, deadline);
+  const going = () => !stop.draining && performance.now() < deadline;
+  const outcome = await PROBES[config.kind](config, { going, stop });
   return {
     schema: PROBE_SCHEMA,
     probe: config.kind,
@@ -42,9 +80,11 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeResult> {
       ? outcome.refusal.reply === "local"
         ? "local"
         : "refused"
-      : outcome.allowed >= config.max
-        ? "max"
-        : "time",
+      : stop.draining
+        ? "interrupted"
+        : outcome.allowed >= config.max
+          ? "max"
+          : "time",
     ...(outcome.freedSlotAccepted === undefined
       ? {}
       : { freedSlotAccepted: outcome.freedSlotAccepted }),
@@ -64,7 +104,11 @@ interface Outcome {
   freedSlotAccepted?: boolean;
 }
 
-type Probe = (config: ProbeConfig, deadline: number) => Promise<Outcome>;
+/** `going`: false once the time limit passed or a signal asked to stop; `stop` opens. */
+type Probe = (
+  config: ProbeConfig,
+  run: { going: () => boolean; stop: ProbeStop },
+) => Promise<Outcome>;
 
 /**
  * Opens a connection and greets as `run` does: EHLO (HELO after a 5xx), then with the run's
@@ -72,14 +116,14 @@ type Probe = (config: ProbeConfig, deadline: number) => Promise<Outcome>;
  */
 async function greet(
   config: ProbeConfig,
+  stop: ProbeStop,
 ): Promise<{ connection: ProbeConnection; refusal: Refusal | null }> {
-  const opened = await ProbeConnection.open(config, config.replyTimeoutMs);
-  const { connection, banner } = opened;
+  const { connection, banner, phase } = await stop.connect(config);
   const refused = (reply: ProbeReply, phase: Phase) => {
-    connection.close();
+    if (reply.reply !== INTERRUPTED) connection.close(); // an interrupted one gets its QUIT
     return { connection, refusal: refusal(reply, phase) };
   };
-  if (banner.code !== 220) return refused(banner, opened.phase);
+  if (banner.code !== 220) return refused(banner, phase);
   let hello = await hail(connection, config);
   if (hello.code !== 250) return refused(hello, hello.phase);
   if (config.tls === "starttls") {
@@ -139,14 +183,19 @@ async function authenticate(
   return connection.send(Buffer.from(authLoginAnswer(auth.pass)));
 }
 
-const concurrency: Probe = async (config, deadline) => {
+const concurrency: Probe = async (config, { going, stop }) => {
   const held: ProbeConnection[] = [];
   let refusal: Outcome["refusal"] = null;
   let atMs = performance.now();
   try {
-    while (held.length < config.max && performance.now() < deadline) {
-      const greeted = await greet(config);
+    while (held.length < config.max && going()) {
+      const greeted = await greet(config, stop);
       atMs = performance.now();
+      if (stop.cut) break;
+      if (greeted.refusal?.reply === INTERRUPTED) {
+        await greeted.connection.quit();
+        break;
+      }
       if (greeted.refusal) {
         refusal = greeted.refusal;
         break;
@@ -154,23 +203,31 @@ const concurrency: Probe = async (config, deadline) => {
       held.push(greeted.connection);
     }
     const allowed = held.length;
-    if (!refusal || allowed === 0 || refusal.reply === "local") return { allowed, atMs, refusal };
+    if (!refusal || allowed === 0 || refusal.reply === "local" || stop.draining) {
+      return { allowed, atMs, refusal };
+    }
     await held.pop()?.quit();
     await sleep(SETTLE_MS);
-    const retry = await greet(config);
-    if (!retry.refusal) await retry.connection.quit();
+    if (stop.draining) return { allowed, atMs, refusal }; // no new connection after a signal
+    const retry = await greet(config, stop);
+    if (!retry.refusal || retry.refusal.reply === INTERRUPTED) await retry.connection.quit();
+    if (stop.draining) return { allowed, atMs, refusal }; // the retry did not finish
     return { allowed, atMs, refusal, freedSlotAccepted: retry.refusal === null };
   } finally {
     await Promise.all(held.map((c) => c.quit()));
   }
 };
 
-const connectionRate: Probe = async (config, deadline) => {
+const connectionRate: Probe = async (config, { going, stop }) => {
   let allowed = 0;
   let atMs = performance.now();
-  while (allowed < config.max && performance.now() < deadline) {
-    const { connection, banner, phase } = await ProbeConnection.open(config, config.replyTimeoutMs);
+  while (allowed < config.max && going()) {
+    const { connection, banner, phase } = await stop.connect(config);
     atMs = performance.now();
+    if (stop.cut || banner.reply === INTERRUPTED) {
+      connection.close(); // no banner yet: nothing may be sent, not even QUIT
+      break;
+    }
     if (banner.code !== 220) {
       connection.close();
       return { allowed, atMs, refusal: refusal(banner, phase) };
@@ -181,9 +238,14 @@ const connectionRate: Probe = async (config, deadline) => {
   return { allowed, atMs, refusal: null };
 };
 
-const messageRate: Probe = async (config, deadline) => {
-  const greeted = await greet(config);
+const messageRate: Probe = async (config, { going, stop }) => {
+  const greeted = await greet(config, stop);
   let atMs = performance.now();
+  if (stop.cut) return { allowed: 0, atMs, refusal: null };
+  if (greeted.refusal?.reply === INTERRUPTED) {
+    await greeted.connection.quit();
+    return { allowed: 0, atMs, refusal: null };
+  }
   if (greeted.refusal) return { allowed: 0, atMs, refusal: greeted.refusal };
   const connection = greeted.connection;
   const header = new HeaderTemplate({
@@ -195,7 +257,7 @@ const messageRate: Probe = async (config, deadline) => {
   const body = Buffer.concat([generateBody(config.size), END_OF_DATA]);
   let allowed = 0;
   try {
-    while (allowed < config.max && performance.now() < deadline) {
+    while (allowed < config.max && going()) {
       const steps: [Phase, () => Promise<ProbeReply>, (code: number) => boolean][] = [
         ["mail", () => connection.command(`MAIL FROM:<${config.from}>`), (c) => c === 250],
         ["rcpt", () => connection.command(`RCPT TO:<${config.to}>`), (c) => c === 250 || c === 251],
@@ -209,6 +271,7 @@ const messageRate: Probe = async (config, deadline) => {
       for (const [phase, step, ok] of steps) {
         const reply = await step();
         atMs = performance.now();
+        if (stop.cut || reply.reply === INTERRUPTED) return { allowed, atMs, refusal: null };
         if (!ok(reply.code)) return { allowed, atMs, refusal: refusal(reply, phase) };
       }
       allowed++;

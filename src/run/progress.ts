@@ -3,6 +3,7 @@
  * thread, and what the progress line and --abort-on-fail read.
  */
 import type { LatencySummary } from "../stats/result.js";
+import type { SeriesPoint } from "../stats/series.js";
 
 /** Running totals: what a share counts and what the run reports, once a second. */
 export interface ProgressCounts {
@@ -24,6 +25,8 @@ export interface ShareProgress extends ProgressCounts {
   recentHistogram: string | null;
   /** Transaction latencies of the share so far. */
   transactionHistogram: string;
+  /** Time-series intervals this share closed since its previous report, in order. */
+  points: SeriesPoint[];
 }
 
 /** What the run reports once a second (progress line, --abort-on-fail). */
@@ -32,4 +35,9 @@ export interface Progress extends ProgressCounts {
   recentP99Ms: number;
   /** Transaction latency of the run so far: what --abort-on-fail judges latency against. */
   transactionMs: LatencySummary;
+  /**
+   * Time-series intervals complete across every share since the previous report, in order,
+   * as the final Result's series will hold them (--out streams them).
+   */
+  points: SeriesPoint[];
 }

@@ -15,6 +15,7 @@ import {
   workerThreadName,
 } from "../stats/generator-load.js";
 import { mergeSnapshots } from "../stats/merge-snapshots.js";
+import { SeriesJoin, type SeriesPoint } from "../stats/series.js";
 import { mergeStartLateness } from "../stats/start-lateness.js";
 import {
   type LoadShare,
@@ -51,7 +52,7 @@ export function runSharded(config: RunConfig, workers: number, hooks: RunHooks =
     const { progress } = hooks;
     return runLoad(config, shares[0], {
       trace,
-      progress: progress ? (p) => progress(sumProgress([p])) : undefined,
+      progress: progress ? (p) => progress(sumProgress([p], p.points)) : undefined,
       wire: hooks.wire,
     });
   }
@@ -119,12 +120,14 @@ function runWorkers(config: RunConfig, shares: readonly LoadShare[], hooks: RunH
  */
 function progressTicker(workers: number, progress: RunHooks["progress"]) {
   const latest: (ShareProgress | null)[] = Array.from({ length: workers }, () => null);
+  const series = new SeriesJoin(workers);
   const report = (i: number, p: ShareProgress) => {
     latest[i] = p;
+    series.add(i, p.points);
   };
   const ticker = progress
     ? setInterval(() => {
-        if (latest.some((p) => p !== null)) progress(sumProgress(latest));
+        if (latest.some((p) => p !== null)) progress(sumProgress(latest, series.take()));
       }, PROGRESS_INTERVAL_MS)
     : null;
   return { report, ticker };
@@ -140,8 +143,11 @@ function mergeOutcomes(main: ThreadLoad, parts: readonly ShareOutcome[]): ShareO
   };
 }
 
-/** The run's totals from its shares': counts add, latencies merge as histograms first. */
-function sumProgress(parts: readonly (ShareProgress | null)[]): Progress {
+/**
+ * The run's totals from its shares': counts add, latencies merge as histograms first; `points`
+ * are the intervals complete across the shares.
+ */
+function sumProgress(parts: readonly (ShareProgress | null)[], points: SeriesPoint[]): Progress {
   const total: ProgressCounts = {
     attempted: 0,
     accepted: 0,
@@ -160,5 +166,6 @@ function sumProgress(parts: readonly (ShareProgress | null)[]): Progress {
     ...total,
     recentP99Ms: summariseMerged(parts.map((p) => p?.recentHistogram ?? null)).p99,
     transactionMs: summariseMerged(parts.map((p) => p?.transactionHistogram ?? null)),
+    points,
   };
 }

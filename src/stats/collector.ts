@@ -93,7 +93,7 @@ export class RunStats {
   private readonly classOutcomes: OutcomeCounts[];
   private readonly classHistograms: LatencyRecorder[];
   private readonly classPhaseHistograms: Record<ClassPhase, LatencyRecorder>[];
-  private readonly series: SeriesRecorder;
+  readonly series: SeriesRecorder;
   private readonly ordinals: RunOrdinals;
   private readonly firstErrors: FirstErrors;
   firstEventMs = 0;

@@ -33,7 +33,7 @@ export const ERROR_CLASS_LABELS: Record<ErrorClass, string> = {
  * peer sent something that is not SMTP; socket: any other socket error; unsupported: the server
  * does not offer what the run requires (STARTTLS or AUTH), a refusal rather than a network
  * fault; unsent: the run ended with the message never started because no session could open;
- * local: the client cut the session itself (a hard stop), not the server.
+ * stopped: cut by this client (a second signal, --abort-on-fail, --grace over), not the server.
  */
 export const FAILURE_CLASS = {
   timeout: "transport",
@@ -44,7 +44,7 @@ export const FAILURE_CLASS = {
   socket: "transport",
   unsupported: "rejected",
   unsent: "unsent",
-  local: "transport",
+  stopped: "transport",
 } as const satisfies Record<string, ErrorClass>;
 export type Failure = keyof typeof FAILURE_CLASS;
 
@@ -59,7 +59,8 @@ export function isFailure(reply: string): reply is Failure {
  * rateLimited: 450, or any 4xx with an RFC 3463 enhanced code 4.7.x (policy), at any other phase
  * (anvil's message rate limit: 450 4.7.1 at MAIL).
  * temporary: any other 4xx. rejected: any 5xx not at the banner, and `unsupported`.
- * transport: timeout, closed, reset, protocol, socket. unsent: never started (no session).
+ * transport: timeout, closed, reset, protocol, socket, stopped (cut by this client when the run
+ * was stopped). unsent: never started (no session).
  * Failures are classed by FAILURE_CLASS.
  */
 export function classifyError(reply: string, enhanced: string, phase: Phase): ErrorClass {

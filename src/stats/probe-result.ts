@@ -43,9 +43,10 @@ export interface ProbeResult {
   /**
    * Why the probe ended: refused (by the gateway), local (this machine's limit: file
    * descriptors or ports, in `refusal`; `allowed` is then no limit of the gateway's), max
-   * (the step bound), time (timeLimitMs).
+   * (the step bound), time (timeLimitMs), interrupted (SIGINT or SIGTERM: what was open got
+   * its QUIT; a second signal closes it without).
    */
-  ended: "refused" | "local" | "max" | "time";
+  ended: "refused" | "local" | "max" | "time" | "interrupted";
   /**
    * concurrency, after a refusal: true when, one held connection closed, a new one was
    * accepted (a limit on concurrent connections); false when it was refused again (another

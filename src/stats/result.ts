@@ -6,12 +6,15 @@
 
 import type { Latency, Phase } from "../smtp/phases.js";
 import type { ErrorClass } from "./errors.js";
-import type { ThreadLoad } from "./generator-load.js";
+import type { GeneratorResult } from "./generator-result.js";
+import type { LatencySummary } from "./latency-summary.js";
 import type { FirstSeen, Knee, RunRecord } from "./result-context.js";
 import type { ShardHeader } from "./shard-header.js";
 
 export type { Phase } from "../smtp/phases.js";
 export type { ErrorClass } from "./errors.js";
+export type { GeneratorResult, LimitedBy } from "./generator-result.js";
+export type { LatencySummary } from "./latency-summary.js";
 export type { FirstSeen, Knee, RunRecord } from "./result-context.js";
 export type { ShardHeader } from "./shard-header.js";
 
@@ -44,27 +47,15 @@ const _everyLatencySaved: Record<Exclude<Latency, (typeof RESULT_LATENCIES)[numb
 
 export type Mode = "reuse" | "per-message";
 
-export interface LatencySummary {
-  /** Number of samples. */
-  count: number;
-  /** Milliseconds, microsecond resolution. */
-  min: number;
-  mean: number;
-  p50: number;
-  p90: number;
-  p95: number;
-  p99: number;
-  max: number;
-}
-
 export interface ErrorRow {
   /**
    * The reply code as text ("421", "550"), or for failures without a reply a `Failure`:
    * "timeout", "closed" (peer closed the connection), "refused" (TCP connection refused),
    * "reset", "protocol" (the peer sent something that is not SMTP), "socket" (other socket
    * error), "unsupported" (the server lacks what the run requires, STARTTLS or AUTH), "unsent"
-   * (the run ended with the message never started because no session could be opened), "local"
-   * (the client cut the session itself: a hard stop). See FAILURE_CLASS in errors.ts.
+   * (the run ended with the message never started because no session could be opened), "stopped"
+   * (cut by this client: a second signal, --abort-on-fail, or --grace over). See
+   * FAILURE_CLASS in errors.ts.
    */
   reply: string;
   /** RFC 3463 enhanced status code from the reply text ("4.7.0"), or "". */
@@ -163,49 +154,6 @@ export interface ThresholdOutcome {
   /** That unit: "ms", "%", "/s", or "" (a plain number); absent in results saved before. */
   unit?: string;
   passed: boolean;
-}
-
-/** Who set the run's rate (see GeneratorResult.limitedBy). */
-export type LimitedBy = "generator" | "target" | "undetermined";
-
-/**
- * The generator's own load: whose numbers these are. Every thread of mailvolley (the main
- * thread and each worker; after a merge, of every shard) is sampled over the run's window and
- * per interval of the time series, and the verdict `limitedBy` says whether mailvolley or the
- * target set the rate.
- */
-export interface GeneratorResult {
-  /**
-   * `generator`: mailvolley's own limits set the rate, so the figures measure mailvolley, not
-   * the target; `target`: every generator thread had headroom; `undetermined`: in between, or
-   * too few intervals to say. The rule is written once, on limitedBy in
-   * stats/generator-verdict.ts, and the README's "Whose numbers are these" quotes it:
-   * generator when a thread was ≥ 90% busy (on a CPU or waiting for one, or its event loop
-   * not idle) in most steady intervals, or its event-loop delay p99 exceeded the tolerance in
-   * most, or (open model) starts ran late or arrivals were dropped while a thread was ≥ 70%
-   * busy; target when every thread was < 70% busy in most steady intervals.
-   */
-  limitedBy: LimitedBy;
-  /** The figures the verdict rests on, naming the thread: "main thread 97% busy in 8 of 9 …". */
-  reasons: string[];
-  /** What to do about it, one sentence. */
-  advice: string;
-  /** One row per generator thread, with its per-interval points (the time series' intervals). */
-  threads: ThreadLoad[];
-  /** Open model only: start lateness against the schedule; null in the closed model. */
-  lateness: {
-    /** Milliseconds between two arrivals of the whole run, at its highest rate. */
-    arrivalIntervalMs: number;
-    /** Lateness beyond this counts an arrival as late (one arrival interval, at least 10 ms). */
-    toleranceMs: number;
-    /** Arrivals started, and of them those started later than the tolerance. */
-    started: number;
-    late: number;
-    /** actual − intended start (the start is when a session took the arrival). */
-    startMs: LatencySummary;
-    /** The histogram behind startMs, HDR compressed base64, µs. */
-    histogram: string;
-  } | null;
 }
 
 export interface Result {
@@ -353,6 +301,12 @@ export interface Result {
   series: { intervalMs: number; points: SeriesPointResult[] };
   /** Thresholds (--threshold) and whether each held; absent when none were given. */
   thresholds?: ThresholdOutcome[];
+  /**
+   * The signal that stopped the run before its end (SIGINT: Ctrl-C; SIGTERM: timeout, systemd,
+   * docker stop, Kubernetes): the messages in flight got --grace, and the counts add up over
+   * what was sent. Absent when the run ended by itself.
+   */
+  stoppedBy?: "SIGINT" | "SIGTERM";
   /**
    * Message files loaded before the run, per class that uses them: `kind` (eml, eml-dir,
    * mbox, template), distinct `count`, `totalBytes` as sent, and `longLines` (lines over 998

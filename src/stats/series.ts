@@ -41,6 +41,8 @@ export interface SeriesTotals extends OutcomeCounts {
 
 export class SeriesRecorder {
   readonly points: SeriesPoint[] = [];
+  /** Points already handed out by takeNew. */
+  private taken = 0;
   private openStart = -1;
   private base: SeriesTotals = {
     attempted: 0,
@@ -94,6 +96,13 @@ export class SeriesRecorder {
   private rebase(totals: Readonly<SeriesTotals>, errors: readonly number[]): void {
     this.base = { ...totals };
     this.baseErrors = [...errors];
+  }
+
+  /** The points closed since the previous call, to stream them while the run goes (--out). */
+  takeNew(): SeriesPoint[] {
+    const points = this.points.slice(this.taken);
+    this.taken = this.points.length;
+    return points;
   }
 
   snapshot(): SeriesSnapshot {
@@ -152,6 +161,44 @@ export function mergeSeries(parts: readonly SeriesSnapshot[]): SeriesSnapshot {
   const intervalMs = parts.find((p) => p.points.length > 0)?.intervalMs ?? DEFAULT_INTERVAL_MS;
   const all = parts.flatMap((p) => p.points);
   return { intervalMs, points: groupBy(all, (p) => p.t, "workers") };
+}
+
+/**
+ * The series of several workers joined while they run, for streaming: an interval is complete
+ * once every worker has reported one at or after it (each closes its intervals in order); its
+ * points are then added in worker order, as mergeSeries adds them, so what streams is what the
+ * final series holds.
+ */
+export class SeriesJoin {
+  private readonly latest: number[];
+  private readonly pending = new Map<number, (SeriesPoint | undefined)[]>();
+
+  constructor(private readonly workers: number) {
+    this.latest = new Array(workers).fill(Number.NEGATIVE_INFINITY);
+  }
+
+  add(worker: number, points: readonly SeriesPoint[]): void {
+    for (const point of points) {
+      let byWorker = this.pending.get(point.t);
+      if (byWorker === undefined) {
+        byWorker = new Array(this.workers).fill(undefined);
+        this.pending.set(point.t, byWorker);
+      }
+      byWorker[worker] = point;
+      this.latest[worker] = Math.max(this.latest[worker], point.t);
+    }
+  }
+
+  /** The intervals complete since the previous call, in time order. */
+  take(): SeriesPoint[] {
+    const upTo = Math.min(...this.latest);
+    const ready = [...this.pending.keys()].filter((t) => t <= upTo).sort((a, b) => a - b);
+    return ready.map((t) => {
+      const points = (this.pending.get(t) ?? []).filter((p) => p !== undefined);
+      this.pending.delete(t);
+      return { ...combine(points, "workers"), t };
+    });
+  }
 }
 
 /**
