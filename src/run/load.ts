@@ -75,6 +75,9 @@ interface Slot {
   parked: boolean;
   /** The slot gave up after repeated connection failures. */
   retired: boolean;
+  /** Messages this slot's sessions took, and may take (Infinity: no share of its own). */
+  taken: number;
+  readonly quota: number;
 }
 
 class LoadRun implements SessionHost {
@@ -96,6 +99,8 @@ class LoadRun implements SessionHost {
   private hardStopped = false;
   private drainRequested = false;
   private finished = false;
+  /** Each slot has a quota of messages (--ramp-up with -m). */
+  private readonly ownedShares: boolean;
   private done!: () => void;
 
   constructor(
@@ -110,6 +115,12 @@ class LoadRun implements SessionHost {
     this.trace = hooks.trace ?? null;
     this.progressHook = hooks.progress ?? null;
     this.preloaded = hooks.wire ?? null;
+    // With --ramp-up and -m each session owns its share of the messages, as JMeter's threads
+    // own their loops: the first sessions cannot finish the run before the last have started.
+    const owned = config.load.rampUpMs > 0 && !config.load.rate && Number.isFinite(share.messages);
+    this.ownedShares = owned;
+    const each = Math.floor(share.messages / share.sessions);
+    const extra = share.messages % share.sessions;
     for (let i = 0; i < share.sessions; i++) {
       this.slots.push({
         index: i,
@@ -118,6 +129,8 @@ class LoadRun implements SessionHost {
         timer: null,
         parked: true,
         retired: false,
+        taken: 0,
+        quota: owned ? each + (i < extra ? 1 : 0) : Number.POSITIVE_INFINITY,
       });
     }
     this.activeTarget = this.targetSessions(0);
@@ -181,9 +194,12 @@ class LoadRun implements SessionHost {
   takeMessage(session: Session): number {
     // A session ramp going down retires sessions above the target after their message; without
     // one (every slot active) the per-message slot lookup is not needed.
-    if (this.activeTarget < this.slots.length) {
+    if (this.activeTarget < this.slots.length || this.ownedShares) {
       const slot = this.slotOf.get(session);
-      if (slot && slot.index >= this.activeTarget) return -1;
+      if (slot && (slot.index >= this.activeTarget || slot.taken >= slot.quota)) return -1;
+      const seq = this.work.take();
+      if (slot && seq >= 0) slot.taken++;
+      return seq;
     }
     return this.work.take();
   }
@@ -223,10 +239,12 @@ class LoadRun implements SessionHost {
   private open(slot: Slot): void {
     slot.parked = true;
     if (this.hardStopped || slot.retired || slot.index >= this.activeTarget) return;
+    if (slot.taken >= slot.quota) return;
     let preclaimed = -1;
     if (this.config.mode === "per-message") {
       preclaimed = this.work.take();
       if (preclaimed < 0) return; // NOT_YET: parked until wake(); NO_WORK: done
+      slot.taken++;
     } else if (this.work.exhausted) {
       return;
     }
@@ -289,8 +307,9 @@ class LoadRun implements SessionHost {
     if (this.finished) return;
     for (const slot of this.slots) if (slot.session || slot.timer) return;
     if (!this.hardStopped && !this.work.exhausted) {
-      // Open model lull, or a ramp at zero: keep waiting unless every slot is retired.
-      const waiting = this.slots.some((s) => !s.retired);
+      // Open model lull, or a ramp at zero: keep waiting unless every slot is retired or has
+      // taken its share.
+      const waiting = this.slots.some((s) => !s.retired && s.taken < s.quota);
       if (waiting) return;
     }
     this.finished = true;
