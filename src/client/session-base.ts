@@ -15,7 +15,7 @@ import { Expect, PendingReplies, PHASE_OF } from "./pending.js";
 import { openTransport } from "./secure.js";
 import { traceWrite } from "./trace.js";
 import { type Transaction, TransactionRing, TX_SLOTS } from "./transactions.js";
-import { transportFailure } from "./transport.js";
+import { socketErrorText, transportFailure } from "./transport.js";
 
 /** takeMessage: the run has no more messages. */
 export const NO_WORK = -1;
@@ -215,7 +215,7 @@ export abstract class SessionBase {
   protected onSocketError(err: NodeJS.ErrnoException): void {
     if (this.failure) return;
     this.failure = true;
-    this.host.stats.failure(transportFailure(err.code), this.currentPhase(), err.message);
+    this.host.stats.failure(transportFailure(err.code), this.currentPhase(), socketErrorText(err));
   }
 
   protected onClose(): void {

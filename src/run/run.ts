@@ -35,7 +35,10 @@ export interface RunExtras {
 
 export interface RunOutcome {
   result: Result;
-  /** 0: every message accepted (and, in a self-test, the sink agrees); 1 otherwise. */
+  /**
+   * 0: every message accepted (and, in a self-test, the sink agrees) and no connection failed on
+   * this machine's own limits (reply `local`); 1 otherwise.
+   */
   exitCode: number;
 }
 
@@ -120,5 +123,7 @@ export function verdict(result: Result): number {
   const m = result.messages;
   if (m.accepted !== m.attempted) return 1;
   if (result.sink && result.sink.messagesAccepted !== m.accepted) return 1;
+  // This machine ran out of descriptors or ports: the load asked for was not offered.
+  if (result.errors.some((e) => e.reply === "local")) return 1;
   return 0;
 }
