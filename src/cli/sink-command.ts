@@ -5,16 +5,19 @@
  */
 import { writeFileSync } from "node:fs";
 import type { ArgumentsCamelCase, Argv } from "yargs";
+import { SINK_OPTIONS } from "../config/sink-option-table.js";
 import {
   type Sink,
   SinkOptionError,
   type SinkOptions,
   type SinkStats,
   type SinkStopReason,
+  somaxconn,
   startSink,
 } from "../sink/index.js";
 import { parseDuration } from "../sink/options.js";
 import { EXIT } from "./exit-codes.js";
+import { tableOptions } from "./load-options.js";
 
 export const SINK_SCHEMA = "mailvolley/sink@1";
 
@@ -26,7 +29,7 @@ export interface SinkCliSettings {
 }
 
 export function sinkOptions<T>(yargs: Argv<T>) {
-  return yargs
+  return tableOptions(yargs, SINK_OPTIONS)
     .option("listen", {
       type: "string",
       array: true,
@@ -102,6 +105,7 @@ export function sinkConfigFromArgv(argv: SinkArgv): {
   const raw = argv as unknown as Record<string, unknown>;
   const options: SinkOptions = {
     listen: (argv.listen ?? []).map(String),
+    backlog: count(raw, "backlog"),
     hostname: argv.hostname,
     pipelining: argv.pipelining,
     chunking: argv.chunking,
@@ -143,8 +147,16 @@ export function sinkConfigFromArgv(argv: SinkArgv): {
   };
 }
 
+/**
+ * What the kernel reported while the sink ran: connections dropped on a full accept queue
+ * (TcpExt ListenOverflows), machine-wide; null where the kernel does not say.
+ */
+export interface SinkKernel {
+  listenOverflows: number | null;
+}
+
 /** The JSON the command writes: stable keys, versioned by `schema`. */
-export function sinkJson(stats: SinkStats, stopReason: string) {
+export function sinkJson(stats: SinkStats, stopReason: string, kernel?: SinkKernel) {
   return {
     schema: SINK_SCHEMA,
     stopReason,
@@ -158,11 +170,15 @@ export function sinkJson(stats: SinkStats, stopReason: string) {
     recipients: { accepted: stats.recipients, rejected: stats.recipientsRejected },
     bytes: stats.bytes,
     classes: stats.classes,
+    listenOverflows: {
+      count: kernel?.listenOverflows ?? null,
+      scope: "machine",
+    },
   };
 }
 
 /** The summary printed on exit. */
-export function sinkSummary(stats: SinkStats): string {
+export function sinkSummary(stats: SinkStats, kernel?: SinkKernel): string {
   const lines = [
     `sessions ${stats.sessions}  refused ${stats.connectionsRefused}`,
     `messages accepted ${stats.messagesAccepted}  rejected ${stats.messagesRejected}` +
@@ -173,6 +189,13 @@ export function sinkSummary(stats: SinkStats): string {
     const l = c.latencyMs;
     const latency = l.count > 0 ? `  latency ms p50 ${l.p50} p99 ${l.p99} max ${l.max}` : "";
     lines.push(`class ${name}: accepted ${c.accepted} rejected ${c.rejected}${latency}`);
+  }
+  const overflows = kernel?.listenOverflows ?? 0;
+  if (overflows > 0) {
+    lines.push(
+      `listen overflows ${overflows} (machine-wide: connections the kernel dropped on a full` +
+        " accept queue; raise --backlog and net.core.somaxconn)",
+    );
   }
   return `${lines.join("\n")}\n`;
 }
@@ -201,11 +224,19 @@ export async function runSinkCommand(argv: SinkArgv): Promise<number> {
   if (!settings.quiet) {
     const where = sink.addresses.map((a) => a.path ?? `${a.host}:${a.port}`).join(", ");
     process.stderr.write(`mailvolley sink listening on ${where}\n`);
+    const cap = somaxconn();
+    const backlog = count(argv as unknown as Record<string, unknown>, "backlog");
+    if (cap !== null && backlog !== undefined && backlog > cap) {
+      process.stderr.write(
+        `mailvolley sink: --backlog ${backlog} is capped at ${cap} by net.core.somaxconn\n`,
+      );
+    }
   }
   const reason = await waitForStop(sink, settings.quiet);
+  const kernel: SinkKernel = { listenOverflows: sink.listenOverflows() };
   await sink.close();
   const stats = sink.stats();
-  if (!settings.quiet) process.stdout.write(sinkSummary(stats));
+  if (!settings.quiet) process.stdout.write(sinkSummary(stats, kernel));
   const unwritten = sink.dumpFailures();
   if (unwritten.count > 0) {
     process.stderr.write(
@@ -213,7 +244,7 @@ export async function runSinkCommand(argv: SinkArgv): Promise<number> {
     );
   }
   if (settings.json !== undefined) {
-    const text = `${JSON.stringify(sinkJson(stats, reason), null, 2)}\n`;
+    const text = `${JSON.stringify(sinkJson(stats, reason, kernel), null, 2)}\n`;
     if (settings.json === "-") process.stdout.write(text);
     else writeFileSync(settings.json, text);
   }

@@ -15,7 +15,8 @@ export type OptionGroup =
   | "Messages:"
   | "Reports:"
   | "Built-in sink (no target):"
-  | "Compare:";
+  | "Compare:"
+  | "Sink:";
 
 /**
  * What the command line hands over: text (checked in config/, so one message names the fix),

@@ -10,6 +10,7 @@ import { ClassCounter, type SinkCounters, type SinkStats, zeroSinkCounters } fro
 import { MessageDumper } from "./dump.js";
 import { FaultInjector } from "./faults.js";
 import { HEADER_WINDOW } from "./headers.js";
+import { listenOverflows } from "./kernel.js";
 import { GatewayLimits } from "./limits.js";
 import type { FilledSinkOptions, ListenSpec } from "./options.js";
 import { buildReplies } from "./replies.js";
@@ -43,6 +44,7 @@ export class SinkServer {
   private sessionsEnded = 0;
   private idleTimer: NodeJS.Timeout | null = null;
   private closing: Promise<void> | null = null;
+  private overflowsAtListen: number | null = null;
 
   constructor(
     private readonly options: FilledSinkOptions,
@@ -90,6 +92,14 @@ export class SinkServer {
       throw error;
     }
     if (this.options.idleExitMs > 0) this.watchIdle(this.options.idleExitMs);
+    this.overflowsAtListen = listenOverflows();
+  }
+
+  /** Connections the kernel dropped on a full accept queue since listen(), machine-wide. */
+  listenOverflows(): number | null {
+    const now = listenOverflows();
+    if (now === null || this.overflowsAtListen === null) return null;
+    return now - this.overflowsAtListen;
   }
 
   private listenOne(spec: ListenSpec): Promise<void> {
@@ -114,10 +124,11 @@ export class SinkServer {
         }
         resolve();
       };
+      const backlog = this.options.backlog;
       if (spec.kind === "unix") {
         rmSync(spec.path!, { force: true }); // a stale socket file from a killed sink
-        server.listen(spec.path, done);
-      } else server.listen(spec.port, spec.host, done);
+        server.listen(spec.path, backlog, done);
+      } else server.listen(spec.port, spec.host, backlog, done);
     });
   }
 
