@@ -116,7 +116,7 @@ test("--exit-after-messages stops the sink by itself", async () => {
 });
 
 test("--no-<extension> switches each extension off, as smtp-sink does", async () => {
-  const off = ["pipelining", "chunking", "starttls", "8bitmime", "smtputf8", "dsn"];
+  const off = ["pipelining", "chunking", "starttls", "8bitmime", "smtputf8", "dsn", "xverp"];
   const sink = await startCli([...off.map((name) => `--no-${name}`), "--no-enhanced-status-codes"]);
   const client = await RawClient.connect(sink.port);
   await client.read();

@@ -106,6 +106,8 @@ export function sinkConfigFromArgv(argv: SinkArgv): {
   const options: SinkOptions = {
     listen: (argv.listen ?? []).map(String),
     backlog: count(raw, "backlog"),
+    logEnvelopes: raw.logEnvelopes === undefined ? undefined : String(raw.logEnvelopes),
+    xverp: raw.xverp as boolean | undefined,
     hostname: argv.hostname,
     pipelining: argv.pipelining,
     chunking: argv.chunking,
@@ -169,12 +171,19 @@ export function sinkJson(stats: SinkStats, stopReason: string, kernel?: SinkKern
     },
     recipients: { accepted: stats.recipients, rejected: stats.recipientsRejected },
     bytes: stats.bytes,
+    firstConnectAt: isoOrNull(stats.firstConnectMs),
+    lastMessageAt: isoOrNull(stats.lastMessageMs),
     classes: stats.classes,
     listenOverflows: {
       count: kernel?.listenOverflows ?? null,
       scope: "machine",
     },
   };
+}
+
+/** An epoch-ms time as ISO 8601, or null for 0 (not yet). */
+function isoOrNull(ms: number): string | null {
+  return ms > 0 ? new Date(ms).toISOString() : null;
 }
 
 /** The summary printed on exit. */
@@ -185,6 +194,12 @@ export function sinkSummary(stats: SinkStats, kernel?: SinkKernel): string {
       `  MAIL refused ${stats.mailRejected}`,
     `recipients ${stats.recipients}  rejected ${stats.recipientsRejected}  bytes ${stats.bytes}`,
   ];
+  if (stats.firstConnectMs > 0 && stats.lastMessageMs > 0) {
+    const seconds = ((stats.lastMessageMs - stats.firstConnectMs) / 1000).toFixed(3);
+    lines.push(
+      `first connect ${isoOrNull(stats.firstConnectMs)}  last message ${isoOrNull(stats.lastMessageMs)}  (${seconds} s)`,
+    );
+  }
   for (const [name, c] of Object.entries(stats.classes)) {
     const l = c.latencyMs;
     const latency = l.count > 0 ? `  latency ms p50 ${l.p50} p99 ${l.p99} max ${l.max}` : "";
@@ -241,6 +256,12 @@ export async function runSinkCommand(argv: SinkArgv): Promise<number> {
   if (unwritten.count > 0) {
     process.stderr.write(
       `mailvolley sink: --dump: ${unwritten.count} messages not written (first: ${unwritten.first})\n`,
+    );
+  }
+  const unlogged = sink.envelopeLogFailures();
+  if (unlogged.count > 0) {
+    process.stderr.write(
+      `mailvolley sink: --log-envelopes: ${unlogged.count} lines not written (${unlogged.first})\n`,
     );
   }
   if (settings.json !== undefined) {

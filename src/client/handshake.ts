@@ -122,7 +122,9 @@ export abstract class HandshakeSession extends SessionBase {
       }
       return;
     }
-    this.nextStep();
+    // XVERP is Postfix's own MAIL parameter: a server that does not offer it answers 555.
+    if (config.xverp && !this.caps.xverp) this.refuse("mail", "XVERP not offered by the server");
+    else this.nextStep();
   }
 
   /** Replies to STARTTLS and to the AUTH exchange. */

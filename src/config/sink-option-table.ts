@@ -13,4 +13,15 @@ export const SINK_OPTIONS = {
     // sink/kernel.ts DEFAULT_BACKLOG, as Postfix smtp-sink's -b; Node's own default is 511.
     default: 4096,
   },
+  "log-envelopes": {
+    kind: "text",
+    group: "Sink:",
+    describe: "Append one JSON line per transaction to FILE: time, MAIL FROM, RCPT TOs, accepted",
+  },
+  xverp: {
+    kind: "flag",
+    group: "Sink:",
+    describe: "Offer XVERP (Postfix); --no-xverp plays a server without it",
+    shown: "offered",
+  },
 } as const satisfies OptionTable;

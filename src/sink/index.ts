@@ -23,6 +23,8 @@ export interface Sink {
   stats(): import("./counters.js").SinkStats;
   /** --dump files that could not be written (an existing name is never written through). */
   dumpFailures(): { count: number; first: string };
+  /** --log-envelopes lines the file did not take. */
+  envelopeLogFailures(): { count: number; first: string };
   /**
    * Connections the kernel dropped because an accept queue was full since the sink started
    * listening: TcpExt ListenOverflows of /proc/net/netstat, counted for the whole machine, not

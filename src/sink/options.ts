@@ -91,6 +91,10 @@ export interface SinkOptions {
   classBySubject?: string;
   /** Write each accepted message to this directory as an .eml file. */
   dump?: string;
+  /** Append one JSON line per finished transaction (time, MAIL FROM, RCPTs) to this file. */
+  logEnvelopes?: string;
+  /** Advertise XVERP (Postfix); the sink accepts any MAIL parameter either way. Default true. */
+  xverp?: boolean;
   /** Resolve `finished` after this many accepted messages / ended sessions / idle ms. */
   exitAfterMessages?: number;
   exitAfterSessions?: number;
@@ -129,6 +133,8 @@ export interface FilledSinkOptions {
   readonly classes: boolean;
   readonly classBySubject?: RegExp;
   readonly dump?: string;
+  readonly logEnvelopes?: string;
+  readonly xverp: boolean;
   readonly exitAfterMessages: number;
   readonly exitAfterSessions: number;
   readonly idleExitMs: number;
@@ -264,6 +270,8 @@ export function fillSinkOptions(options: SinkOptions): FilledSinkOptions {
     classes: options.classes ?? true,
     classBySubject: subjectRegex(options.classBySubject),
     dump: options.dump,
+    logEnvelopes: options.logEnvelopes,
+    xverp: options.xverp ?? true,
     exitAfterMessages: count("exit-after-messages", options.exitAfterMessages),
     exitAfterSessions: count("exit-after-sessions", options.exitAfterSessions),
     idleExitMs: count("idle-exit", options.idleExitMs),

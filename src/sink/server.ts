@@ -8,11 +8,12 @@ import { createServer as createTlsServer, type SecureContext } from "node:tls";
 import type { SinkContext } from "./context.js";
 import { ClassCounter, type SinkCounters, type SinkStats, zeroSinkCounters } from "./counters.js";
 import { MessageDumper } from "./dump.js";
+import { EnvelopeLog } from "./envelope-log.js";
 import { FaultInjector } from "./faults.js";
 import { HEADER_WINDOW } from "./headers.js";
 import { listenOverflows } from "./kernel.js";
 import { GatewayLimits } from "./limits.js";
-import type { FilledSinkOptions, ListenSpec } from "./options.js";
+import { type FilledSinkOptions, type ListenSpec, SinkOptionError } from "./options.js";
 import { buildReplies } from "./replies.js";
 import { SinkSession } from "./session.js";
 import { secureContextOf, type TlsMaterial } from "./tls.js";
@@ -39,6 +40,7 @@ export class SinkServer {
   private readonly counters: SinkCounters = zeroSinkCounters();
   private readonly ctx: SinkContext;
   private readonly dumper: MessageDumper | null;
+  private readonly envelopes: EnvelopeLog | null;
   private readonly limits: GatewayLimits;
   private readonly limitConnections: boolean;
   private sessionsEnded = 0;
@@ -59,6 +61,8 @@ export class SinkServer {
       options.maxConnectionsPerClient > 0 ||
       options.maxConnectionRate !== undefined;
     this.dumper = options.dump === undefined ? null : new MessageDumper(options.dump);
+    this.envelopes =
+      options.logEnvelopes === undefined ? null : openEnvelopeLog(options.logEnvelopes);
     this.ctx = this.context(tlsMaterial === null ? null : secureContextOf(tlsMaterial));
   }
 
@@ -75,6 +79,7 @@ export class SinkServer {
       secureContext,
       keepBytes: dumper !== null ? Number.POSITIVE_INFINITY : o.classes ? HEADER_WINDOW : 0,
       dump: (content, stuffed) => dumper?.write(content, stuffed),
+      envelopes: this.envelopes,
       progress: () => this.progress(),
     };
   }
@@ -141,6 +146,7 @@ export class SinkServer {
   readonly acceptSession = (socket: Socket): void => {
     socket.setNoDelay(true);
     socket.on("error", noop);
+    if (this.counters.firstConnectMs === 0) this.counters.firstConnectMs = Date.now();
     if (this.closing !== null) {
       socket.destroy();
       return;
@@ -207,6 +213,11 @@ export class SinkServer {
     return { count: this.dumper?.errors ?? 0, first: this.dumper?.firstError ?? "" };
   }
 
+  /** --log-envelopes lines the file did not take (a full disk). */
+  envelopeLogFailures(): { count: number; first: string } {
+    return { count: this.envelopes?.errors ?? 0, first: this.envelopes?.firstError ?? "" };
+  }
+
   close(): Promise<void> {
     this.closing ??= this.shutdown();
     return this.closing;
@@ -227,7 +238,21 @@ export class SinkServer {
     await Promise.all([...stopped, ...closed]);
     clearTimeout(grace);
     await this.dumper?.settle();
+    await this.envelopes?.close();
   }
 }
 
 function noop(): void {}
+
+/** Opens the --log-envelopes file now: a path that cannot be written stops the sink's start. */
+function openEnvelopeLog(path: string): EnvelopeLog {
+  try {
+    return new EnvelopeLog(path);
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new SinkOptionError(
+      "log-envelopes",
+      `--log-envelopes: cannot write "${path}" (${reason}); give a writable file path`,
+    );
+  }
+}
