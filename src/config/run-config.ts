@@ -223,7 +223,16 @@ const SIZE_UNITS: Record<string, number> = { "": 1, k: 1024, m: 1024 * 1024 };
  * the shares are kept exact like class shares).
  */
 export function parseSizes(text: string): { size: number; weight: number }[] {
-  return text.split(",").map((part) => {
+  const parts = text.split(",");
+  const weighted = parts.filter((part) => part.includes(":")).length;
+  if (weighted > 0 && weighted < parts.length) {
+    const bare = parts.find((part) => !part.includes(":"));
+    throw new ConfigError(
+      "--size",
+      `"${bare}" has no weight; give every size one (512:60,10k:40) or none (512,10k)`,
+    );
+  }
+  return parts.map((part) => {
     const [sizeText, weightText] = part.split(":");
     const match = /^(\d+)([km]?)$/i.exec(sizeText.trim());
     if (!match) {
@@ -286,6 +295,7 @@ function parseNotify(text: string): string {
 
 /** The message source the command line names (-F, --eml, --mbox, --template), if any. */
 function cliSource(raw: RawRunOptions): SourceSpec | undefined {
+  const ordered = parseSourceOrder(raw); // a typo fails even without a source to order
   const given = (
     [
       ["file", "eml", "-F"],
@@ -302,12 +312,17 @@ function cliSource(raw: RawRunOptions): SourceSpec | undefined {
     );
   }
   const [key, kind] = given[0];
+  return { kind, path: String(raw[key]), ...ordered };
+}
+
+/** --source-order and --seed, checked whether or not a message source uses them. */
+function parseSourceOrder(raw: RawRunOptions): Pick<SourceSpec, "order" | "seed"> {
   const order = parseChoice("--source-order", raw.sourceOrder ?? DEFAULTS.sourceOrder, [
     "sequential",
     "random",
   ] as const);
   const seed = raw.seed === undefined ? undefined : parseCount("--seed", raw.seed, 0, 2 ** 31 - 1);
-  return { kind, path: String(raw[key]), order, seed };
+  return { order, seed };
 }
 
 function buildClasses(raw: RawRunOptions): readonly ClassSpec[] {
