@@ -18,7 +18,7 @@ export function tableOptions<T>(yargs: Argv<T>, table: OptionTable): Argv<T> {
   for (const [flag, spec] of Object.entries(table)) {
     if (spec.kind === "positional") continue;
     y = y.option(flag, {
-      ...(spec.alias === undefined ? {} : { alias: spec.alias }),
+      ...(spec.alias === undefined ? {} : { alias: [spec.alias].flat() }),
       type: spec.kind === "flag" ? "boolean" : "string",
       ...(spec.kind === "list" ? { array: true } : {}),
       describe: helpText(spec),

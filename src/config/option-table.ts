@@ -13,14 +13,14 @@ import { defaultsOf, durationText, type OptionSpec, type OptionTable } from "./o
 export const RUN_OPTIONS = {
   target: { kind: "positional", group: "Run:", describe: "host:port, [ipv6]:port or unix:/path" },
   sessions: {
-    alias: "s",
+    alias: ["s", "c"],
     kind: "text",
     group: "Run:",
     describe: "Sessions (connections) at once",
     default: 10,
   },
   messages: {
-    alias: "m",
+    alias: ["m", "n"],
     kind: "text",
     group: "Run:",
     describe: "Messages to send",
@@ -179,6 +179,7 @@ export const RUN_OPTIONS = {
     describe: "Local addresses to connect from, in turn per session (a,b or 127.0.0.2-127.0.0.9)",
   },
   lmtp: {
+    alias: "L",
     kind: "flag",
     group: "Run:",
     describe: "Speak LMTP (RFC 2033): LHLO, one reply per accepted recipient after the data",
