@@ -16,6 +16,7 @@ import { loadExitCode } from "./exit-codes.js";
 import { type CommandArgv, givenOptions, loadOptions, tableOptions } from "./load-options.js";
 import { checkWritable, exportsOf, writeOutput } from "./output.js";
 import { applyThresholds, compareDoc, printBreaches } from "./report-command.js";
+import { warnPlaintextAuth } from "./warnings.js";
 
 export const compareCommand = {
   command: "compare [target]",
@@ -27,6 +28,7 @@ export const compareCommand = {
     }),
   handler: async (argv: CommandArgv) => {
     const { runs: configs, pauseMs, report, sink } = buildCompareConfig(givenOptions(argv));
+    warnPlaintextAuth(configs[0], configs[0].target);
     const { json, quiet } = configs[0];
     const exports = exportsOf<Result[]>([
       ["--json", json, (runs) => renderJson(compareDoc(runs))],

@@ -9,6 +9,7 @@ import { renderProbe } from "../report/probe.js";
 import { runProbe } from "../run/probe.js";
 import { securityOptions } from "./load-options.js";
 import { exportsOf, writeOutput } from "./output.js";
+import { warnPlaintextAuth } from "./warnings.js";
 
 type ProbeArgv = ArgumentsCamelCase<Record<string, unknown>>;
 
@@ -49,6 +50,7 @@ export const probeCommand = {
       .option("quiet", { alias: "q", type: "boolean", describe: "Print no summary" }),
   handler: async (argv: ProbeArgv) => {
     const config = buildProbeConfig(argv as RawProbeOptions);
+    warnPlaintextAuth(config, config.target);
     const result = await runProbe(config);
     writeOutput(
       {

@@ -18,6 +18,7 @@ import { type CommandArgv, givenOptions, loadOptions } from "./load-options.js";
 import { checkWritable, exportsOf, writeOutput } from "./output.js";
 import { progressPrinter } from "./progress.js";
 import { applyThresholds, printBreaches } from "./report-command.js";
+import { warnPlaintextAuth } from "./warnings.js";
 
 export const runCommand = {
   command: "run [target]",
@@ -34,6 +35,7 @@ export const runCommand = {
       ["--html", report.html, (result) => renderHtml([result])],
     ]);
     checkWritable(exports);
+    warnPlaintextAuth(config, config.target);
     const printer = progressPrinter(process.stderr, config.quiet || config.verbose);
     let abortedFor: string[] = [];
     const live = liveControl(config, (progress, stop) => {

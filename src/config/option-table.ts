@@ -221,8 +221,9 @@ export const SECURITY_OPTIONS = {
   "tls-verify": {
     kind: "flag",
     group: "TLS and AUTH:",
-    describe: "Check the server certificate and name",
-    shown: "off: test certificates pass",
+    describe:
+      "Check the server certificate and name. Off by default: test gateways mostly have self-signed certificates; turn it on to test a real TLS setup",
+    shown: "off",
   },
   "tls-servername": {
     kind: "text",
@@ -233,7 +234,12 @@ export const SECURITY_OPTIONS = {
   auth: {
     kind: "text",
     group: "TLS and AUTH:",
-    describe: "AUTH as user:password after EHLO (and STARTTLS)",
+    describe: "AUTH as user:password after EHLO (and STARTTLS); visible in ps, see --auth-file",
+  },
+  "auth-file": {
+    kind: "text",
+    group: "TLS and AUTH:",
+    describe: "Read user:password from the first line of FILE (or from env MAILVOLLEY_AUTH)",
   },
   "auth-mechanism": {
     kind: "text",
