@@ -92,8 +92,9 @@ test("SIGTERM: summary on stdout, --json written, --expect N decides the exit co
       const sink = await startCli(["--json", file, "--expect", expect]);
       await deliverOne(sink.port);
       sink.child.kill("SIGTERM");
-      const { code, stdout } = await sink.exit;
+      const { code, stdout, stderr } = await sink.exit;
       assert.equal(code, exitCode);
+      if (exitCode === 1) assert.match(stderr, /--expect 2: expected 2 messages accepted, got 1/);
       assert.match(stdout, /messages accepted 1 /);
       const json = JSON.parse(readFileSync(file, "utf8"));
       assert.equal(json.schema, "mailvolley/sink@1");

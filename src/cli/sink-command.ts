@@ -269,7 +269,13 @@ export async function runSinkCommand(argv: SinkArgv): Promise<number> {
     if (settings.json === "-") process.stdout.write(text);
     else writeFileSync(settings.json, text);
   }
-  return sinkExitCode(stats, settings);
+  const code = sinkExitCode(stats, settings);
+  if (code !== EXIT.ok) {
+    process.stderr.write(
+      `mailvolley sink: --expect ${settings.expect}: expected ${settings.expect} messages accepted, got ${stats.messagesAccepted}\n`,
+    );
+  }
+  return code;
 }
 
 /** Resolves with the reason the sink should stop: a signal or one of its exit conditions. */
