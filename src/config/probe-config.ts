@@ -62,7 +62,7 @@ export function buildProbeConfig(raw: RawProbeOptions): Readonly<ProbeConfig> {
     ...parseSecurity(raw),
     kind: parseChoice("--probe", raw.probe, PROBE_KINDS),
     max: parseCount("--max", raw.max ?? 1000, 1, 1_000_000),
-    timeLimitMs: positiveDuration("--time-limit", raw.timeLimit ?? "2m"),
+    timeLimitMs: parseDuration("--time-limit", raw.timeLimit ?? "2m"),
     replyTimeoutMs: positiveDuration("--timeout", raw.timeout ?? "30s"),
     helo: parseHelo(raw.helo ?? "mailvolley.localhost"),
     from: parseAddress("--from", raw.from ?? "mailvolley@localhost", true),
@@ -72,7 +72,7 @@ export function buildProbeConfig(raw: RawProbeOptions): Readonly<ProbeConfig> {
   });
 }
 
-/** A duration that must be above 0: a zero timeout or time limit would end the probe at once. */
+/** A duration that must be above 0: a zero reply timeout would fail every reply at once. */
 function positiveDuration(option: string, raw: unknown): number {
   const ms = parseDuration(option, raw);
   if (ms <= 0) throw new ConfigError(option, "must be longer than 0, e.g. 30s");
