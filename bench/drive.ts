@@ -53,6 +53,13 @@ export interface DriveOutcome {
   rssEndBytes: number;
   maxRssBytes: number;
   checkpoints: Checkpoint[];
+  /** The run's own verdict on who set its rate, and the figures beside it (Result.generator). */
+  generator: {
+    limitedBy: string;
+    reasons: string[];
+    /** Per thread: CPU utilisation, event-loop utilisation, loop delay p99 over the run. */
+    threads: { name: string; cpu: number; elu: number; delayP99Ms: number }[];
+  } | null;
 }
 
 const spec = JSON.parse(process.argv[2]) as DriveSpec;
@@ -86,6 +93,18 @@ const outcome: DriveOutcome = {
   rssEndBytes: process.memoryUsage.rss(),
   maxRssBytes: process.resourceUsage().maxRSS * 1024,
   checkpoints,
+  generator: result.generator
+    ? {
+        limitedBy: result.generator.limitedBy,
+        reasons: result.generator.reasons,
+        threads: result.generator.threads.map((t) => ({
+          name: t.name,
+          cpu: t.cpuUtilisation,
+          elu: t.eventLoopUtilisation,
+          delayP99Ms: t.eventLoopDelay.p99Ms,
+        })),
+      }
+    : null,
 };
 process.stdout.write(`${JSON.stringify(outcome)}\n`);
 

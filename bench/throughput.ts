@@ -42,6 +42,21 @@ async function alternate(sink: SinkProcess, rounds: number, a: Runner, b: Runner
   return out;
 }
 
+/**
+ * Each mailvolley run's own verdict beside its rate (Result.generator): "generator in 5 of 5
+ * runs; main thread CPU 97%, event loop busy 99%, loop delay p99 1.2 ms; first: main thread …".
+ */
+function generatorNote(key: string, samples: readonly Sample[]): string {
+  const judged = samples.flatMap((s) => (s.drive?.generator ? [s.drive.generator] : []));
+  if (judged.length === 0) return `${key}: no generator section in the runs`;
+  const counts = new Map<string, number>();
+  for (const g of judged) counts.set(g.limitedBy, (counts.get(g.limitedBy) ?? 0) + 1);
+  const verdicts = [...counts].map(([v, n]) => `${v} in ${n} of ${judged.length} runs`).join(", ");
+  const main = judged.map((g) => g.threads[0]);
+  const pct = (values: number[]) => `${fmt(median(values) * 100)}%`;
+  return `${key}: mailvolley limited by ${verdicts} at a median ${fmt(median(samples.map((s) => s.messagesPerSecond)))} msg/s; ${main[0].name} thread CPU ${pct(main.map((t) => t.cpu))}, event loop busy ${pct(main.map((t) => t.elu))}, loop delay p99 ${median(main.map((t) => t.delayP99Ms)).toFixed(1)} ms (medians); first run: ${judged[0].reasons.join("; ")}`;
+}
+
 function rates(alt: Alternation, nameA: string, nameB: string): string {
   return `${fmt(alt.medianB)} vs ${fmt(alt.medianA)} msg/s ${nameB} vs ${nameA}`;
 }
@@ -146,6 +161,7 @@ async function reuseCase(sink: SinkProcess, rounds: number, c: ReuseCase, out: C
       `${alt.ratio.toFixed(2)}× (${rates(alt, "smtp-source", "mailvolley")})`,
     ),
   );
+  if (c.key === "reuse-20") out.notes.push(generatorNote(c.key, alt.b));
   const sinkBusy = median(alt.b.map((s) => s.sinkCpuFraction));
   const refBusy = median(alt.a.map((s) => s.sinkCpuFraction));
   if (c.key !== "reuse-20") {
@@ -196,6 +212,7 @@ async function perMessageCase(sink: SinkProcess, rounds: number, out: Collect) {
       `${alt.ratio.toFixed(2)}× (${rates(alt, "smtp-source", "mailvolley")})`,
     ),
   );
+  out.notes.push(generatorNote("per-message-20", alt.b));
   const cpu = median(alt.b.map((s) => s.cpuUsPerMessage!));
   out.notes.push(`per-message-20: mailvolley CPU ${cpu.toFixed(0)} µs per message`);
 }

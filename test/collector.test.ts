@@ -33,7 +33,7 @@ function randomEvents(count: number, seed: number): Event[] {
       stats.messageStarted(2);
       stats.messageSettled(0, outcome, 3);
     }),
-    (stats) => stats.messagesFailedToStart(),
+    (stats) => stats.messagesFailedToStart(0),
     (stats) => stats.messagesDropped(2),
     (stats) => stats.recipientAccepted(),
     (stats) => stats.recipientRejected(),

@@ -135,7 +135,7 @@ describe("limitedBy", () => {
     const v = limitedBy(closed(idle(), stalled));
     assert.equal(v.verdict, "generator");
     assert.deepEqual(v.reasons, [
-      "worker 1 event loop late by up to 45 ms (p99): over 10 ms in 6 of 6 steady intervals",
+      "worker 1 event loop late by up to 45 ms (p99): above 10 ms in 6 of 6 steady intervals",
     ]);
     // Within the tolerance (one arrival interval of 50 ms here) the delay is not a problem.
     const slowRate = {
@@ -190,12 +190,32 @@ describe("limitedBy", () => {
     assert.match(v.advice, /add --workers/);
   });
 
-  test("undetermined: too few steady intervals, whatever the figures", () => {
-    const v = limitedBy(closed(thread("main", [0.99, 0.99])));
+  test("too few steady intervals: the thread is judged over its whole window", () => {
+    // Two steady intervals at 99%, but the window's own figures decide: 50% busy is headroom.
+    const idle = thread("main", [0.99, 0.99]);
+    const v = limitedBy(closed(idle));
+    assert.equal(v.verdict, "target");
+    assert.match(
+      v.reasons[0],
+      /main thread, was 50% busy, < 70% over the whole 4 s run \(too short for 3 steady intervals\)/,
+    );
+    const hot = { ...idle, cpuUtilisation: 0.97, eventLoopUtilisation: 0.99 };
+    const w = limitedBy(closed(hot));
+    assert.equal(w.verdict, "generator");
+    assert.deepEqual(w.reasons, [
+      "main thread 99% busy: ≥ 90% over the whole 4 s run (too short for 3 steady intervals)",
+    ]);
+    const warm = limitedBy(closed({ ...idle, cpuUtilisation: 0.8, eventLoopUtilisation: 0.8 }));
+    assert.equal(warm.verdict, "undetermined");
+    assert.deepEqual(warm.reasons, [
+      "main thread 80% busy over the whole 4 s run (too short for 3 steady intervals)",
+    ]);
+  });
+
+  test("undetermined: no thread sampled", () => {
+    const v = limitedBy(closed());
     assert.equal(v.verdict, "undetermined");
-    assert.deepEqual(v.reasons, ["main thread: 2 steady intervals, 3 needed"]);
-    assert.match(v.advice, /run longer/);
-    assert.equal(limitedBy(closed()).verdict, "undetermined");
+    assert.deepEqual(v.reasons, ["no generator thread was sampled"]);
   });
 });
 

@@ -42,6 +42,8 @@ interface PageCheck {
   requests: string[];
   canvases: { id: string; width: number; height: number }[];
   figures: { field: string; value: number; text: string }[];
+  /** The charts' legend labels, by chart id. */
+  legends: Record<string, string[]>;
 }
 
 async function openInChromium(html: string): Promise<PageCheck> {
@@ -75,7 +77,15 @@ async function openInChromium(html: string): Promise<PageCheck> {
         text: c.textContent ?? "",
       })),
     );
-    return { errors, requests, canvases, figures };
+    const legends = await page.$$eval("div.chart", (divs) =>
+      Object.fromEntries(
+        divs.map((d) => [
+          d.id,
+          [...d.querySelectorAll(".u-legend .u-label")].map((l) => l.textContent ?? ""),
+        ]),
+      ),
+    );
+    return { errors, requests, canvases, figures, legends };
   } finally {
     await browser.close();
   }
@@ -112,11 +122,30 @@ test("HTML of a real run: charts drawn, no console errors, no network, numbers e
   const check = await openInChromium(renderHtml([doc]));
   assert.deepEqual(check.errors, []);
   assert.deepEqual(check.requests, []);
-  for (const id of ["chart-throughput", "chart-latency", "chart-sessions"]) {
+  for (const id of ["chart-throughput", "chart-latency", "chart-sessions", "chart-generator"]) {
     const canvas = check.canvases.find((c) => c.id === id);
     assert.ok(canvas && canvas.width > 0 && canvas.height > 0, `${id}: ${JSON.stringify(canvas)}`);
   }
   checkFigures(check, doc);
+  // What the terminal shows, the page shows too (issue 13 item 3).
+  const fields = check.figures.map((f) => f.field);
+  assert.ok(fields.includes("messages.dropped"));
+  assert.ok(fields.includes("latencyUncorrected.transactionMs.p99"));
+});
+
+test("dropped arrivals: the scheduled rate beside the achieved one, and dropped/s", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  const doc = JSON.parse(JSON.stringify(fixedResult("reuse"))) as Result;
+  doc.series.points[1].dropped = 25;
+  doc.messages.dropped = 25;
+  const check = await openInChromium(renderHtml([doc]));
+  assert.deepEqual(check.errors, []);
+  assert.ok(
+    check.legends["chart-throughput"].includes("scheduled/s"),
+    check.legends["chart-throughput"].join(),
+  );
+  assert.ok(check.legends["chart-errors"].includes("dropped/s"));
+  assert.ok(check.figures.some((f) => f.field === "messages.dropped" && f.value === 25));
 });
 
 test("compare HTML shows both runs, errors included, numbers equal the JSON", async (t) => {
@@ -142,4 +171,11 @@ test("reply text from the server is escaped, not markup", () => {
   const html = renderHtml([result]);
   assert.ok(!html.includes("<script>alert(1)"));
   assert.ok(html.includes("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;"));
+});
+
+test("the knee is written under the overview and marked on the charts", () => {
+  const result = fixedResult("reuse");
+  const html = renderHtml([result]);
+  assert.match(html, /<p class="knee">Knee — success fell to 97\.00 % at 0\.070 s/);
+  assert.match(html, /"knee":0\.08/); // x: 0.070 s after the first connect, 10 ms into its interval
 });

@@ -1,16 +1,20 @@
 /**
- * `mailvolley kubernetes`: options after -- reach every shard; the YAML is the renderer's. The
- * lead registers the command in main.ts; until then it is parsed here as main.ts would.
+ * `mailvolley kubernetes`: options after -- reach every shard and are checked as `run` will
+ * read them; the YAML is the renderer's and validates against Kubernetes' schemas, offline.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
+import { Job } from "kubernetes-models/batch/v1";
+import { PersistentVolumeClaim } from "kubernetes-models/v1";
+import { parseAllDocuments } from "yaml";
 import yargs from "yargs";
 import { kubernetesCommand } from "../src/cli/kubernetes-command.js";
 import { ConfigError } from "../src/config/parse.js";
 import { kubernetesOptions, manifestsToYaml, renderKubernetes } from "../src/deploy/kubernetes.js";
+import { mailvolley } from "./helpers/cli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "mailvolley-kube-cli-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -104,4 +108,55 @@ test("a run option the manifests own, or both start options, is one ConfigError"
     ]),
     (e: unknown) => e instanceof ConfigError && /^--start-in: give either/.test(e.message),
   );
+});
+
+test("mailvolley kubernetes prints manifests that validate against Kubernetes' schemas", async () => {
+  const args = ["-s", "40", "--rate", "800", "-d", "10m", "--threshold", "error_rate<1%"];
+  const out = await mailvolley([
+    "kubernetes",
+    "mx.example.com:25",
+    "--shards",
+    "4",
+    "--image",
+    "registry.example.com/mailvolley:0.1.0",
+    "--start-at",
+    "2026-01-01T12:00:00Z",
+    "--",
+    ...args,
+  ]);
+  assert.equal(out.code, 0, out.stderr);
+  const docs = parseAllDocuments(out.stdout).map((d) => d.toJS() as { kind: string });
+  assert.deepEqual(
+    docs.map((d) => d.kind),
+    ["PersistentVolumeClaim", "Job", "Job"],
+  );
+  new PersistentVolumeClaim(docs[0] as never).validate();
+  for (const job of docs.slice(1)) new Job(job as never).validate();
+  const expected = kubernetesOptions({
+    image: "registry.example.com/mailvolley:0.1.0",
+    target: "mx.example.com:25",
+    shards: "4",
+    startAt: "2026-01-01T12:00:00Z",
+    runArgs: args,
+  });
+  assert.equal(out.stdout, manifestsToYaml(renderKubernetes(expected)));
+});
+
+test("run options that would fail in every pod fail here: one line, exit 2", async () => {
+  const render = (runArgs: string[]) =>
+    mailvolley(["kubernetes", "mx:25", "--shards", "4", "--image", "i", "--", ...runArgs]);
+  for (const [runArgs, message] of [
+    [["-s", "2"], /^mailvolley: --shard: 4 shards need at least 4 sessions \(-s 2\)/],
+    [
+      ["-s", "8", "--rat", "9"],
+      /^mailvolley: --: run options after --: Unknown argument: rat; did you mean --rate\?/,
+    ],
+    [["-s", "8", "--rate", "fast"], /^mailvolley: --rate: /],
+  ] as const) {
+    const out = await render([...runArgs]);
+    assert.equal(out.code, 2, out.stderr);
+    assert.match(out.stderr, message);
+    assert.equal(out.stderr.trim().split("\n").length, 1, out.stderr);
+    assert.equal(out.stdout, "");
+  }
 });

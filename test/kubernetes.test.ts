@@ -200,6 +200,13 @@ describe("each shard's command", () => {
     assert.deepEqual(aborting.shard, ["--abort-on-fail", "--threshold", "error_rate<1%"]);
     assert.deepEqual(aborting.merge, ["--threshold", "error_rate<1%"]);
   });
+
+  test("--fail-on-generator-bound judges the merged run, whose verdict names the shard", () => {
+    assert.deepEqual(splitRunArgs(["-s", "4", "--fail-on-generator-bound"]), {
+      shard: ["-s", "4"],
+      merge: ["--fail-on-generator-bound"],
+    });
+  });
 });
 
 describe("option checks", () => {
@@ -303,7 +310,11 @@ describe("the committed example", () => {
     const path = join(EXAMPLE, "mailvolley.yaml");
     if (process.env.MAILVOLLEY_UPDATE_GOLDEN === "1") writeFileSync(path, rendered);
     const committed = readFileSync(path, "utf8");
-    assert.equal(committed, rendered, "re-render: see deploy/kubernetes/README.md");
+    assert.equal(
+      committed,
+      rendered,
+      "re-render: MAILVOLLEY_UPDATE_GOLDEN=1 npm test (README, Running on several machines)",
+    );
     validateAll(committed);
   });
 });

@@ -182,7 +182,8 @@ const LAYER_DEBT = [
   "src/run/shard.ts → src/config/run-config.ts (types): sideways: config/ is not below run/",
   "src/run/worker.ts → src/config/run-config.ts (types): sideways: config/ is not below run/",
 ];
-const CYCLE_DEBT = ["src/stats/errors.ts → src/stats/result.ts → src/stats/errors.ts"];
+/** Import cycles not yet removed: none left (errors.ts takes Phase from smtp/phases). */
+const CYCLE_DEBT: string[] = [];
 
 /** "src/a.ts:12 → …" → "src/a.ts → …": the debt list survives edits that move lines. */
 export const withoutLines = (text: string) => text.replace(/\.ts:\d+ /, ".ts ");

@@ -7,8 +7,11 @@ import { describe, test } from "node:test";
 import { parseLoadModel } from "../src/config/load-model.js";
 import { parseRate } from "../src/config/parse.js";
 import { parseStages } from "../src/config/stages.js";
+import { parseThreshold } from "../src/config/thresholds.js";
+import { verdict } from "../src/run/run.js";
 import { ArrivalSchedule, valueAt } from "../src/run/schedule.js";
 import type { Result } from "../src/stats/result.js";
+import { evaluateThresholds } from "../src/stats/thresholds.js";
 import { startMailvolley } from "./helpers/cli.js";
 import { runClient } from "./helpers/run-client.js";
 import { type Script, startScriptedServer } from "./helpers/scripted-server.js";
@@ -111,6 +114,17 @@ describe("open model", () => {
       assert.equal(m.scheduled, 200);
       assert.equal(m.attempted + m.dropped, 200);
       assert.equal(m.accepted, m.attempted);
+      // Visible where they happened, judged by a threshold, and in the exit code (issue 16.7).
+      const perInterval = result.series.points.reduce((n, p) => n + p.dropped, 0);
+      assert.equal(perInterval, m.dropped);
+      const [outcome] = evaluateThresholds([parseThreshold("dropped==0")], result);
+      assert.deepEqual(outcome, {
+        expression: "dropped==0",
+        actual: m.dropped,
+        unit: "",
+        passed: false,
+      });
+      assert.equal(verdict(result), 1);
     } finally {
       await server.close();
     }

@@ -185,6 +185,41 @@ describe("HeaderTemplate", () => {
     assert.deepEqual(differ(a, b), ["Date", "Message-ID", "X-Mailvolley-Sent"]);
   });
 
+  test("placeholders in the subject and the extra lines: fixed width, one token per message", () => {
+    const template = new HeaderTemplate({
+      ...fields,
+      subject: "n={{seq}} at {{ epochMs }} on {{timestamp}} k={{token}} c={{class}}",
+      className: "bulk",
+      extra: ["X-Trace: {{token}}/{{seq}}"],
+    });
+    const at = Date.UTC(2026, 11, 2, 13, 55, 7, 123) + 0.456;
+    const a = template.render(42, at);
+    const b = template.render(43, at + 1000);
+    assert.equal(a.length, template.length);
+    assert.equal(b.length, template.length);
+    const subject = header(a, "Subject");
+    const m = subject.match(/^n=(\d+) at (\d+) on (.+) k=([0-9a-f]+) c=bulk$/);
+    assert.ok(m, subject);
+    assert.equal(m[1], "000000000042");
+    assert.equal(m[2], String(Date.UTC(2026, 11, 2, 13, 55, 7, 123)));
+    assert.equal(m[3], "Wed, 02 Dec 2026 13:55:07 +0000");
+    assert.equal(m[4].length, 32);
+    assert.equal(header(a, "X-Trace"), `${m[4]}/000000000042`);
+    const next = header(b, "Subject").match(/k=([0-9a-f]+)/);
+    assert.notEqual(next?.[1], m[4], "a fresh token per message");
+    assert.ok(!text(a).includes("\0"));
+  });
+
+  test("an unknown placeholder is refused, naming it and the known ones", () => {
+    assert.throws(
+      () => new HeaderTemplate({ ...fields, subject: "x {{seqq}}" }),
+      /unknown placeholder \{\{seqq\}\}; use one of \{\{seq\}\}, \{\{timestamp\}\}/,
+    );
+    // Not a placeholder: stays literal.
+    const literal = new HeaderTemplate({ ...fields, subject: "{{ }} {x}" });
+    assert.equal(header(literal.render(1, 1_700_000_000_000), "Subject"), "{{ }} {x}");
+  });
+
   test("unique Message-IDs", () => {
     const template = new HeaderTemplate(fields);
     const ids = new Set<string>();

@@ -23,7 +23,7 @@ import {
   LOAD_OPTIONS,
   TIMEOUT_OPTIONS,
 } from "../src/config/option-table.js";
-import { camel, type OptionSpec } from "../src/config/options.js";
+import { camel, helpText, type OptionSpec } from "../src/config/options.js";
 import { ConfigError, parseDuration, parseWindowRate } from "../src/config/parse.js";
 import { parseRate as parseSinkRate } from "../src/sink/options.js";
 import { DEFAULT_TIMEOUTS, PHASE_NAMES } from "../src/smtp/phases.js";
@@ -62,7 +62,14 @@ describe("the help is derived from the table", () => {
         assert.ok(help.includes(`${letters.join("")}--${flag} `), `${letters.join("")}--${flag}`);
         const shown = spec.shown ?? spec.default;
         if (shown !== undefined) {
-          assert.ok(help.includes(`${spec.describe} [${shown}]`), `--${flag} [${shown}]`);
+          // The description, the kind of value when it is a number or a duration, the default.
+          const kind = / \[(number|duration)\]$/.exec(
+            helpText(spec).replace(/ \[default: .*\]$/, ""),
+          );
+          const expected = `${spec.describe}${kind ? kind[0] : ""} [default: ${shown}]`;
+          assert.equal(helpText(spec), expected);
+          assert.ok(help.includes(expected), `--${flag}: ${expected}`);
+          if (typeof spec.default === "number") assert.ok(kind?.[1] === "number", `--${flag}`);
         }
       }
     });
@@ -74,6 +81,18 @@ describe("the help is derived from the table", () => {
       assert.equal(parseDuration("--timeout", row.default), DEFAULT_TIMEOUTS[phase], phase);
     }
     assert.equal(parseDuration("--apdex", DEFAULTS.apdex), DEFAULT_APDEX_MS);
+  });
+
+  test("--timeout sets every phase; a --timeout-PHASE wins for its phase", () => {
+    const { run } = buildLoadConfig({ timeout: "5s", timeoutBanner: "1500ms" });
+    for (const phase of PHASE_NAMES) {
+      assert.equal(run.timeouts[phase], phase === "banner" ? 1500 : 5000, phase);
+    }
+    assert.throws(() => buildLoadConfig({ timeout: "0s" }), /--timeout: must be longer than 0/);
+    assert.throws(
+      () => buildLoadConfig({ timeout: "soon" }),
+      /--timeout: "soon" is not a duration/,
+    );
   });
 
   test("giving every default explicitly builds the config that giving nothing builds", () => {

@@ -1,7 +1,6 @@
 /** --shard and --start-at parsing, and how shards and their workers split a run's load. */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { ConfigError } from "../src/config/parse.js";
 import {
   checkShardable,
   parseShard,
@@ -18,18 +17,7 @@ import {
   shardShares,
   WHOLE_RUN,
 } from "../src/run/shard-plan.js";
-
-/** The one line the CLI would print for a ConfigError thrown by `fn`. */
-function configError(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    assert.ok(error instanceof ConfigError, `a ConfigError, not ${error}`);
-    assert.ok(!error.message.includes("\n"), "one line");
-    return error.message;
-  }
-  assert.fail("no ConfigError");
-}
+import { configError } from "./helpers/config-error.js";
 
 describe("--shard", () => {
   test("I/N counts from 0", () => {

@@ -86,8 +86,14 @@ describe("Postfix smtpd", () => {
       assert.equal(perMessage.connections.refused, 6);
       assert.equal(perMessage.errorClasses.refused, perMessage.connections.refused);
       assert.deepEqual(reuse.firstSeen, []);
-      assert.equal(perMessage.firstSeen?.[0].class, "refused");
-      assert.ok((perMessage.firstSeen?.[0].connectionsOpened ?? 0) >= 5);
+      // Exactly where anvil started refusing: the per-message run's fifth connection (the
+      // minute's sixth), before its message started, after four messages.
+      const [first] = perMessage.firstSeen ?? [];
+      assert.equal(first.class, "refused");
+      assert.equal(first.connection, 5);
+      assert.equal(first.message, null);
+      assert.equal(first.sent, 4);
+      assert.equal(first.openSessions, 1);
       assert.equal(counts.messages, 24);
     } finally {
       await peer.stop();
@@ -113,6 +119,9 @@ describe("Postfix smtpd", () => {
       );
       assert.equal(row.count, 3);
       assert.equal(result.errorClasses.rateLimited, 3);
+      // anvil's eleventh MAIL in the minute, on the one connection.
+      const [first] = result.firstSeen ?? [];
+      assert.deepEqual([first.class, first.connection, first.message], ["rateLimited", 1, 11]);
       assert.equal(counts.messages, 10);
     } finally {
       await peer.stop();

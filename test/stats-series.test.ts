@@ -121,7 +121,9 @@ describe("time series", () => {
         [3000, 0, 0],
       ],
     );
-    assert.ok(Math.abs(points[2].p50Ms - 3) < 0.01, String(points[2].p50Ms)); // HDR: 3 digits
+    assert.ok(Math.abs((points[2].p50Ms ?? 0) - 3) < 0.01, String(points[2].p50Ms)); // HDR: 3 digits
+    // Nothing accepted in the last interval: no latency, not 0 ms (issue 13 item 4).
+    assert.deepEqual([points[3].p50Ms, points[3].p99Ms], [null, null]);
   });
 
   test("regrouping into longer intervals adds counts and keeps the last open-session count", () => {
@@ -157,6 +159,22 @@ describe("plateau", () => {
   test("null when fewer than three steady intervals remain", () => {
     assert.equal(plateau(series([1, 100, 100, 1])), null);
     assert.equal(plateau(series([])), null);
+  });
+
+  test("idle intervals do not pull the median down (issue 16 item 2)", () => {
+    // 25 idle seconds around a 6-second burst of about 70k/s: the median of all intervals
+    // is 0, which trimmed nothing and gave the burst spread over 31 intervals.
+    const burst = [69_000, 74_000, 76_000, 71_000, 73_000, 70_000];
+    const p = plateau(series([0, ...Array(12).fill(0), ...burst, ...Array(13).fill(0), 0]));
+    assert.ok(p);
+    assert.equal(p.intervals, 6);
+    assert.equal(p.messagesPerSecond, 72_166.7);
+    assert.equal(p.fromMs, T0 + 13_000);
+  });
+
+  test("no plateau from intervals that accepted nothing (issue 15: 'plateau 0.0/s')", () => {
+    assert.equal(plateau(series([0, 0, 0, 0, 0, 0, 0])), null);
+    assert.equal(plateau(series([0, 0, 50, 0, 0, 60, 0, 0])), null);
   });
 });
 

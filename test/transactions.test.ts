@@ -13,7 +13,7 @@ const alerts: MessageClass = { index: 1, recipients: 1 };
 
 function ring(slots = 4): { txs: TransactionRing; stats: RunStats } {
   const stats = new RunStats(["bulk", "alerts"]);
-  return { txs: new TransactionRing(stats, slots), stats };
+  return { txs: new TransactionRing(stats, 1, slots), stats };
 }
 
 function settledTotal(stats: RunStats): number {

@@ -7,6 +7,7 @@
 import type { Argv } from "yargs";
 import { buildCompareConfig } from "../config/load-config.js";
 import { COMPARE_OPTIONS, RUN_OPTIONS } from "../config/option-table.js";
+import { runRecord } from "../config/run-record.js";
 import { renderCompare } from "../report/compare.js";
 import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
@@ -15,7 +16,7 @@ import type { Result } from "../stats/result.js";
 import { loadExitCode } from "./exit-codes.js";
 import { type CommandArgv, givenOptions, loadOptions, tableOptions } from "./load-options.js";
 import { checkWritable, exportsOf, writeOutput } from "./output.js";
-import { applyThresholds, compareDoc, printBreaches } from "./report-command.js";
+import { applyThresholds, compareDoc, generatorGate, printBreaches } from "./report-command.js";
 import { warnPlaintextAuth } from "./warnings.js";
 
 export const compareCommand = {
@@ -49,7 +50,11 @@ export const compareCommand = {
         if (i > 0 && pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
         if (!quiet) process.stderr.write(`mailvolley compare: ${config.mode} run…\n`);
         const io = { onStart: (stop: () => void) => (stopCurrent = stop) };
-        const outcome = await executeRun(config, io, { sink, apdexMs: report.apdexMs });
+        const outcome = await executeRun(config, io, {
+          sink,
+          apdexMs: report.apdexMs,
+          run: runRecord(config),
+        });
         runs.push(outcome.result);
       }
     } finally {
@@ -62,12 +67,13 @@ export const compareCommand = {
       all.length === 2 ? renderCompare(all, options) : null;
     writeOutput({ quiet, summary, exports }, runs);
     printBreaches(breaches);
+    const generatorBound = generatorGate(runs, report.failOnGeneratorBound);
     const sinkDiffers = runs.some(
       (r) => r.sink !== undefined && r.sink.messagesAccepted !== r.messages.accepted,
     );
     process.exitCode = loadExitCode({
       interrupted,
-      breached: breaches.length > 0,
+      breached: breaches.length > 0 || generatorBound,
       failed: sinkDiffers,
     });
   },

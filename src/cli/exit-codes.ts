@@ -2,11 +2,14 @@
 export const EXIT = Object.freeze({
   /** Every message accepted (and in a self-test the sink counted the same); a probe that ran. */
   ok: 0,
-  /** A message rejected or failed, the self-test's counts differ, or the sink's --expect missed. */
+  /**
+   * A message rejected or failed, an arrival dropped (open model), the self-test's counts
+   * differ, or the sink's --expect missed.
+   */
   failed: 1,
   /** Bad input: one line on stderr naming the option and the fix. */
   usage: 2,
-  /** A --threshold breached (k6's code). */
+  /** A --threshold breached (k6's code), or --fail-on-generator-bound: the generator set the rate. */
   thresholds: 99,
   /** Stopped by Ctrl-C: 128 + SIGINT. */
   interrupted: 130,

@@ -3,9 +3,18 @@
  * manifests of one sharded run on stdout (or --out FILE), for `kubectl apply -f -`.
  */
 import { writeFileSync } from "node:fs";
-import type { ArgumentsCamelCase, Argv } from "yargs";
+import yargs, { type ArgumentsCamelCase, type Argv } from "yargs";
+import { buildLoadConfig } from "../config/load-config.js";
+import { LOAD_OPTIONS } from "../config/option-table.js";
 import { ConfigError, parseDuration } from "../config/parse.js";
-import { kubernetesOptions, manifestsToYaml, renderKubernetes } from "../deploy/kubernetes.js";
+import {
+  type KubernetesOptions,
+  kubernetesOptions,
+  manifestsToYaml,
+  renderKubernetes,
+} from "../deploy/kubernetes.js";
+import { withSuggestions } from "./did-you-mean.js";
+import { givenOptions, loadOptions } from "./load-options.js";
 
 type KubernetesArgv = ArgumentsCamelCase<Record<string, unknown>>;
 
@@ -76,7 +85,7 @@ export const kubernetesCommand = {
         group: GROUP,
       })
       .demandOption(["shards", "image"]),
-  handler: (argv: KubernetesArgv) => {
+  handler: async (argv: KubernetesArgv) => {
     if (argv.startAt !== undefined && argv.startIn !== undefined) {
       throw new ConfigError("--start-in", "give either --start-at or --start-in, not both");
     }
@@ -102,8 +111,39 @@ export const kubernetesCommand = {
           ? undefined
           : Math.ceil(parseDuration("--merge-wait", argv.mergeWait) / 1000),
     });
+    await checkRunArgs(options);
     const yaml = manifestsToYaml(renderKubernetes(options));
     if (argv.out !== undefined) writeFileSync(String(argv.out), yaml);
     else process.stdout.write(yaml);
   },
 };
+
+/**
+ * The run options after -- as every pod's `mailvolley run` will read them, checked here: a
+ * typo or a split that leaves a shard idle is one line now, not N failed pods later. A plan
+ * file is read in the pods (it lives in the image), so with --plan only the flags are checked.
+ */
+async function checkRunArgs(options: KubernetesOptions): Promise<void> {
+  const argv = await loadOptions(yargs([...options.runArgs]))
+    .strict()
+    .help(false)
+    .version(false)
+    .exitProcess(false)
+    .fail((message, error) => {
+      if (error) throw error;
+      const options = Object.keys(LOAD_OPTIONS);
+      const line = withSuggestions(message.split("\n")[0], {
+        commands: [],
+        options,
+        commandGiven: true,
+      });
+      throw new ConfigError("--", `run options after --: ${line}`);
+    })
+    .parseAsync();
+  if (argv._.length > 0) {
+    throw new ConfigError("--", `"${argv._[0]}" after --: give the target before --, once`);
+  }
+  const given = givenOptions(argv);
+  if (given.plan !== undefined) return;
+  buildLoadConfig({ ...given, target: options.target, shard: `0/${options.shards}` });
+}

@@ -19,7 +19,10 @@ export function tableOptions<T>(yargs: Argv<T>, table: OptionTable): Argv<T> {
     if (spec.kind === "positional") continue;
     y = y.option(flag, {
       ...(spec.alias === undefined ? {} : { alias: [spec.alias].flat() }),
-      type: spec.kind === "flag" ? "boolean" : "string",
+      // Text rows get no yargs type, so the help does not call numbers strings; the parser
+      // leaves them as typed (main.ts turns parse-numbers off) and config/ checks them.
+      ...(spec.kind === "flag" ? { type: "boolean" as const } : {}),
+      ...(spec.kind === "text" ? { requiresArg: true } : {}),
       ...(spec.kind === "list" ? { array: true } : {}),
       describe: helpText(spec),
       group: spec.group,

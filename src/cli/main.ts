@@ -8,7 +8,9 @@ import { hideBin } from "yargs/helpers";
 import { ConfigError } from "../config/parse.js";
 import { SourceError } from "../messages/source.js";
 import { compareCommand } from "./compare-command.js";
+import { withSuggestions } from "./did-you-mean.js";
 import { EXIT } from "./exit-codes.js";
+import { kubernetesCommand } from "./kubernetes-command.js";
 import { mergeCommand } from "./merge-command.js";
 import { probeCommand } from "./probe-command.js";
 import { reportCommand } from "./report-command.js";
@@ -48,9 +50,18 @@ function joinDashValues(args: string[]): string[] {
   return out;
 }
 
+const COMMANDS = ["run", "sink", "compare", "report", "merge", "probe"];
+
+/** The options the instance knows (yargs 17 has getOptions at run time, not in its types). */
+function optionsOf(cli: unknown): Record<string, unknown> {
+  return (cli as { getOptions(): { key: Record<string, unknown> } }).getOptions().key;
+}
+
 export async function main(args: string[]): Promise<void> {
   const cli = yargs(joinDashValues(args))
     .scriptName("mailvolley")
+    // Values stay as typed ("010", "1e3"): config/ parses them, and names the option when wrong.
+    .parserConfiguration({ "parse-numbers": false })
     .usage("$0 <command> [options]")
     .command(runCommand)
     .command(sinkCommand)
@@ -58,8 +69,24 @@ export async function main(args: string[]): Promise<void> {
     .command(reportCommand)
     .command(mergeCommand)
     .command(probeCommand)
-    .demandCommand(1, "name a command: run, compare, probe, report, merge or sink (see --help)")
+    .command(kubernetesCommand)
+    .demandCommand(
+      1,
+      "name a command: run, compare, probe, report, merge, sink or kubernetes (see --help)",
+    )
     .strict()
+    .option("color", {
+      type: "boolean",
+      describe: "Colour the summary (default: on a terminal, unless NO_COLOR is set)",
+    })
+    .middleware((argv) => {
+      // One place decides colour (cli/color.ts); the flags speak through its variables.
+      if (argv.color === false) process.env.NO_COLOR = "1";
+      if (argv.color === true) {
+        delete process.env.NO_COLOR;
+        process.env.FORCE_COLOR = "1";
+      }
+    })
     .version(version())
     .help()
     .alias("help", "h")
@@ -67,7 +94,14 @@ export async function main(args: string[]): Promise<void> {
     .fail((message, error) => {
       if (error instanceof ConfigError || error instanceof SourceError) usageError(error.message);
       if (error) throw error;
-      usageError(`${message.split("\n")[0]} (see mailvolley --help)`);
+      // After a command's builder ran, the instance knows that command's options.
+      const command = COMMANDS.includes(args[0]) ? args[0] : null;
+      const line = withSuggestions(message.split("\n")[0], {
+        commands: COMMANDS,
+        options: Object.keys(optionsOf(cli)),
+        commandGiven: command !== null,
+      });
+      usageError(`${line} (see mailvolley ${command ? `${command} ` : ""}--help)`);
     });
   try {
     await cli.parseAsync();

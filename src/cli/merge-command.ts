@@ -1,57 +1,117 @@
 /**
- * `mailvolley merge shard1.json shard2.json … [--json out.json] [--html out.html]`: one result
- * from a run sharded across machines, as if one generator had sent it all.
+ * `mailvolley merge shard-0.json shard-1.json … [--threshold …] [--json out.json] [--html …]`:
+ * one result from a run sharded across machines, as if one generator had sent it all. The
+ * shards are checked first (stats/shard-check.ts): a missing or doubled shard, another load or
+ * mixed modes is one line and exit 2. Compare results merge mode by mode into one compare.
  */
 import type { ArgumentsCamelCase, Argv } from "yargs";
+import { REPORT_OPTIONS } from "../config/option-table.js";
 import { ConfigError } from "../config/parse.js";
+import { parseThresholds } from "../config/thresholds.js";
+import { renderCompare } from "../report/compare.js";
 import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
 import { renderSummary } from "../report/terminal.js";
-import { mergeResults } from "../stats/merge-results.js";
+import { type MergeInput, mergeShards } from "../stats/merge-results.js";
 import type { Result } from "../stats/result.js";
+import { describeShardStarts } from "../stats/shard-check.js";
+import { loadExitCode } from "./exit-codes.js";
+import { tableOptions } from "./load-options.js";
 import { exportsOf, writeOutput } from "./output.js";
-import { readResultFile } from "./report-command.js";
+import {
+  applyThresholds,
+  compareDoc,
+  generatorGate,
+  printBreaches,
+  readResultFile,
+} from "./report-command.js";
 
 type MergeArgv = ArgumentsCamelCase<Record<string, unknown>>;
+
+/** A result file as read: one run, or a compare's two. */
+interface ResultFile {
+  file: string;
+  runs: Result[];
+}
 
 export const mergeCommand = {
   command: "merge <results..>",
   describe: "Merge the JSON results of a run sharded across machines into one",
   builder: (yargs: Argv) =>
-    yargs
-      .positional("results", { type: "string", array: true, describe: "JSON results (--json)" })
-      .option("json", {
-        type: "string",
-        describe: "Write the merged JSON result to FILE (- for stdout)",
-      })
-      .option("html", { type: "string", describe: "Write the merged HTML report to FILE" })
-      .option("quiet", { alias: "q", type: "boolean", describe: "Print no summary" }),
+    tableOptions(
+      yargs
+        .positional("results", { type: "string", array: true, describe: "JSON results (--json)" })
+        .option("json", {
+          type: "string",
+          describe: "Write the merged JSON result to FILE (- for stdout)",
+        })
+        .option("html", { type: "string", describe: "Write the merged HTML report to FILE" })
+        .option("quiet", { alias: "q", type: "boolean", describe: "Print no summary" }),
+      {
+        threshold: REPORT_OPTIONS.threshold,
+        "fail-on-generator-bound": REPORT_OPTIONS["fail-on-generator-bound"],
+      },
+    ),
   handler: (argv: MergeArgv) => {
     const files = (argv.results as string[]) ?? [];
     if (files.length < 2) throw new ConfigError("merge", "give at least two result files");
-    const shards: Result[] = files.flatMap((file) => {
-      const runs = readResultFile(file);
-      if (runs.length !== 1) {
-        throw new ConfigError("merge", `"${file}" holds a compare (two runs); merge single runs`);
-      }
-      return runs;
+    const thresholds = parseThresholds(argv.threshold);
+    const merged = mergeFiles(files.map((file) => ({ file, runs: readResultFile(file) })));
+    const quiet = Boolean(argv.quiet);
+    const breaches = merged.flatMap(({ result, starts }) => {
+      if (!quiet && starts) process.stderr.write(`mailvolley merge: ${starts}\n`);
+      const lines = applyThresholds(result, thresholds);
+      return merged.length > 1 ? lines.map((line) => `${result.mode}: ${line}`) : lines;
     });
-    let merged: Result;
-    try {
-      merged = mergeResults(shards);
-    } catch (error) {
-      throw new ConfigError("merge", (error as Error).message);
-    }
+    const runs = merged.map((m) => m.result);
+    const json = (all: Result[]) => renderJson(all.length > 1 ? compareDoc(all) : all[0]);
     writeOutput(
       {
-        quiet: Boolean(argv.quiet),
-        summary: renderSummary,
-        exports: exportsOf<Result>([
-          ["--html", argv.html, (result) => renderHtml([result])],
-          ["--json", argv.json, renderJson],
+        quiet,
+        summary: (all, options) =>
+          all.length > 1 ? renderCompare(all, options) : renderSummary(all[0], options),
+        exports: exportsOf<Result[]>([
+          ["--html", argv.html, renderHtml],
+          ["--json", argv.json, json],
         ]),
       },
-      merged,
+      runs,
     );
+    printBreaches(breaches);
+    const generatorBound = generatorGate(runs, Boolean(argv.failOnGeneratorBound));
+    process.exitCode = loadExitCode({
+      interrupted: false,
+      breached: breaches.length > 0 || generatorBound,
+      failed: false,
+    });
   },
 };
+
+/**
+ * Single runs merge into one; compare results (two runs each) merge mode by mode into one
+ * compare, in the first file's order. Each merge is checked; a refusal is one ConfigError line.
+ */
+function mergeFiles(files: readonly ResultFile[]): { result: Result; starts: string }[] {
+  const compares = files.filter((f) => f.runs.length > 1).map((f) => f.file);
+  if (compares.length > 0 && compares.length < files.length) {
+    throw new ConfigError(
+      "merge",
+      `${compares.join(", ")} ${compares.length > 1 ? "are compares" : "is a compare"} (two runs) ` +
+        "and the others single runs; merge the shards of one command",
+    );
+  }
+  const modes = files[0].runs.map((r) => r.mode);
+  return modes.map((mode) => {
+    const inputs: MergeInput[] = files.map(({ file, runs }) => {
+      const result = runs.find((r) => r.mode === mode) ?? runs[0];
+      return { file, result };
+    });
+    try {
+      const { merged, starts } = mergeShards(inputs);
+      return { result: merged, starts: describeShardStarts(starts) };
+    } catch (error) {
+      // ShardCheckError, or mergeResults refusing shards of different series intervals.
+      throw new ConfigError("merge", (error as Error).message);
+    }
+  });
+}

@@ -4,8 +4,10 @@
  * ExportManager). `-` as a path means stdout; the summary then goes to stderr so the export can
  * be piped. Renderers stay pure: they get the colour decision and return text.
  */
+
 import { closeSync, openSync, writeFileSync } from "node:fs";
 import { ConfigError } from "../config/parse.js";
+import { colorWanted } from "./color.js";
 
 /** Text for the value, or null when there is nothing to write (a compare cut short). */
 type Render<T> = (value: T) => string | null;
@@ -55,7 +57,7 @@ export function writeOutput<T>(output: Output<T>, value: T): void {
   const toStdout = output.exports.some((e) => e.path === "-");
   if (!output.quiet) {
     const stream = toStdout ? process.stderr : process.stdout;
-    const summary = output.summary(value, { color: Boolean(stream.isTTY) });
+    const summary = output.summary(value, { color: colorWanted(stream) });
     if (summary !== null) stream.write(summary);
   }
   for (const { path, render } of output.exports) {

@@ -13,7 +13,19 @@ export interface ProgressPrinter {
   finish(): void;
 }
 
-export function progressPrinter(stream: NodeJS.WriteStream, quiet: boolean): ProgressPrinter {
+/** What bounds the run, for the percentage and the ETA: -m, -d, or both (the first reached). */
+export interface ProgressTotal {
+  /** Messages the load model schedules (Infinity: no count). */
+  messages: number;
+  /** The duration in ms (0: none). */
+  durationMs: number;
+}
+
+export function progressPrinter(
+  stream: NodeJS.WriteStream,
+  quiet: boolean,
+  total: ProgressTotal = { messages: Number.POSITIVE_INFINITY, durationMs: 0 },
+): ProgressPrinter {
   if (quiet) return { update() {}, finish() {} };
   const startMs = performance.now();
   let previous: Progress | null = null;
@@ -25,19 +37,19 @@ export function progressPrinter(stream: NodeJS.WriteStream, quiet: boolean): Pro
       const now = performance.now();
       reports++;
       if (!stream.isTTY && reports % LINE_EVERY !== 0) return;
-      const line = formatProgress(
-        progress,
-        previous,
-        (now - previousMs) / 1000,
-        (now - startMs) / 1000,
-      );
+      const line = formatProgress(progress, previous, {
+        intervalSeconds: (now - previousMs) / 1000,
+        elapsedSeconds: (now - startMs) / 1000,
+        total,
+      });
       previous = progress;
       previousMs = now;
       if (stream.isTTY) {
-        stream.write(`\r${line.slice(0, (stream.columns || 100) - 1)}\u001b[K`);
+        stream.write(`\r${line.slice(0, (stream.columns || 80) - 1)}\u001b[K`);
         lineShown = true;
       } else {
-        stream.write(`${line}\n`);
+        // A log keeps the time of each line, as JMeter's summary lines do.
+        stream.write(`${new Date().toISOString().slice(0, 19)}Z progress ${line}\n`);
       }
     },
     finish() {
@@ -46,25 +58,57 @@ export function progressPrinter(stream: NodeJS.WriteStream, quiet: boolean): Pro
   };
 }
 
-/** One progress line: totals so far and the accepted rate over the last interval. */
+/** How far the run is, 0..1, by whichever bound ends it first; null without a bound. */
+export function doneFraction(
+  progress: Progress,
+  elapsedSeconds: number,
+  total: ProgressTotal,
+): number | null {
+  const parts: number[] = [];
+  if (Number.isFinite(total.messages) && total.messages > 0) {
+    parts.push((progress.attempted + progress.dropped) / total.messages);
+  }
+  if (total.durationMs > 0) parts.push((elapsedSeconds * 1000) / total.durationMs);
+  return parts.length > 0 ? Math.min(1, Math.max(...parts)) : null;
+}
+
+/** Exact below 100,000; above, three significant figures ("1.23M", "456.7k"): it is live. */
+export function compactCount(n: number): string {
+  if (n < 100_000) return n.toFixed(0);
+  return n < 1_000_000 ? `${(n / 1e3).toFixed(1)}k` : `${(n / 1e6).toFixed(2)}M`;
+}
+
+/**
+ * One progress line, within 80 columns: elapsed (of the duration), percent done and ETA, then
+ * totals so far, the accepted rate over the last interval, its p99, errors and open sessions.
+ */
 export function formatProgress(
   progress: Progress,
   previous: Progress | null,
-  intervalSeconds: number,
-  elapsedSeconds: number,
+  at: { intervalSeconds: number; elapsedSeconds: number; total: ProgressTotal },
 ): string {
+  const { intervalSeconds, elapsedSeconds, total } = at;
   const delta = progress.accepted - (previous?.accepted ?? 0);
   const rate = intervalSeconds > 0 ? delta / intervalSeconds : 0;
   const errors = progress.rejected + progress.failed;
+  const elapsed = `${elapsedSeconds.toFixed(0)}s`;
   const parts = [
-    `progress ${elapsedSeconds.toFixed(0).padStart(4)}s`,
-    `sent ${progress.attempted}`,
-    `accepted ${progress.accepted}`,
-    `${rate.toFixed(0)}/s now`,
-    `p99 ${progress.recentP99Ms.toFixed(1)}ms`,
-    `errors ${errors}`,
-    `sessions ${progress.openSessions}`,
+    total.durationMs > 0 ? `${elapsed}/${(total.durationMs / 1000).toFixed(0)}s` : elapsed,
   ];
-  if (progress.dropped > 0) parts.push(`dropped ${progress.dropped}`);
-  return parts.join("  ");
+  const fraction = doneFraction(progress, elapsedSeconds, total);
+  if (fraction !== null) {
+    parts.push(`${Math.floor(fraction * 100)}%`);
+    if (fraction > 0)
+      parts.push(`ETA ${((elapsedSeconds * (1 - fraction)) / fraction).toFixed(0)}s`);
+  }
+  parts.push(
+    `sent ${compactCount(progress.attempted)}`,
+    `acc ${compactCount(progress.accepted)}`,
+    `${compactCount(rate)}/s`,
+    `p99 ${progress.recentP99Ms.toFixed(1)}ms`,
+    `err ${compactCount(errors)}`,
+    `sess ${progress.openSessions}`,
+  );
+  if (progress.dropped > 0) parts.push(`drop ${compactCount(progress.dropped)}`);
+  return parts.join(" ");
 }

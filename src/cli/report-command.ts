@@ -8,9 +8,11 @@ import type { ArgumentsCamelCase, Argv } from "yargs";
 import { ConfigError, parseDuration } from "../config/parse.js";
 import { checkResultShape } from "../config/result-shape.js";
 import { COMPARE_SCHEMA, type Comparison, renderCompare } from "../report/compare.js";
+import { thresholdActual } from "../report/figures.js";
 import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
 import { renderSummary } from "../report/terminal.js";
+import { generatorBoundLine } from "../report/verdict.js";
 import { RESULT_SCHEMA, type Result } from "../stats/result.js";
 import { regroupSeries } from "../stats/series.js";
 import { seriesResult, seriesSnapshot } from "../stats/summarise.js";
@@ -26,11 +28,23 @@ export function applyThresholds(result: Result, thresholds: readonly Threshold[]
   result.thresholds = evaluateThresholds(thresholds, result);
   return result.thresholds
     .filter((t) => !t.passed)
-    .map((t) => `${t.expression} (actual ${t.actual === null ? "no data" : t.actual})`);
+    .map((t) => `${t.expression} (actual ${thresholdActual(t)})`);
 }
 
 export function printBreaches(lines: readonly string[]): void {
   for (const line of lines) process.stderr.write(`mailvolley: threshold breached: ${line}\n`);
+}
+
+/**
+ * --fail-on-generator-bound: a line on stderr for each run whose rate mailvolley set; true when
+ * any did (the run then exits 99, as for a breached threshold).
+ */
+export function generatorGate(results: readonly Result[], enabled: boolean): boolean {
+  if (!enabled) return false;
+  const lines = results.flatMap((r) => generatorBoundLine(r) ?? []);
+  for (const line of lines)
+    process.stderr.write(`mailvolley: --fail-on-generator-bound: ${line}\n`);
+  return lines.length > 0;
 }
 
 type ReportArgv = ArgumentsCamelCase<Record<string, unknown>>;

@@ -64,8 +64,7 @@ export abstract class HandshakeSession extends SessionBase {
     this.host.stats.record("banner", now - this.connectedAt);
     if (code !== 220) {
       // 554 (or anything else) instead of 220: no service here (RFC 5321 §3.1).
-      recordReply(this.host.stats, code, lines, "banner");
-      this.closeNow();
+      this.closeNow(recordReply(this.host.stats, code, lines, "banner", this.connection));
       return;
     }
     this.established = true;
@@ -89,7 +88,7 @@ export abstract class HandshakeSession extends SessionBase {
       this.command(`HELO ${this.host.config.helo}${CRLF}`, Expect.Helo, 0);
       return;
     }
-    recordReply(this.host.stats, code, lines, PHASE_OF[kind]);
+    recordReply(this.host.stats, code, lines, PHASE_OF[kind], this.connection);
     this.greetingRefused = true;
     this.quit();
   }
@@ -130,7 +129,7 @@ export abstract class HandshakeSession extends SessionBase {
   /** Replies to STARTTLS and to the AUTH exchange. */
   protected onSecureStep(kind: Expect, code: number, lines: string[] | null): void {
     if (code >= 400) {
-      recordReply(this.host.stats, code, lines, PHASE_OF[kind]);
+      recordReply(this.host.stats, code, lines, PHASE_OF[kind], this.connection);
       this.greetingRefused = true;
       this.quit();
       return;
@@ -162,7 +161,7 @@ export abstract class HandshakeSession extends SessionBase {
 
   /** The server cannot give what the run requires: counted under `phase`, then QUIT. */
   protected refuse(phase: Phase, text: string): void {
-    this.host.stats.failure("unsupported", phase, text);
+    this.host.stats.failure("unsupported", phase, text, 1, this.connection);
     this.greetingRefused = true;
     this.quit();
   }

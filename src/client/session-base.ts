@@ -10,7 +10,7 @@ import { type Capabilities, NO_CAPABILITIES } from "../smtp/capabilities.js";
 import { ReplyParser } from "../smtp/reply-parser.js";
 import type { RunStats } from "../stats/collector.js";
 import type { Failure } from "../stats/errors.js";
-import type { Phase } from "../stats/result.js";
+import type { ErrorRow, Phase } from "../stats/result.js";
 import { Expect, PendingReplies, PHASE_OF } from "./pending.js";
 import { openTransport } from "./secure.js";
 import { traceWrite } from "./trace.js";
@@ -84,6 +84,10 @@ export abstract class SessionBase {
    */
   protected readAt = 0;
   protected readonly preclaimedIntendedMs: number;
+  /** This connection's ordinal in the run (from 1), for where an error first came. */
+  readonly connection: number;
+  /** The row of the failure that ended the session: its lost messages are counted there. */
+  protected endingRow: ErrorRow | null = null;
 
   /**
    * @param preclaimed per-message mode: the one message this connection carries, already
@@ -99,7 +103,12 @@ export abstract class SessionBase {
   ) {
     this.preclaimedIntendedMs = host.intendedMs;
     const { config, stats } = host;
-    this.txs = new TransactionRing(stats, config.chunking ? config.window + 2 : TX_SLOTS);
+    this.connection = stats.connectionOpened();
+    this.txs = new TransactionRing(
+      stats,
+      this.connection,
+      config.chunking ? config.window + 2 : TX_SLOTS,
+    );
     // Two envelopes and a QUIT can be in flight (with BDAT: a window of whole transactions);
     // 1000 is the most recipients a message takes.
     const recipients = Math.max(config.recipients, ...config.classes.map((c) => c.recipients ?? 0));
@@ -109,7 +118,6 @@ export abstract class SessionBase {
     this.parser.captureText = host.trace !== null;
     this.phaseSince = performance.now();
     this.openedAt = this.phaseSince;
-    stats.connectionOpened();
     stats.touch(performance.timeOrigin + this.phaseSince);
     // Many source addresses: sessions take them in turn, as a sender with several IPs would.
     const sources = config.sourceAddresses;
@@ -203,39 +211,57 @@ export abstract class SessionBase {
   protected abort(failure: Failure, phase: Phase, text: string): void {
     if (this.failure || this.closed) return;
     this.failure = true;
-    this.host.stats.failure(failure, phase, text);
+    this.endingRow = this.countFailure(failure, phase, text);
     this.socket.destroy();
   }
 
-  protected closeNow(): void {
-    this.failure = true; // the reply that ended the session is already counted
+  /** Ends the session on a reply that is already counted, in `row` (a 421, a refused banner). */
+  protected closeNow(row: ErrorRow): void {
+    this.failure = true;
+    this.endingRow = row;
     this.socket.destroy();
+  }
+
+  /** A failure of this session in the error table, hitting its oldest open message. */
+  private countFailure(failure: Failure, phase: Phase, text: string): ErrorRow {
+    const message = this.txs.oldestOpen();
+    return this.host.stats.failure(failure, phase, text, 1, this.connection, message);
   }
 
   protected onSocketError(err: NodeJS.ErrnoException): void {
     if (this.failure) return;
     this.failure = true;
-    this.host.stats.failure(transportFailure(err.code), this.currentPhase(), socketErrorText(err));
+    this.endingRow = this.countFailure(
+      transportFailure(err.code),
+      this.currentPhase(),
+      socketErrorText(err),
+    );
   }
 
   protected onClose(): void {
     if (this.closed) return;
     this.closed = true;
     if (this.waitTimer) clearTimeout(this.waitTimer);
+    const { stats } = this.host;
     const orderly = this.quitSent && this.pending.count <= 1 && this.txs.openCount() === 0;
     if (!orderly && !this.failure) {
-      this.host.stats.failure("closed", this.currentPhase(), "connection closed by the server");
+      const text = "connection closed by the server";
+      this.endingRow = this.countFailure("closed", this.currentPhase(), text);
     }
     const now = performance.now();
-    this.txs.failOpen(now);
+    let lost = this.txs.failOpen(now);
     if (this.preclaimed >= 0 && this.messagesStarted === 0) {
       // Per-message mode: the connection failed before its message could start.
-      this.host.stats.messagesFailedToStart();
+      stats.messagesFailedToStart(this.host.wire.classOf(this.preclaimed).index);
+      lost++;
     }
-    if (!this.established) this.host.stats.connectionRefused();
-    else this.host.stats.record("session", now - this.openedAt);
+    // The ending failure's row counts one lost message; those pipelined behind it get theirs.
+    if (this.endingRow && lost > 1) stats.lostWithSession(this.endingRow, lost - 1);
+    stats.connectionClosed();
+    if (!this.established) stats.connectionRefused();
+    else stats.record("session", now - this.openedAt);
     this.pending.clear();
-    this.host.stats.touch(performance.timeOrigin + now);
+    stats.touch(performance.timeOrigin + now);
     this.host.sessionEnded(this);
   }
 

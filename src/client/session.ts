@@ -43,8 +43,10 @@ export class Session extends HandshakeSession {
     }
     if (code === 421) {
       // RFC 5321 §3.8: the server is closing the channel; whatever is in flight is lost.
-      recordReply(this.host.stats, code, lines, PHASE_OF[kind]);
-      this.closeNow();
+      const message = this.txs.oldestOpen();
+      this.closeNow(
+        recordReply(this.host.stats, code, lines, PHASE_OF[kind], this.connection, message),
+      );
       return;
     }
     switch (kind) {
@@ -68,7 +70,7 @@ export class Session extends HandshakeSession {
         this.onDot(this.txs.slots[slot], code, lines);
         break;
       case Expect.Rset:
-        if (code >= 400) recordReply(this.host.stats, code, lines, "rset");
+        if (code >= 400) recordReply(this.host.stats, code, lines, "rset", this.connection);
         if (!this.pipelined) this.nextStep();
         break;
       case Expect.Bdat:
@@ -106,7 +108,9 @@ export class Session extends HandshakeSession {
       this.host.stats.recipientAccepted();
     } else {
       this.host.stats.recipientRejected();
-      if (tx.verdict === Verdict.Open) recordReply(this.host.stats, code, lines, "rcpt");
+      if (tx.verdict === Verdict.Open) {
+        recordReply(this.host.stats, code, lines, "rcpt", this.connection, tx.ordinal);
+      }
     }
     const last = tx.rcptReplies === tx.recipients;
     if (last && tx.rcptOk === 0 && tx.verdict === Verdict.Open) {
@@ -157,7 +161,7 @@ export class Session extends HandshakeSession {
   private lmtpReply(tx: Transaction, code: number, lines: string[] | null): boolean {
     tx.dotReplies++;
     if (code < 300) tx.dotOk++;
-    else recordReply(this.host.stats, code, lines, "dot");
+    else recordReply(this.host.stats, code, lines, "dot", this.connection, tx.ordinal);
     if (tx.dotReplies < this.dotRepliesOf(tx)) return false;
     if (tx.dotOk === 0) {
       this.txs.settle(tx, "rejected", this.phaseSince);

@@ -9,7 +9,7 @@ import type { MessageClass } from "../messages/wire.js";
 import { enhancedCode } from "../smtp/reply-parser.js";
 import type { RunStats } from "../stats/collector.js";
 import type { MessageOutcome as Outcome } from "../stats/counts.js";
-import type { Phase } from "../stats/result.js";
+import type { ErrorRow, Phase } from "../stats/result.js";
 
 /** Settlement states of a transaction. */
 export enum Verdict {
@@ -21,6 +21,8 @@ export interface Transaction {
   /** Index in the session's transaction ring, carried in the pending-reply ring. */
   readonly slot: number;
   seq: number;
+  /** The message's ordinal in the run (RunStats.messageStarted), for where an error first hit. */
+  ordinal: number;
   startMs: number;
   /** When the message was due (open model); equals startMs in the closed model. */
   intendedMs: number;
@@ -51,12 +53,15 @@ export class TransactionRing {
 
   constructor(
     private readonly stats: RunStats,
+    /** The session's connection ordinal (RunStats.connectionOpened). */
+    private readonly connection: number,
     size = TX_SLOTS,
   ) {
     for (let slot = 0; slot < size; slot++) {
       this.slots.push({
         slot,
         seq: -1,
+        ordinal: 0,
         startMs: 0,
         intendedMs: 0,
         dataSentAt: 0,
@@ -95,7 +100,7 @@ export class TransactionRing {
     tx.voided = false;
     tx.cls = kind.index;
     tx.recipients = kind.recipients;
-    this.stats.messageStarted(tx.recipients);
+    tx.ordinal = this.stats.messageStarted(tx.recipients);
     return tx;
   }
 
@@ -109,13 +114,28 @@ export class TransactionRing {
   /** Rejects an open transaction with the reply that refused it. */
   reject(tx: Transaction, code: number, lines: string[] | null, phase: Phase, atMs: number): void {
     if (tx.verdict !== Verdict.Open) return;
-    recordReply(this.stats, code, lines, phase);
+    recordReply(this.stats, code, lines, phase, this.connection, tx.ordinal);
     this.settle(tx, "rejected", atMs);
   }
 
-  /** The connection is gone: whatever is still open failed. */
-  failOpen(atMs: number): void {
-    for (const tx of this.slots) if (tx.verdict === Verdict.Open) this.settle(tx, "failed", atMs);
+  /** The connection is gone: whatever is still open failed. Returns how many. */
+  failOpen(atMs: number): number {
+    let failed = 0;
+    for (const tx of this.slots) {
+      if (tx.verdict !== Verdict.Open) continue;
+      this.settle(tx, "failed", atMs);
+      failed++;
+    }
+    return failed;
+  }
+
+  /** The ordinal of the oldest message still open, 0 when none is: the one a failure hits. */
+  oldestOpen(): number {
+    let oldest = 0;
+    for (const tx of this.slots) {
+      if (tx.verdict === Verdict.Open && (oldest === 0 || tx.ordinal < oldest)) oldest = tx.ordinal;
+    }
+    return oldest;
   }
 
   openCount(): number {
@@ -125,17 +145,22 @@ export class TransactionRing {
   }
 }
 
-/** Counts a reply in the error table: code, RFC 3463 enhanced code, phase and text. */
+/**
+ * Counts a reply in the error table: code, RFC 3463 enhanced code, phase and text; `connection`
+ * and `message` are the ordinals it came on and hit (see RunStats.reply). Returns its row.
+ */
 export function recordReply(
   stats: RunStats,
   code: number,
   lines: string[] | null,
   phase: Phase,
-): void {
+  connection = 0,
+  message = 0,
+): ErrorRow {
   const first = lines?.[0] ?? "";
   const enhanced = enhancedCode(first);
   const text = [enhanced ? first.slice(enhanced.length).trim() : first, ...(lines ?? []).slice(1)]
     .join(" ")
     .trim();
-  stats.reply(code, enhanced, phase, text);
+  return stats.reply(code, enhanced, phase, text, 1, connection, message);
 }

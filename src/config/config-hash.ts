@@ -9,8 +9,8 @@ import { createHash } from "node:crypto";
  * Options of a RunConfig that do not define the load: which shard this is, when and where it
  * runs, where it writes, how it prints, how many threads carry it (the union of sequence numbers
  * is the same for any --workers), the machine's own source addresses, and the AUTH password
- * (a published hash over known options and a weak password would give the password away).
- * Dotted entries name nested keys.
+ * (a published hash over known options and a weak password would give the password away), and
+ * the hash itself. Dotted entries name nested keys.
  */
 export const NOT_LOAD_KEYS: readonly string[] = Object.freeze([
   "shard",
@@ -24,6 +24,7 @@ export const NOT_LOAD_KEYS: readonly string[] = Object.freeze([
   "workers",
   "sourceAddresses",
   "auth.pass",
+  "configHash",
 ]);
 
 /**

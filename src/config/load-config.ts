@@ -21,7 +21,13 @@ import { camel, pickOptions, planKeys } from "./options.js";
 import { ConfigError, parseDuration } from "./parse.js";
 import { type ClassSpec, loadPlan, planFromSets } from "./plan.js";
 import { buildReportOptions, type ReportOptions } from "./report-options.js";
-import { buildRunConfig, newRunId, type RawRunOptions, type RunConfig } from "./run-config.js";
+import {
+  buildRunConfig,
+  newRunId,
+  type RawRunOptions,
+  type RunConfig,
+  withConfigHash,
+} from "./run-config.js";
 import { buildSinkEmulation, type SinkEmulation } from "./sink-emulation.js";
 
 /** Option values by camelCase key; undefined or absent: not given. */
@@ -88,6 +94,7 @@ export function rawRunOptions(values: OptionValues): RawRunOptions {
     ...pickOptions(SECURITY_OPTIONS, values),
     ...pickOptions(MESSAGE_OPTIONS, values),
     timeout,
+    everyTimeout: values.timeout,
   };
 }
 
@@ -127,7 +134,8 @@ export function buildCompareConfig(given: OptionValues): CompareConfig {
     const order = parseOrder(planned.values.order ?? DEFAULTS.order);
     const pauseMs = parseDuration("--pause", planned.values.pause ?? DEFAULTS.pause);
     const { run, report, sink } = fromPlanned(planned, { mode: order[0] });
-    const second = Object.freeze({ ...run, mode: order[1], runId: newRunId() });
+    // --start-at starts the first run; the second follows it after the pause.
+    const second = withConfigHash({ ...run, mode: order[1], runId: newRunId(), startAt: null });
     return Object.freeze({ runs: Object.freeze([run, second]), pauseMs, report, sink });
   } catch (error) {
     throw locate(error, planned.where);

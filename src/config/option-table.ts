@@ -1,13 +1,15 @@
 /**
  * Every option of `run` and `compare` (and the TLS and AUTH options `probe` shares), one row
- * each: flag, alias, help group and text, default, whether a plan may set it, and its kind.
- * A new option is a new row; the help, the plan keys and the raw types follow from it
- * (config/options.ts says how). Rows are in help order: yargs lists groups and options in the
- * order they are added.
+ * each: flag, alias, help group and text, default, whether a plan may set it, and its kind. The
+ * help, plan keys and raw types follow from the rows (config/options.ts); rows are in help order.
  */
-import { PHASE_NAMES, PHASES, type Phase } from "../smtp/phases.js";
 import { DEFAULT_APDEX_MS } from "../stats/summarise.js";
-import { defaultsOf, durationText, type OptionSpec, type OptionTable } from "./options.js";
+import { defaultsOf, durationText, type OptionTable } from "./options.js";
+import { SECURITY_OPTIONS } from "./security-options.js";
+import { TIMEOUT_OPTIONS } from "./timeout-options.js";
+
+export { SECURITY_OPTIONS } from "./security-options.js";
+export { TIMEOUT_OPTIONS } from "./timeout-options.js";
 
 /** What a run sends and how its sessions behave. */
 export const RUN_OPTIONS = {
@@ -58,7 +60,8 @@ export const RUN_OPTIONS = {
     alias: "S",
     kind: "text",
     group: "Run:",
-    describe: "Subject header",
+    describe:
+      "Subject header; {{seq}} {{timestamp}} {{epochMs}} {{token}} {{class}} are filled in per message",
     default: "mailvolley test message",
   },
   helo: {
@@ -121,7 +124,8 @@ export const RUN_OPTIONS = {
     alias: "d",
     kind: "text",
     group: "Load model:",
-    describe: "Run for this long (30s, 5m); with -m too, whichever ends first",
+    describe:
+      "Run for this long (30s, 5m); with -m too, whichever ends first (smtp-source's -d is --mode reuse)",
   },
   rate: {
     kind: "text",
@@ -195,6 +199,16 @@ export const RUN_OPTIONS = {
     describe: "With --chunking: BDAT transactions in flight per session",
     default: 8,
   },
+  shard: {
+    kind: "text",
+    group: "Several machines:",
+    describe: "Run shard I of N (I from 0) of one run; auto/N takes I from JOB_COMPLETION_INDEX",
+  },
+  "start-at": {
+    kind: "text",
+    group: "Several machines:",
+    describe: "Start at this wall-clock time: epoch seconds or ISO 8601 with a zone",
+  },
   json: { kind: "text", group: "Run:", describe: "Write the JSON result to FILE (- for stdout)" },
   verbose: {
     alias: "v",
@@ -205,64 +219,6 @@ export const RUN_OPTIONS = {
   },
   quiet: { alias: "q", kind: "flag", group: "Run:", describe: "Print no summary", plan: false },
 } as const satisfies OptionTable;
-
-/** TLS and AUTH, as `run` and `probe` take them (config/run-config.ts parseSecurity). */
-export const SECURITY_OPTIONS = {
-  starttls: {
-    kind: "flag",
-    group: "TLS and AUTH:",
-    describe: "STARTTLS after EHLO (RFC 3207); the handshake is timed as its own phase",
-  },
-  "tls-on-connect": {
-    kind: "flag",
-    group: "TLS and AUTH:",
-    describe: "TLS from the first byte (implicit TLS, port 465 style)",
-  },
-  "tls-verify": {
-    kind: "flag",
-    group: "TLS and AUTH:",
-    describe:
-      "Check the server certificate and name. Off by default: test gateways mostly have self-signed certificates; turn it on to test a real TLS setup",
-    shown: "off",
-  },
-  "tls-servername": {
-    kind: "text",
-    group: "TLS and AUTH:",
-    describe: "SNI name (and the name checked with --tls-verify)",
-    shown: "the target host",
-  },
-  auth: {
-    kind: "text",
-    group: "TLS and AUTH:",
-    describe: "AUTH as user:password after EHLO (and STARTTLS); visible in ps, see --auth-file",
-  },
-  "auth-file": {
-    kind: "text",
-    group: "TLS and AUTH:",
-    describe: "Read user:password from the first line of FILE (or from env MAILVOLLEY_AUTH)",
-  },
-  "auth-mechanism": {
-    kind: "text",
-    group: "TLS and AUTH:",
-    describe: "plain or login",
-    shown: "PLAIN when offered, else LOGIN",
-  },
-} as const satisfies OptionTable;
-
-/** `--timeout-PHASE`, one per phase of smtp/phases.ts, with its default timeout. */
-export const TIMEOUT_OPTIONS = Object.freeze(
-  Object.fromEntries(
-    PHASE_NAMES.map((phase) => [
-      `timeout-${phase}`,
-      {
-        kind: "text",
-        group: "Timeouts:",
-        describe: `Timeout of ${PHASES[phase].covers}`,
-        default: durationText(PHASES[phase].timeoutMs),
-      },
-    ]),
-  ),
-) as Readonly<Record<`timeout-${Phase}`, OptionSpec & { readonly default: string }>>;
 
 /** Message sources, address lists, DSN and XVERP, and the plan file itself. */
 export const MESSAGE_OPTIONS = {
@@ -347,6 +303,12 @@ export const REPORT_OPTIONS = {
     kind: "flag",
     group: "Reports:",
     describe: "Stop the run as soon as an error_rate threshold is breached",
+  },
+  "fail-on-generator-bound": {
+    kind: "flag",
+    group: "Reports:",
+    describe:
+      "Exit 99, as a breached --threshold does, when mailvolley and not the target set the rate (generator.limitedBy: generator)",
   },
 } as const satisfies OptionTable;
 

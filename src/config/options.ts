@@ -9,6 +9,7 @@
 export type OptionGroup =
   | "Run:"
   | "Load model:"
+  | "Several machines:"
   | "TLS and AUTH:"
   | "Timeouts:"
   | "Plan:"
@@ -71,10 +72,22 @@ export function defaultsOf<T extends OptionTable>(table: T): DefaultsOf<T> {
   return Object.freeze(Object.fromEntries(entries)) as DefaultsOf<T>;
 }
 
-/** The help line of an option: its description and, in brackets, its default. */
+/**
+ * The help line of an option: its description, what kind of value it takes when its default
+ * says (`[number]`, `[duration]`), and in brackets its default.
+ */
 export function helpText(spec: OptionSpec): string {
   const shown = spec.shown ?? spec.default;
-  return shown === undefined ? spec.describe : `${spec.describe} [${shown}]`;
+  if (shown === undefined) return spec.describe;
+  const kind =
+    spec.kind !== "text"
+      ? ""
+      : typeof spec.default === "number"
+        ? " [number]"
+        : /^\d+(ms|s|m|h)$/.test(String(spec.default))
+          ? " [duration]"
+          : "";
+  return `${spec.describe}${kind} [default: ${shown}]`;
 }
 
 /** camelCase keys a plan file may set at the top level, from the given tables. */

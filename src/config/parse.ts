@@ -91,27 +91,43 @@ export function parseCount(option: string, raw: unknown, min: number, max = 1e12
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /**
- * A duration in milliseconds: `250ms`, `1.5s`, `2m`, `1h`; a bare number is seconds, as in
- * Postfix smtp-source's -w.
+ * A duration in milliseconds: `250ms`, `1.5s`, `2m`, `1h`, or several as k6 and Go write them
+ * (`1m30s`, `1h5m`); a bare number is seconds, as in Postfix smtp-source's -w.
  */
 export function parseDuration(option: string, raw: unknown): number {
   const text = String(raw).trim();
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text);
-  if (!match) {
-    throw new ConfigError(option, `"${text}" is not a duration; give e.g. 500ms, 10s or 2m`);
+  if (/^\d+(?:\.\d+)?$/.test(text)) return Math.round(Number(text) * DURATION_UNITS.s);
+  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
+  if (parts.length === 0 || parts.map((p) => p[0]).join("") !== text) {
+    throw new ConfigError(option, `"${text}" is not a duration; give e.g. 500ms, 10s, 2m or 1m30s`);
   }
-  return Math.round(Number(match[1]) * DURATION_UNITS[match[2] ?? "s"]);
+  return Math.round(parts.reduce((ms, p) => ms + Number(p[1]) * DURATION_UNITS[p[2]], 0));
 }
 
 const RATE_UNITS: Record<string, number> = { s: 1, m: 1 / 60, h: 1 / 3600 };
 
-/** `2000`, `2000/s`, `120/m`, `10/h` → messages per second. */
+/** `2000`, `2000/s`, `120/m`, `10/h`, or over any window (`100/1s`, `30/10s`) → per second. */
 export function parseRate(option: string, raw: unknown): number {
   const text = String(raw).trim();
   const match = /^(\d+(?:\.\d+)?)(?:\/(s|m|h))?$/.exec(text);
-  if (!match)
-    throw new ConfigError(option, `"${text}" is not a rate; give e.g. 2000, 2000/s or 120/m`);
-  return Number(match[1]) * RATE_UNITS[match[2] ?? "s"];
+  if (match) return Number(match[1]) * RATE_UNITS[match[2] ?? "s"];
+  const windowed = /^(\d+(?:\.\d+)?)\/(.+)$/.exec(text);
+  const windowMs = windowed ? durationOrNull(windowed[2]) : null;
+  if (!windowed || windowMs === null || windowMs <= 0) {
+    throw new ConfigError(
+      option,
+      `"${text}" is not a rate; give e.g. 2000, 2000/s, 120/m or 30/10s`,
+    );
+  }
+  return (Number(windowed[1]) * 1000) / windowMs;
+}
+
+function durationOrNull(text: string): number | null {
+  try {
+    return parseDuration("", text);
+  } catch {
+    return null;
+  }
 }
 
 /** A limit counted over a sliding window, as the sink enforces it. */

@@ -4,10 +4,12 @@
  * overrides any top-level value or variable, and `${name}` in a string takes a variable.
  * Every error names the file, the line and the field.
  */
+
 import { readFileSync } from "node:fs";
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
 import { camel } from "./options.js";
 import { ConfigError, parseAddress, parseCount, parseLine } from "./parse.js";
+import { parseSizes } from "./sizes.js";
 
 export type SourceKindSpec = "eml" | "eml-dir" | "mbox" | "template";
 
@@ -27,7 +29,8 @@ export interface ClassSpec {
   readonly subject?: string;
   /** Extra header lines, in order. */
   readonly headers: readonly (readonly [string, string])[];
-  readonly size?: number;
+  /** Generated body sizes with their weights, as --size takes them (one size, or several). */
+  readonly sizes?: readonly { readonly size: number; readonly weight: number }[];
   readonly from?: string;
   readonly to?: string;
   readonly recipients?: number;
@@ -215,7 +218,7 @@ function classSpec(raw: Record<string, unknown>, at: string): ClassSpec {
     share,
     subject: raw.subject === undefined ? undefined : parseLine(field("subject"), raw.subject),
     headers,
-    size: raw.size === undefined ? undefined : parseCount(field("size"), raw.size, 0),
+    sizes: raw.size === undefined ? undefined : parseSizes(field("size"), String(raw.size)),
     from: raw.from === undefined ? undefined : parseAddress(field("from"), raw.from, true),
     to: raw.to === undefined ? undefined : parseAddress(field("to"), raw.to),
     recipients:

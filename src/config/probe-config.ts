@@ -10,8 +10,9 @@ import {
   parseTarget,
   type Target,
 } from "./parse.js";
-import { parseHelo, parseSizes } from "./run-config.js";
+import { parseHelo } from "./run-config.js";
 import { parseSecurity, type RawSecurityOptions, type SecuritySettings } from "./security.js";
+import { parseSizes } from "./sizes.js";
 
 /** The kinds are the ProbeResult's (stats/); the CLI names them from here. */
 export { PROBE_KINDS, type ProbeKind };
@@ -53,7 +54,7 @@ export function buildProbeConfig(raw: RawProbeOptions): Readonly<ProbeConfig> {
   if (raw.probe === undefined) {
     throw new ConfigError("--probe", `name one: ${PROBE_KINDS.join(", ")}`);
   }
-  const sizes = parseSizes(String(raw.size ?? "1024"));
+  const sizes = parseSizes("--size", String(raw.size ?? "1024"));
   if (sizes.length !== 1) {
     throw new ConfigError("--size", "give one size for a probe's messages, e.g. 1024 or 10k");
   }

@@ -19,6 +19,8 @@ export interface ReportOptions {
   readonly thresholds: readonly Threshold[];
   /** Stop the run as soon as an error_rate threshold is breached. */
   readonly abortOnFail: boolean;
+  /** A run whose rate the generator set (generator.limitedBy) fails as a breach does: exit 99. */
+  readonly failOnGeneratorBound: boolean;
 }
 
 export function buildReportOptions(raw: RawReportOptions): ReportOptions {
@@ -33,5 +35,6 @@ export function buildReportOptions(raw: RawReportOptions): ReportOptions {
     apdexMs,
     thresholds: Object.freeze(thresholds),
     abortOnFail: Boolean(raw.abortOnFail),
+    failOnGeneratorBound: Boolean(raw.failOnGeneratorBound),
   });
 }

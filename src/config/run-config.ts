@@ -1,11 +1,13 @@
 /**
  * The checked, frozen configuration of `mailvolley run`. Core modules see only this, never argv.
  */
+
 import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import { availableParallelism } from "node:os";
 import { DEFAULT_TIMEOUTS, isPhase, type TimedPhase, type Timeouts } from "../smtp/phases.js";
 import type { Mode } from "../stats/result.js";
+import { configHash } from "./config-hash.js";
 import { type LoadModel, parseLoadModel } from "./load-model.js";
 import { DEFAULTS, type MESSAGE_OPTIONS, type RUN_OPTIONS } from "./option-table.js";
 import type { RawOf } from "./options.js";
@@ -21,9 +23,12 @@ import {
 } from "./parse.js";
 import type { ClassSpec, SourceSpec } from "./plan.js";
 import { parseSecurity, type RawSecurityOptions, type SecuritySettings } from "./security.js";
+import { parseSharding, type Shard } from "./shard.js";
+import { parseSizes } from "./sizes.js";
 
 export { DEFAULT_TIMEOUTS, PHASE_NAMES, type Timeouts } from "../smtp/phases.js";
 export type { RawSecurityOptions, SecuritySettings } from "./security.js";
+export type { Shard } from "./shard.js";
 
 /** TLS and AUTH (config/security.ts) and everything else a run needs. */
 export interface RunConfig extends SecuritySettings {
@@ -83,6 +88,15 @@ export interface RunConfig extends SecuritySettings {
   /** Path for the JSON result, "-" for stdout, null for none. */
   readonly json: string | null;
   readonly runId: string;
+  /** --shard: this run's part of one run spread over machines (config/shard.ts); null: all of it. */
+  readonly shard: Shard | null;
+  /** --start-at: the wall-clock time (epoch ms) the load waits for before its first connect. */
+  readonly startAt: number | null;
+  /**
+   * sha256 over the fields that define the load (config/config-hash.ts): equal on every shard of
+   * one run, recorded in each shard's result for `merge` to check.
+   */
+  readonly configHash: string;
 }
 
 /**
@@ -93,12 +107,12 @@ export type RawRunOptions = RawOf<typeof RUN_OPTIONS> &
   RawOf<typeof MESSAGE_OPTIONS> &
   RawSecurityOptions & {
     timeout?: Partial<Record<TimedPhase, unknown>>;
+    /** `--timeout`: every phase's timeout, under the `--timeout-PHASE` values. */
+    everyTimeout?: unknown;
     /** From a plan file: classes already checked. */
     classes?: readonly ClassSpec[];
   };
 
-/** A body larger than this is a typo, not a test: 1 GiB. */
-const MAX_SIZE = 1 << 30;
 /** RFC 5321 §4.5.3.1.8 requires servers to take at least 100 recipients; allow up to 1000. */
 const MAX_RECIPIENTS = 1000;
 
@@ -115,8 +129,8 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
       ? Number.POSITIVE_INFINITY
       : parseCount("--messages", raw.messages ?? DEFAULTS.messages, 1);
   const classes = buildClasses(raw);
-  const sizes = parseSizes(String(raw.size ?? DEFAULTS.size));
-  return Object.freeze({
+  const sizes = parseSizes("--size", String(raw.size ?? DEFAULTS.size));
+  return withConfigHash({
     target,
     classes,
     ...parseSecurity(raw),
@@ -139,7 +153,7 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
     helo: parseHelo(raw.helo ?? DEFAULTS.helo),
     uniqueRecipients: Boolean(raw.uniqueRecipients),
     ...parseWait(raw),
-    timeouts: parseTimeouts(raw.timeout),
+    timeouts: parseTimeouts(raw.timeout, raw.everyTimeout),
     reconnectAttempts: parseCount(
       "--reconnect-attempts",
       raw.reconnectAttempts ?? DEFAULTS.reconnectAttempts,
@@ -156,6 +170,15 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
     quiet: Boolean(raw.quiet),
     json: raw.json === undefined || raw.json === null ? null : String(raw.json),
     runId: newRunId(),
+    ...parseSharding(raw, sessions, messages),
+  });
+}
+
+/** The config, frozen, with the hash of its load: call again after changing a field. */
+export function withConfigHash(config: Omit<RunConfig, "configHash">): RunConfig {
+  return Object.freeze({
+    ...config,
+    configHash: configHash(config),
   });
 }
 
@@ -195,9 +218,14 @@ export function newRunId(): string {
   return randomBytes(6).toString("hex");
 }
 
-/** `--timeout-PHASE` values over the defaults of smtp/phases.ts. */
-function parseTimeouts(raw: RawRunOptions["timeout"]): Timeouts {
+/** `--timeout-PHASE` values over `--timeout`, over the defaults of smtp/phases.ts. */
+function parseTimeouts(raw: RawRunOptions["timeout"], every: unknown): Timeouts {
   const timeouts: Record<TimedPhase, number> = { ...DEFAULT_TIMEOUTS };
+  if (every !== undefined) {
+    const ms = parseDuration("--timeout", every);
+    if (ms <= 0) throw new ConfigError("--timeout", "must be longer than 0");
+    for (const phase of Object.keys(timeouts) as TimedPhase[]) timeouts[phase] = ms;
+  }
   for (const [phase, value] of Object.entries(raw ?? {})) {
     if (value === undefined) continue;
     if (!isPhase(phase)) throw new ConfigError(`--timeout-${phase}`, "is not a phase");
@@ -214,52 +242,6 @@ export function parseHelo(raw: unknown): string {
     throw new ConfigError("--helo", `"${text}" is not a host name; give e.g. client.example.com`);
   }
   return text;
-}
-
-const SIZE_UNITS: Record<string, number> = { "": 1, k: 1024, m: 1024 * 1024 };
-
-/**
- * `1024`, `10k`, `1m`, or a distribution `512:60,10k:30,1m:10` (size:weight, weights relative;
- * the shares are kept exact like class shares).
- */
-export function parseSizes(text: string): { size: number; weight: number }[] {
-  const parts = text.split(",");
-  const weighted = parts.filter((part) => part.includes(":")).length;
-  if (weighted > 0 && weighted < parts.length) {
-    const bare = parts.find((part) => !part.includes(":"));
-    throw new ConfigError(
-      "--size",
-      `"${bare}" has no weight; give every size one (512:60,10k:40) or none (512,10k)`,
-    );
-  }
-  return parts.map((part) => {
-    const [sizeText, weightText] = part.split(":");
-    const match = /^(\d+)([km]?)$/i.exec(sizeText.trim());
-    if (!match) {
-      throw new ConfigError(
-        "--size",
-        `"${sizeText}" is not a size; give e.g. 1024, 10k, 1m or 512:60,10k:40`,
-      );
-    }
-    const size = parseSize(Number(match[1]) * SIZE_UNITS[match[2].toLowerCase()]);
-    const weight = weightText === undefined ? 1 : Number(weightText);
-    if (!(weight > 0) || Math.round(weight * 100) !== weight * 100) {
-      throw new ConfigError(
-        "--size",
-        `weight "${weightText}" must be a positive number with at most 2 decimals`,
-      );
-    }
-    return { size, weight };
-  });
-}
-
-/** Body octets: 0 (header only), or at least 2, since every line ends with CRLF. */
-function parseSize(raw: unknown): number {
-  const size = parseCount("--size", raw, 0, MAX_SIZE);
-  if (size === 1) {
-    throw new ConfigError("--size", "a body of 1 octet cannot end with CRLF; give 0 or at least 2");
-  }
-  return size;
 }
 
 /** Address lists, XVERP and DSN parameters. */

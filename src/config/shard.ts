@@ -104,6 +104,17 @@ export function checkShardable(shard: Shard, sessions: number, messages: number)
   }
 }
 
+/** --shard and --start-at; every shard needs a session and, with -m, a message. */
+export function parseSharding(
+  raw: { shard?: unknown; startAt?: unknown },
+  sessions: number,
+  messages: number,
+): { shard: Shard | null; startAt: number | null } {
+  const shard = raw.shard === undefined ? null : parseShard(raw.shard);
+  if (shard) checkShardable(shard, sessions, messages);
+  return { shard, startAt: raw.startAt === undefined ? null : parseStartAt(raw.startAt) };
+}
+
 /** Epoch seconds given in milliseconds (13 digits) would be after the year 5000: a slip. */
 const MAX_EPOCH_SECONDS = 1e11;
 

@@ -8,6 +8,7 @@
  *             | apdex                                       0…1
  *             | errors                                      error occurrences
  *             | connections_per_message
+ *             | dropped                                     arrivals dropped (open model)
  *   key       = phase (latency: one of LATENCIES in smtp/phases.ts: transaction, connect,
  *                      banner, ehlo, tls, auth, envelope, data, quit, session)
  *             | class (a message class, or "all")
@@ -16,7 +17,8 @@
  *   op        = < | <= | > | >= | ==
  *
  * Examples: `p99<50ms`, `p99{phase:envelope}<5ms`, `error_rate<0.1%`, `rate>=5000/s`,
- * `apdex{class:bulk}>=0.9`, `errors{type:refused}==0`.
+ * `apdex{class:bulk}>=0.9`, `errors{type:refused}==0`, `dropped==0`. k6's spellings are read
+ * as these: `p(99)` as p99, `avg` as mean, `med` as p50.
  *
  * Parsing only: stats/thresholds.ts judges a Threshold against a Result.
  */
@@ -37,12 +39,20 @@ const OPTION = "--threshold";
 
 const SYNTAX = /^([a-z_0-9]+)(?:\{\s*([a-z]+)\s*:\s*([^}]+?)\s*\})?\s*(<=|>=|==|<|>)\s*(.+)$/;
 
+/** k6's names for the same figures, as k6 users write them. */
+const K6_NAMES: readonly [RegExp, string][] = [
+  [/^p\((50|90|95|99)\)/, "p$1"],
+  [/^avg\b/, "mean"],
+  [/^med\b/, "p50"],
+];
+
 export function parseThreshold(text: string): Threshold {
   const expression = text.trim();
+  const spelled = K6_NAMES.reduce((t, [k6, ours]) => t.replace(k6, ours), expression);
   const fail = (why: string): never => {
     throw new ConfigError(OPTION, `"${expression}": ${why}; e.g. 'p99<50ms', 'error_rate<0.1%'`);
   };
-  const m = SYNTAX.exec(expression);
+  const m = SYNTAX.exec(spelled);
   if (!m) return fail("expected METRIC[{key:name}] OP VALUE");
   const [, metricText, key, name, opText, valueText] = m;
   const metric = METRICS.find((known) => known === metricText);

@@ -50,6 +50,8 @@ const MAX_NAME = 40;
 const OWNED_FLAGS = ["--shard", "--start-at", "--json", "--html"];
 /** Judged on the whole run by the merge; on the shards only with --abort-on-fail. */
 const THRESHOLD_FLAG = "--threshold";
+/** Judged on the whole run by the merge, whose verdict names a generator-bound shard. */
+const GENERATOR_BOUND_FLAG = "--fail-on-generator-bound";
 
 type RawKubernetesOptions = Partial<Omit<KubernetesOptions, "startAt" | "shards">> &
   Pick<KubernetesOptions, "image" | "target"> & { shards: unknown; startAt: unknown };
@@ -107,7 +109,10 @@ export function escapeForArgs(text: string): string {
   return text.replaceAll("$", () => "$$");
 }
 
-/** The run options split: what every shard runs with, and the thresholds the merge judges. */
+/**
+ * The run options split: what every shard runs with, and what the merge judges (the thresholds
+ * and --fail-on-generator-bound, so a shard's pod ends well and its result is merged).
+ */
 export function splitRunArgs(runArgs: readonly string[]): { shard: string[]; merge: string[] } {
   const shard: string[] = [];
   const merge: string[] = [];
@@ -120,6 +125,10 @@ export function splitRunArgs(runArgs: readonly string[]): { shard: string[]; mer
         : arg.startsWith(`${THRESHOLD_FLAG}=`)
           ? [arg]
           : null;
+    if (arg === GENERATOR_BOUND_FLAG) {
+      merge.push(arg);
+      continue;
+    }
     if (!threshold) {
       shard.push(arg);
       continue;

@@ -21,7 +21,8 @@ export interface MessageClassSpec {
   readonly subject?: string;
   /** Extra header lines, in order. */
   readonly headers: readonly (readonly [string, string])[];
-  readonly size?: number;
+  /** Generated body sizes with their weights; the run's when absent. */
+  readonly sizes?: readonly { readonly size: number; readonly weight: number }[];
   readonly from?: string;
   readonly to?: string;
   readonly recipients?: number;

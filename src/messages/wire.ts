@@ -6,10 +6,11 @@
  * templates) gets a short X-Mailvolley trace prefix instead of a generated header.
  */
 import type { Capabilities } from "../smtp/capabilities.js";
-import { END_OF_DATA, generateBody, HeaderTemplate } from "../smtp/message.js";
+import { HeaderPlaceholderError } from "../smtp/header-slots.js";
+import { END_OF_DATA, generateBody, type HeaderFields, HeaderTemplate } from "../smtp/message.js";
 import { classCycle } from "./cycle.js";
 import { loadAddressList, loadEml, loadEmlDir, loadMbox, loadTemplate } from "./index.js";
-import type { MessageSource } from "./source.js";
+import { type MessageSource, SourceError } from "./source.js";
 import type { MessageClassSpec, MessageOptions } from "./spec.js";
 
 const CRLF = "\r\n";
@@ -103,10 +104,11 @@ export class MessageWire {
       classes.push({
         index: classes.length,
         spec,
-        header: new HeaderTemplate({
+        header: headerOf(spec, {
           from: spec.from ?? (options.from || "mailvolley@localhost"),
           to,
           subject: spec.subject ?? options.subject,
+          className: spec.name,
           runId: options.runId,
           extra,
           traceOnly: source !== null,
@@ -266,7 +268,7 @@ function bodiesOf(
   source: MessageSource | null,
 ): { bodies: Buffer[]; sizeCycle: Uint16Array } {
   if (source) return { bodies: [], sizeCycle: new Uint16Array(1) };
-  const sizes = spec.size !== undefined ? [{ size: spec.size, weight: 1 }] : options.sizes;
+  const sizes = spec.sizes ?? options.sizes;
   return {
     bodies: sizes.map((s) => generateBody(s.size)),
     sizeCycle: classCycle(sizes.map((s) => s.weight)),
@@ -289,3 +291,17 @@ async function loadSource(spec: MessageClassSpec): Promise<MessageSource | null>
 }
 
 export { QUIT as QUIT_COMMAND };
+
+/** The class's header template; a bad placeholder names where the user wrote it. */
+function headerOf(spec: MessageClassSpec, fields: HeaderFields): HeaderTemplate {
+  try {
+    return new HeaderTemplate(fields);
+  } catch (error) {
+    if (!(error instanceof HeaderPlaceholderError)) throw error;
+    const where =
+      spec.subject !== undefined || spec.headers.length > 0
+        ? `class ${spec.name}: subject or headers`
+        : "--subject";
+    throw new SourceError(where, error.message);
+  }
+}

@@ -5,8 +5,9 @@
  */
 import { ERROR_CLASS_LABELS, ERROR_CLASSES, type ErrorClass } from "../stats/errors.js";
 import type { Result } from "../stats/result.js";
-import { firstSeenSpan, fmt, ms, PHASE_ROWS, ratio } from "./figures.js";
+import { firstSeenSpan, fmt, latencyCell, PHASE_ROWS, ratio, sessionsOpen } from "./figures.js";
 import { painter, table } from "./terminal.js";
+import { compareVerdictLines } from "./verdict.js";
 
 export const COMPARE_SCHEMA = "mailvolley/compare@1";
 
@@ -54,7 +55,19 @@ export function headline(runs: readonly Result[]): string[] {
 function onset(run: Result, cls: ErrorClass): string {
   const f = run.firstSeen?.find((s) => s.class === cls);
   if (!f) return `none in the ${run.mode} run`;
-  return `${firstSeenSpan(f)} into the ${run.mode} run, after ${fmt(f.connectionsOpened)} connections and ${fmt(f.sent)} messages`;
+  if (f.atSeconds === undefined || !f.connection) {
+    return `${firstSeenSpan(f)} into the ${run.mode} run, after ${fmt(f.connectionsOpened)} connections and ${fmt(f.sent)} messages`;
+  }
+  const message = f.message ? ` and message ${fmt(f.message)}` : "";
+  return `${f.atSeconds.toFixed(3)} s into the ${run.mode} run, at connection ${fmt(f.connection)}${message} (${sessionsOpen(f.openSessions)}, ${fmt(f.sent)} messages started)`;
+}
+
+/** The load both runs carried (Result.run), once when it is the same. */
+function loadLines(runs: readonly Result[]): string[] {
+  const loads = runs.map((r) => r.run?.load).filter((l): l is string => l !== undefined);
+  if (loads.length === 0) return [];
+  if (new Set(loads).size === 1) return [`Load: ${loads[0]}`];
+  return runs.map((r) => `Load (${r.mode}): ${r.run?.load ?? "not recorded"}`);
 }
 
 export function renderCompare(runs: readonly Result[], options: { color: boolean }): string {
@@ -64,6 +77,8 @@ export function renderCompare(runs: readonly Result[], options: { color: boolean
   const out: string[] = [
     paint.bold(`mailvolley compare → ${first.target}`) +
       `  (${fmt(first.sessions)} sessions, ${fmt(first.messages.attempted)} messages each)`,
+    ...compareVerdictLines(runs).map((l) => (l.alarm ? paint.red(l.text) : l.text)),
+    ...loadLines(runs),
     "",
     ...headline(runs),
     "",
@@ -119,7 +134,9 @@ export function renderCompare(runs: readonly Result[], options: { color: boolean
     if (runs.every((r) => r.latency[key].count === 0)) continue;
     lat.push([
       `  ${name}`,
-      ...runs.map((r) => `${ms(r.latency[key].p50)} / ${ms(r.latency[key].p99)}`),
+      ...runs.map(
+        (r) => `${latencyCell(r.latency[key], "p50")} / ${latencyCell(r.latency[key], "p99")}`,
+      ),
       ratio(base.latency[key].p50, reuse.latency[key].p50),
       ratio(base.latency[key].p99, reuse.latency[key].p99),
     ]);
@@ -130,6 +147,9 @@ export function renderCompare(runs: readonly Result[], options: { color: boolean
       lat[0].map((_, i) => i > 0),
     ),
   );
-  out.push("", "Ratios are reuse / per-message: ×0.10 means a tenth, ×10 ten times as much.");
+  out.push(
+    "",
+    'Ratios are reuse / per-message: ×0.10 means a tenth, ×10 ten times as much; "4 vs 2,000" where a ratio would not read as a number.',
+  );
   return `${out.join("\n")}\n`;
 }

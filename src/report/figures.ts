@@ -7,11 +7,14 @@ import { ERROR_CLASS_LABELS, ERROR_CLASSES, type ErrorClass } from "../stats/err
 import {
   type ClassResult,
   type FirstSeen,
+  type Knee,
   LATENCIES,
   type Latency,
   type LatencyField,
+  type LatencySummary,
   latencyField,
   type Result,
+  type ThresholdOutcome,
 } from "../stats/result.js";
 
 /** The latency rows, labelled by name, in report order (smtp/phases.ts). */
@@ -37,9 +40,41 @@ export function errorClassRows(result: Result): [ErrorClass, string, number][] {
   if (!counts) return [];
   return ERROR_CLASSES.filter((c) => counts[c] > 0).map((c) => [
     c,
-    ERROR_CLASS_LABELS[c],
+    classLabel(result, c),
     counts[c],
   ]);
+}
+
+/**
+ * An error class's label in this result: `refused` made only of TCP refusals (nothing
+ * listening, `run 127.0.0.1:1`) is not "refused by gateway".
+ */
+export function classLabel(result: Result, cls: ErrorClass): string {
+  if (cls !== "refused") return ERROR_CLASS_LABELS[cls];
+  const rows = (result.errors ?? []).filter((e) => e.class === "refused");
+  const tcp = rows.filter((e) => e.reply === "refused").length;
+  if (tcp === 0) return ERROR_CLASS_LABELS.refused;
+  return tcp === rows.length
+    ? "connection refused (nothing listening)"
+    : "refused (by the gateway, or nothing listening)";
+}
+
+/** A latency figure, or "-" when the summary has no samples (not 0.000). */
+export function latencyCell(
+  l: LatencySummary,
+  key: Exclude<keyof LatencySummary, "count">,
+): string {
+  return l.count === 0 ? "-" : ms(l[key] ?? 0);
+}
+
+/**
+ * Which part of a run spread over machines a Result is, as --shard names it: "shard 1/3 on
+ * host-b", "3 shards merged"; "" for a run on one machine.
+ */
+export function shardText(result: Result): string {
+  if (result.shards && result.shards.length > 0) return `${result.shards.length} shards merged`;
+  const s = result.shard;
+  return s && s.count > 1 ? `shard ${s.index}/${s.count} on ${s.host}` : "";
 }
 
 /** Thousands separated by commas, so 50000 reads as 50,000. */
@@ -59,12 +94,20 @@ export function percent(value: number): string {
   return `${value.toFixed(2)} %`;
 }
 
-/** A ratio b / a written as "×1.23"; "–" when a is zero. */
+/**
+ * A ratio b / a written as "×1.23". When it is not a useful number (one side is 0, or it would
+ * show as ×0.00) the two figures themselves: "4 vs 2,000". "=" when both are 0.
+ */
 export function ratio(a: number, b: number): string {
-  if (a === 0) return b === 0 ? "=" : "–";
-  if (b === 0) return "×0";
+  if (a === 0 && b === 0) return "=";
   const r = b / a;
+  if (a === 0 || b === 0 || r < 0.01) return `${plain(b)} vs ${plain(a)}`;
   return `×${r >= 100 ? r.toFixed(0) : r >= 10 ? r.toFixed(1) : r.toFixed(2)}`;
+}
+
+/** A figure as short as it reads: whole numbers with separators, others to 3 significant digits. */
+function plain(value: number): string {
+  return Number.isInteger(value) ? fmt(value) : String(Number(value.toPrecision(3)));
 }
 
 export function apdexText(value: number | null): string {
@@ -76,18 +119,37 @@ export function durationText(msValue: number): string {
   return msValue >= 1000 && msValue % 100 === 0 ? `${msValue / 1000}s` : `${msValue}ms`;
 }
 
-/** One Result.firstSeen entry in words: "refused by gateway 3.0–4.0 s in: 20 sessions open, …". */
-export function firstSeenText(f: FirstSeen): string {
-  return `${ERROR_CLASS_LABELS[f.class]} ${firstSeenWhere(f)}`;
+/** One Result.firstSeen entry in words: "refused by gateway at 0.412 s on connection 31: …". */
+export function firstSeenText(f: FirstSeen, label = ERROR_CLASS_LABELS[f.class]): string {
+  return `${label} ${firstSeenWhere(f)}`;
 }
 
-/** The same without the class: "3.0–4.0 s in: 20 sessions open, …". */
+/** The same without the class: "at 0.412 s on connection 31: 4 sessions open, …". */
 export function firstSeenWhere(f: FirstSeen): string {
+  if (f.atSeconds === undefined) {
+    return (
+      `${firstSeenSpan(f)} in: ` +
+      `${fmt(f.openSessions)} sessions open, ${fmt(f.connectionsOpened)} connections and ` +
+      `${fmt(f.sent)} messages started by then`
+    );
+  }
   return (
-    `${firstSeenSpan(f)} in: ` +
-    `${fmt(f.openSessions)} sessions open, ${fmt(f.connectionsOpened)} connections and ` +
+    `at ${firstSeenOn(f)}: ${sessionsOpen(f.openSessions)}, ` +
     `${fmt(f.sent)} messages started by then`
   );
+}
+
+/** "1 session open", "4 sessions open". */
+export function sessionsOpen(n: number): string {
+  return `${fmt(n)} session${n === 1 ? "" : "s"} open`;
+}
+
+/** "0.412 s on connection 31", "1.250 s on connection 1, message 11". */
+export function firstSeenOn(f: FirstSeen): string {
+  const at = `${(f.atSeconds ?? f.fromSeconds).toFixed(3)} s`;
+  if (!f.connection) return at;
+  const message = f.message ? `, message ${fmt(f.message)}` : "";
+  return `${at} on connection ${fmt(f.connection)}${message}`;
 }
 
 /** "3.0–4.0 s", or "0.0 s" when the interval, clamped to the run, is shorter than that shows. */
@@ -95,4 +157,31 @@ export function firstSeenSpan(f: FirstSeen): string {
   const from = f.fromSeconds.toFixed(1);
   const to = f.toSeconds.toFixed(1);
   return from === to ? `${from} s` : `${from}–${to} s`;
+}
+
+/**
+ * Result.knee in words: "success fell to 98.20 % at 12.345 s: sent 1,200.0/s, accepted
+ * 1,180.0/s; 100 % before it for 11 s, mean 1,050.3/s". null when success never fell.
+ */
+export function kneeText(k: Knee | null | undefined): string | null {
+  if (!k?.fell) return null;
+  const f = k.fell;
+  const scheduled =
+    f.scheduledPerSecond > f.sentPerSecond ? `, scheduled ${fmt(f.scheduledPerSecond, 1)}/s` : "";
+  const at =
+    `success fell to ${percent(f.successPercent)} at ${f.atSeconds.toFixed(3)} s: ` +
+    `sent ${fmt(f.sentPerSecond, 1)}/s${scheduled}, accepted ${fmt(f.acceptedPerSecond, 1)}/s`;
+  const w = k.cleanWindow;
+  if (!w) return `${at}; never at 100 % before it`;
+  const span = fmt(w.toSeconds - w.fromSeconds, 1);
+  return `${at}; 100 % before it for ${span} s, mean ${fmt(w.messagesPerSecond, 1)}/s`;
+}
+
+/** A threshold's measured value with its unit: "6.615 ms", "0.500 %", "97.5/s", "3"; "no data". */
+export function thresholdActual(t: ThresholdOutcome): string {
+  if (t.actual === null) return "no data";
+  const unit = t.unit ?? "";
+  if (unit === "/s") return `${fmt(t.actual, 1)}/s`;
+  const digits = unit === "" && Number.isInteger(t.actual) ? 0 : 3;
+  return unit ? `${fmt(t.actual, digits)} ${unit}` : fmt(t.actual, digits);
 }

@@ -11,18 +11,22 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { ERROR_CLASS_LABELS, ERROR_CLASSES } from "../stats/errors.js";
 import type { Result } from "../stats/result.js";
+import { headline } from "./compare.js";
 import {
   apdexText,
   durationText,
   errorClassRows,
   firstSeenWhere,
   fmt,
+  kneeText,
   ms,
   PHASE_ROWS,
   ratio,
+  shardText,
   statisticsRows,
 } from "./figures.js";
 import { type ChartRun, drawCharts } from "./html-charts.js";
+import { latenessLine, ratioVerdict, THREAD_COLUMNS, threadRows, verdictLines } from "./verdict.js";
 
 export interface HtmlOptions {
   /** Defaults to a title made from the runs' mode and target. */
@@ -47,21 +51,30 @@ export function renderHtml(runs: readonly Result[], options: HtmlOptions = {}): 
   const chartRuns: ChartRun[] = runs.map((r) => ({
     label: r.mode,
     intervalMs: r.series?.intervalMs ?? 1000,
+    knee: kneeX(r),
     points: (r.series?.points ?? []).map(({ histogram: _h, ...p }) => p),
   }));
   const labels = Object.fromEntries(ERROR_CLASSES.map((c) => [c, ERROR_CLASS_LABELS[c]]));
   const body = [
     `<header><h1>${esc(title)}</h1>${runs.map((r) => runLine(r)).join("")}</header>`,
-    section("Overview", overview(runs, prefix)),
+    verdictBanner(runs),
+    thresholdBanner(runs),
+    compare
+      ? `<div class="headline">${headline(runs)
+          .map((l) => `<p>${esc(l)}</p>`)
+          .join("")}</div>`
+      : "",
+    section("Overview", overview(runs, prefix) + knees(runs)),
     ...runs.map((r, i) =>
       section(`Statistics${compare ? ` — ${r.mode}` : ""}`, statistics(r, prefix(i))),
     ),
     section("Latency per phase (ms)", phases(runs, prefix)),
+    generatorSection(runs, prefix),
     section("Errors", runs.map((r, i) => errors(r, prefix(i), compare)).join("")),
     thresholds(runs, prefix),
     section(
       "Over time",
-      ["throughput", "latency", "errors", "sessions"]
+      ["throughput", "latency", "errors", "sessions", "generator"]
         .map((c) => `<h3>${c}</h3><div class="chart" id="chart-${c}"></div>`)
         .join(""),
     ),
@@ -98,10 +111,38 @@ th { background: #f4f6f7; font-weight: 600; }
 .ratio { color: #566573; } .good { color: #1e8449; font-weight: 600; } .bad { color: #c0392b; font-weight: 600; }
 .pass { color: #1e8449; } .fail { color: #c0392b; font-weight: 600; }
 .chart { min-height: 40px; }
+.verdict { padding: 8px 12px; margin: 12px 0; border-left: 4px solid #b7950b; background: #fef9e7; }
+.verdict.generator { border-color: #c0392b; background: #fdedec; } .verdict.target { border-color: #1e8449; background: #eafaf1; }
+.verdict p { margin: 0; }
+.thresholds-banner { padding: 8px 12px; margin: 12px 0; font-size: 16px; }
+.thresholds-banner.pass { background: #eafaf1; color: #1e8449; } .thresholds-banner.fail { background: #fdedec; color: #c0392b; }
+.thresholds-banner ul { margin: 4px 0 0; font-size: 14px; } .headline p { margin: 2px 0; font-size: 15px; } .verdict ul { margin: 4px 0 0; padding-left: 20px; color: #566573; }
 `;
 
+/** Result.knee on the charts' x axis: seconds since the run's first interval. */
+function kneeX(r: Result): number | null {
+  const first = r.series?.points[0];
+  if (!r.knee?.fell || !first) return null;
+  return (Date.parse(r.startedAt) + r.knee.fell.atSeconds * 1000 - first.t) / 1000;
+}
+
+/** Where success fell below 100% in each run, in words; marked "knee" on the charts. */
+function knees(runs: readonly Result[]): string {
+  return runs
+    .map((r) => {
+      const text = kneeText(r.knee);
+      const who = runs.length > 1 ? `${esc(r.mode)}: ` : "";
+      return text ? `<p class="knee">Knee — ${who}${esc(text)}</p>` : "";
+    })
+    .join("");
+}
+
 function runLine(r: Result): string {
-  return `<p class="run">${esc(r.mode)}: run ${esc(r.runId)}, started ${esc(r.startedAt)}, ${fmt(r.sessions)} sessions, ${esc(r.target)}</p>`;
+  const load = r.run
+    ? `<p class="run load">${esc(r.mode)} load: ${esc(r.run.load)} (mailvolley ${esc(r.run.version)}, Node.js ${esc(r.run.node)}, on ${esc(r.run.host)})</p>`
+    : "";
+  const shard = shardText(r);
+  return `<p class="run">${esc(r.mode)}: run ${esc(r.runId)}, started ${esc(r.startedAt)}, ${fmt(r.sessions)} sessions, ${esc(r.target)}${shard ? `, ${esc(shard)}` : ""}</p>${load}`;
 }
 
 function section(title: string, html: string): string {
@@ -133,6 +174,14 @@ function overview(runs: readonly Result[], prefix: (i: number) => string): strin
     ["Accepted", "messages.accepted", (r) => r.messages.accepted, (v) => fmt(v)],
     ["Rejected", "messages.rejected", (r) => r.messages.rejected, (v) => fmt(v)],
     ["Failed", "messages.failed", (r) => r.messages.failed, (v) => fmt(v)],
+    ["Dropped arrivals", "messages.dropped", (r) => r.messages.dropped ?? 0, (v) => fmt(v)],
+    [
+      "Transaction p99 uncorrected (ms)",
+      "latencyUncorrected.transactionMs.p99",
+      (r) =>
+        r.latencyUncorrected?.transactionMs.count ? r.latencyUncorrected.transactionMs.p99 : null,
+      (v) => ms(v),
+    ],
     ["Connections opened", "connections.opened", (r) => r.connections.opened, (v) => fmt(v)],
     ["Connections refused", "connections.refused", (r) => r.connections.refused, (v) => fmt(v)],
     [
@@ -182,7 +231,7 @@ function statistics(r: Result, prefix: string): string {
         : `${prefix}classes.${r.classes.indexOf(c)}`;
     const l = c.transactionMs;
     const lat = (["mean", "p50", "p90", "p95", "p99", "max"] as const).map((k) =>
-      num(`${base}.transactionMs.${k}`, l[k], ms(l[k])),
+      l.count === 0 ? "<td>-</td>" : num(`${base}.transactionMs.${k}`, l[k], ms(l[k])),
     );
     return `<tr><td>${esc(c.name)}</td>${num(`${base}.attempted`, c.attempted, fmt(c.attempted))}${num(`${base}.errorPercent`, c.errorPercent, c.errorPercent.toFixed(2))}${lat.join("")}${num(`${base}.messagesPerSecond`, c.messagesPerSecond, fmt(c.messagesPerSecond, 1))}${c.apdex === null ? "<td>-</td>" : num(`${base}.apdex`, c.apdex, apdexText(c.apdex))}</tr>`;
   });
@@ -199,11 +248,13 @@ function phases(runs: readonly Result[], prefix: (i: number) => string): string 
     runs.forEach((r, i) => {
       const l = r.latency[key];
       const cells = cols.map((c) =>
-        num(
-          `${prefix(i)}latency.${key}.${c}`,
-          l[c] ?? 0,
-          c === "count" ? fmt(l[c]) : ms(l[c] ?? 0),
-        ),
+        c !== "count" && l.count === 0
+          ? "<td>-</td>"
+          : num(
+              `${prefix(i)}latency.${key}.${c}`,
+              l[c] ?? 0,
+              c === "count" ? fmt(l[c]) : ms(l[c] ?? 0),
+            ),
       );
       const ratios =
         compare && i === 1
@@ -249,14 +300,73 @@ function thresholds(runs: readonly Result[], prefix: (i: number) => string): str
         const actual =
           t.actual === null
             ? "<td>no data</td>"
-            : num(`${prefix(i)}thresholds.${j}.actual`, t.actual, fmt(t.actual, 3));
+            : num(`${prefix(i)}thresholds.${j}.actual`, t.actual, fmt(t.actual, 3)) +
+              `<td class="text">${esc(t.unit ?? "")}</td>`;
         return `<tr><td class="${t.passed ? "pass" : "fail"}">${t.passed ? "pass" : "FAIL"}</td><td class="text">${esc(t.expression)}</td>${actual}</tr>`;
       })
       .join("");
-    return `<table><tr><th></th><th>threshold</th><th>actual</th></tr>${rows}</table>`;
+    return `<table><tr><th></th><th>threshold</th><th>actual</th><th>unit</th></tr>${rows}</table>`;
   });
   const html = parts.join("");
   return html ? section("Thresholds", html) : "";
+}
+
+/** PASS or FAIL for the thresholds, at the top of the page, with each breach. */
+function thresholdBanner(runs: readonly Result[]): string {
+  const judged = runs.flatMap((r) => (r.thresholds ?? []).map((t) => ({ run: r, t })));
+  if (judged.length === 0) return "";
+  const failed = judged.filter(({ t }) => !t.passed);
+  const who = (r: Result) => (runs.length > 1 ? `${r.mode}: ` : "");
+  const items = failed
+    .map(({ run, t }) => {
+      const actual = t.actual === null ? "no data" : `actual ${fmt(t.actual, 3)}`;
+      return `<li>${esc(`${who(run)}${t.expression} (${actual})`)}</li>`;
+    })
+    .join("");
+  const verdict = failed.length === 0 ? "PASS" : "FAIL";
+  const summary =
+    failed.length === 0
+      ? `all ${judged.length} thresholds held`
+      : `${failed.length} of ${judged.length} thresholds breached`;
+  return `<div class="thresholds-banner ${verdict.toLowerCase()}" data-thresholds="${verdict}"><strong>${verdict}</strong> ${esc(summary)}${items ? `<ul>${items}</ul>` : ""}</div>`;
+}
+
+/** Who set the rate, at the top of the page (the terminal's first lines). */
+function verdictBanner(runs: readonly Result[]): string {
+  const boxes = runs.map((r) => {
+    const g = r.generator;
+    if (!g) return "";
+    const [head, ...reasons] = verdictLines(r, runs.length > 1 ? `${r.mode} run` : "");
+    const items = reasons.map((line) => `<li>${esc(line.trim())}</li>`).join("");
+    return `<div class="verdict ${g.limitedBy}" data-limited-by="${g.limitedBy}"><p><strong>${esc(head)}</strong></p><ul>${items}</ul></div>`;
+  });
+  const ratios = runs.length > 1 ? ratioVerdict(runs) : null;
+  const note = ratios ? `<p class="${ratios.alarm ? "bad" : "good"}">${esc(ratios.text)}</p>` : "";
+  return boxes.join("") + note;
+}
+
+/** The generator's own load per thread; the open model's start lateness under it. */
+function generatorSection(runs: readonly Result[], prefix: (i: number) => string): string {
+  const parts = runs.map((r, i) => {
+    const g = r.generator;
+    if (!g || g.threads.length === 0) return "";
+    const head = `<tr>${THREAD_COLUMNS.map((c) => `<th>${esc(c)}</th>`).join("")}</tr>`;
+    const rows = threadRows(g).map((cells, j) => {
+      const t = g.threads[j];
+      // CPU seconds as measured (the figure the page's checks read back); the rest as text.
+      const cpu = num(`${prefix(i)}generator.threads.${j}.cpuSeconds`, t.cpuSeconds, cells[1]);
+      const rest = cells
+        .slice(2)
+        .map((c) => `<td>${esc(c)}</td>`)
+        .join("");
+      return `<tr><td>${esc(cells[0])}</td>${cpu}${rest}</tr>`;
+    });
+    const lateness = latenessLine(g);
+    const title = runs.length > 1 ? `<h3>${esc(r.mode)}</h3>` : "";
+    return `${title}<table>${head}${rows.join("")}</table>${lateness ? `<p>Open model: ${esc(lateness)}</p>` : ""}`;
+  });
+  const html = parts.join("");
+  return html ? section("Generator", html) : "";
 }
 
 /** Text for HTML element content and attribute values. */

@@ -5,14 +5,20 @@
 import type { LatencySummary, Result } from "../stats/result.js";
 import {
   apdexText,
+  classLabel,
   durationText,
   errorClassRows,
   firstSeenText,
   fmt,
+  kneeText,
+  latencyCell,
   ms,
   PHASE_ROWS,
+  shardText,
   statisticsRows,
+  thresholdActual,
 } from "./figures.js";
+import { latenessLine, THREAD_COLUMNS, threadRows, verdictLines } from "./verdict.js";
 
 export { fmt } from "./figures.js";
 
@@ -26,13 +32,15 @@ export function renderSummary(result: Result, options: TerminalOptions): string 
   const paint = painter(options.color);
   const out: string[] = [
     paint.bold(`mailvolley ${result.mode} → ${result.target}`) +
-      `  (${result.sessions} sessions, run ${result.runId})`,
+      `  (${[`${result.sessions} sessions`, `run ${result.runId}`, shardText(result)].filter(Boolean).join(", ")})`,
+    ...verdictLine(result, paint),
     "",
     ...overview(result, paint),
   ];
   const sections = [
     statisticsTable(result),
     latencyTable(result),
+    generatorTable(result),
     errorClassLine(result, paint),
     errorTable(result),
     thresholdLines(result, paint),
@@ -48,6 +56,7 @@ function overview(result: Result, paint: Paint): string[] {
   const r = result.recipients;
   const plateau = result.throughput.plateau;
   return [
+    ...(result.run ? [row("Load", [result.run.load])] : []),
     row("Time taken", [`${result.elapsedSeconds.toFixed(3)} s (first connect to last reply)`]),
     row("Messages", [
       `attempted ${fmt(m.attempted)}`,
@@ -61,6 +70,7 @@ function overview(result: Result, paint: Paint): string[] {
         ? `plateau ${fmt(plateau.messagesPerSecond, 1)}/s over ${fmt(plateau.intervals)} intervals`
         : "plateau n/a (fewer than 3 steady intervals)",
     ]),
+    ...(kneeText(result.knee) ? [row("Knee", [kneeText(result.knee) ?? ""])] : []),
     row("Connections", [
       `opened ${fmt(c.opened)}`,
       `established ${fmt(c.established)}`,
@@ -84,6 +94,30 @@ function overview(result: Result, paint: Paint): string[] {
   ];
 }
 
+/** Who set the rate, right under the title: red when the generator did. */
+function verdictLine(result: Result, paint: Paint): string[] {
+  const limitedBy = result.generator?.limitedBy;
+  const colour =
+    limitedBy === "generator" ? paint.red : limitedBy === "target" ? paint.green : paint.yellow;
+  return verdictLines(result).map((line) => colour(line));
+}
+
+/** The generator's own load per thread, and in the open model its start lateness. */
+function generatorTable(result: Result): string {
+  const g = result.generator;
+  if (!g || g.threads.length === 0) return "";
+  const rows = [THREAD_COLUMNS, ...threadRows(g)];
+  const lines = [
+    table(
+      rows,
+      THREAD_COLUMNS.map((_, i) => i > 0),
+    ),
+  ];
+  const lateness = latenessLine(g);
+  if (lateness) lines.push(`Open model: ${lateness}`);
+  return lines.join("\n");
+}
+
 /** JMeter's dashboard statistics: one row per message class and one for the whole run. */
 function statisticsTable(result: Result): string {
   if (!result.allClasses || result.allClasses.attempted === 0) return "";
@@ -96,12 +130,12 @@ function statisticsTable(result: Result): string {
       `  ${c.name}`,
       fmt(c.attempted),
       c.errorPercent.toFixed(2),
-      ms(l.mean),
-      ms(l.p50),
-      ms(l.p90),
-      ms(l.p95),
-      ms(l.p99),
-      ms(l.max),
+      latencyCell(l, "mean"),
+      latencyCell(l, "p50"),
+      latencyCell(l, "p90"),
+      latencyCell(l, "p95"),
+      latencyCell(l, "p99"),
+      latencyCell(l, "max"),
       fmt(c.messagesPerSecond, 1),
       apdexText(c.apdex),
     ]);
@@ -142,7 +176,7 @@ function errorClassLine(result: Result, paint: Paint): string {
     ),
   ];
   (result.firstSeen ?? []).forEach((f, i) => {
-    lines.push(row(i === 0 ? "First seen" : "", [firstSeenText(f)]));
+    lines.push(row(i === 0 ? "First seen" : "", [firstSeenText(f, classLabel(result, f.class))]));
   });
   return lines.join("\n");
 }
@@ -168,7 +202,7 @@ function thresholdLines(result: Result, paint: Paint): string {
   if (!result.thresholds || result.thresholds.length === 0) return "";
   const lines = ["Thresholds"];
   for (const t of result.thresholds) {
-    const actual = t.actual === null ? "no data" : `actual ${fmt(t.actual, 3)}`;
+    const actual = t.actual === null ? "no data" : `actual ${thresholdActual(t)}`;
     lines.push(
       t.passed
         ? `  ${paint.green("pass")}  ${t.expression}  (${actual})`

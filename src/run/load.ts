@@ -8,8 +8,11 @@ import { Session, type SessionHost } from "../client/session.js";
 import type { RunConfig } from "../config/run-config.js";
 import { MessageWire } from "../messages/wire.js";
 import { RunStats, type StatsSnapshot } from "../stats/collector.js";
-import type { LatencySummary } from "../stats/result.js";
-import { valueAt } from "./schedule.js";
+import { GeneratorLoadSampler, type ThreadLoad } from "../stats/generator-load.js";
+import { StartLateness, type StartLatenessSnapshot } from "../stats/start-lateness.js";
+import type { ShareProgress } from "./progress.js";
+import { arrivalIntervalAt, valueAt } from "./schedule.js";
+import { StartGate } from "./start-at.js";
 import { ClosedWork, OpenWork, type SeqSpace, type WorkSource } from "./work.js";
 
 export interface LoadShare extends SeqSpace {
@@ -21,35 +24,7 @@ export interface LoadShare extends SeqSpace {
   readonly rateShare: number;
 }
 
-/** Running totals: what a share counts and what the run reports, once a second. */
-export interface ProgressCounts {
-  attempted: number;
-  accepted: number;
-  rejected: number;
-  failed: number;
-  dropped: number;
-  connectionsOpened: number;
-  openSessions: number;
-}
-
-/**
- * What one share reports: its totals and its latencies as encoded histograms, which merge
- * across workers (percentiles do not add up). The run turns them into a Progress.
- */
-export interface ShareProgress extends ProgressCounts {
-  /** The last whole interval's transaction latencies, or null before the first. */
-  recentHistogram: string | null;
-  /** Transaction latencies of the share so far. */
-  transactionHistogram: string;
-}
-
-/** What the run reports once a second (progress line, --abort-on-fail). */
-export interface Progress extends ProgressCounts {
-  /** p99 of the last whole interval's transaction latencies, ms (0 when none). */
-  recentP99Ms: number;
-  /** Transaction latency of the run so far: what --abort-on-fail judges latency against. */
-  transactionMs: LatencySummary;
-}
+export type { Progress, ProgressCounts, ShareProgress } from "./progress.js";
 
 export interface LoadHooks {
   /** Prints the conversation of the first session (-v). */
@@ -58,9 +33,25 @@ export interface LoadHooks {
   readonly progress?: (progress: ShareProgress) => void;
   /** Message files already loaded on this thread, to send from instead of loading them again. */
   readonly wire?: MessageWire;
+  /** The run's connection and message counters, shared by its worker threads. */
+  readonly ordinals?: Uint32Array;
+  /** This thread's name in the Result's generator section: "main", "worker 1", … */
+  readonly threadName?: string;
+}
+
+/** What one share hands back: its counts, its thread's own load, and its start lateness. */
+export interface ShareOutcome {
+  stats: StatsSnapshot;
+  /** One row per generator thread that ran the share (this thread; the run adds its main). */
+  threads: ThreadLoad[];
+  /** Open model: how late arrivals started against the schedule; null in the closed model. */
+  lateness: StartLatenessSnapshot | null;
 }
 
 export const PROGRESS_INTERVAL_MS = 1000;
+
+/** One clock for the time series and the sampler: performance.now() as epoch ms. */
+const epochMs = (now = performance.now()) => performance.timeOrigin + now;
 
 /** How often timeouts, ramps and samples are checked. */
 const SWEEP_INTERVAL_MS = 100;
@@ -84,6 +75,9 @@ class LoadRun implements SessionHost {
   /** Built in run(): loading message files is asynchronous. */
   wire!: MessageWire;
   readonly stats: RunStats;
+  /** This thread's own CPU, event-loop utilisation and delay, per interval of the series. */
+  private readonly sampler: GeneratorLoadSampler;
+  private lateness: StartLateness | null = null;
   readonly trace: ((line: string) => void) | null;
   private work!: WorkSource;
   private readonly slots: Slot[] = [];
@@ -102,6 +96,8 @@ class LoadRun implements SessionHost {
   /** Each slot has a quota of messages (--ramp-up with -m). */
   private readonly ownedShares: boolean;
   private done!: () => void;
+  /** --start-at: the load waits for it once its messages are loaded. */
+  private readonly startGate: StartGate;
 
   constructor(
     readonly config: RunConfig,
@@ -111,7 +107,9 @@ class LoadRun implements SessionHost {
     this.stats = new RunStats(
       config.classes.map((c) => c.name),
       config.intervalMs,
+      { ordinals: hooks.ordinals },
     );
+    this.sampler = new GeneratorLoadSampler(hooks.threadName ?? "main", config.intervalMs);
     this.trace = hooks.trace ?? null;
     this.progressHook = hooks.progress ?? null;
     this.preloaded = hooks.wire ?? null;
@@ -121,6 +119,7 @@ class LoadRun implements SessionHost {
     this.ownedShares = owned;
     const each = Math.floor(share.messages / share.sessions);
     const extra = share.messages % share.sessions;
+    this.startGate = new StartGate(config.startAt);
     for (let i = 0; i < share.sessions; i++) {
       this.slots.push({
         index: i,
@@ -139,33 +138,44 @@ class LoadRun implements SessionHost {
   private newWorkSource(): WorkSource {
     const { config, share } = this;
     const { load } = config;
-    return load.rate
-      ? new OpenWork(
-          {
-            rate: load.rate.map((p) => ({ atMs: p.atMs, value: p.value * share.rateShare })),
-            messages: share.messages,
-            durationMs: load.durationMs,
-            maxDelayMs: load.maxDelayMs,
-            maxQueue: load.maxQueue,
-          },
-          share,
-        )
-      : new ClosedWork(share.messages, share, load.durationMs);
+    if (!load.rate) return new ClosedWork(share.messages, share, load.durationMs);
+    const rate = load.rate;
+    const origin = performance.now();
+    this.lateness = new StartLateness((intended) => arrivalIntervalAt(rate, intended - origin));
+    return new OpenWork(
+      {
+        rate: load.rate, // the share takes its stripe of the run's arrivals
+        messages: share.messages,
+        durationMs: load.durationMs,
+        maxDelayMs: load.maxDelayMs,
+        maxQueue: load.maxQueue,
+        lateness: this.lateness,
+      },
+      share,
+    );
   }
 
   get intendedMs(): number {
     return this.work.intendedMs;
   }
 
-  async run(): Promise<StatsSnapshot> {
+  async run(): Promise<ShareOutcome> {
     this.wire = this.preloaded ?? (await MessageWire.create(this.config));
+    await this.startGate.wait();
     this.work = this.newWorkSource();
+    // Ctrl-C while loading or waiting: drained before anyone listens, so the run ends below.
+    if (this.drainRequested || this.hardStopped) this.work.drain();
     this.work.onAvailable = () => this.wake();
-    if (this.drainRequested || this.hardStopped) this.work.drain(); // Ctrl-C while loading
     this.startMs = performance.now();
     return new Promise((resolve) => {
-      this.done = () => resolve(this.stats.snapshot());
-      this.stats.sample(performance.timeOrigin + this.startMs, 0); // opens the time series
+      this.done = () =>
+        resolve({
+          stats: this.stats.snapshot(),
+          threads: [this.sampler.stop(epochMs())],
+          lateness: this.lateness?.snapshot() ?? null,
+        });
+      this.sampler.start(epochMs(this.startMs));
+      this.stats.sample(epochMs(this.startMs), 0); // opens the time series
       this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
       this.fillSlots();
       this.finishIfIdle();
@@ -175,6 +185,7 @@ class LoadRun implements SessionHost {
   /** Ctrl-C: start no more messages; in-flight ones may finish within the grace period. */
   drain(): void {
     this.drainRequested = true;
+    this.startGate.open();
     this.work?.drain();
     setTimeout(() => this.stop(), this.config.load.graceMs).unref();
   }
@@ -182,6 +193,7 @@ class LoadRun implements SessionHost {
   /** Ends every session now; messages in flight are counted as failed. */
   stop(): void {
     this.hardStopped = true;
+    this.startGate.open();
     this.work?.drain();
     for (const slot of this.slots) {
       if (slot.timer) clearTimeout(slot.timer);
@@ -304,7 +316,7 @@ class LoadRun implements SessionHost {
   }
 
   private finishIfIdle(): void {
-    if (this.finished) return;
+    if (this.finished || !this.work) return; // not started: run() finishes after the start gate
     for (const slot of this.slots) if (slot.session || slot.timer) return;
     if (!this.hardStopped && !this.work.exhausted) {
       // Open model lull, or a ramp at zero: keep waiting unless every slot is retired or has
@@ -316,10 +328,16 @@ class LoadRun implements SessionHost {
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = null;
     this.work.close();
-    this.stats.messagesDropped(this.work.dropped);
+    this.countDropped();
     this.countUnsent();
-    this.stats.sample(performance.timeOrigin + performance.now(), 0, true);
+    this.stats.sample(epochMs(), 0, true);
     this.done();
+  }
+
+  /** Arrivals the work source dropped since the last call: counted as they go, per interval. */
+  private countDropped(): void {
+    const more = this.work.dropped - this.stats.counters.dropped;
+    if (more > 0) this.stats.messagesDropped(more);
   }
 
   /** Messages promised (-m) that no session could start: counted as failed, never lost. */
@@ -327,7 +345,12 @@ class LoadRun implements SessionHost {
     if (this.hardStopped) return;
     const unsent = this.work.unsent;
     if (unsent <= 0) return;
-    this.stats.messagesFailedToStart(unsent);
+    // Each in its class: take the sequence numbers no session took.
+    const perClass = this.config.classes.map(() => 0);
+    for (let n = 0; n < unsent; n++) perClass[this.wire.classOf(this.work.take()).index]++;
+    perClass.forEach((count, cls) => {
+      if (count > 0) this.stats.messagesFailedToStart(cls, count);
+    });
     this.stats.failure(
       "unsent",
       "connect",
@@ -339,7 +362,9 @@ class LoadRun implements SessionHost {
   private sweep(): void {
     const now = performance.now();
     for (const slot of this.slots) slot.session?.checkTimeout(now);
-    this.stats.sample(performance.timeOrigin + now, this.slotOf.size);
+    this.countDropped();
+    this.stats.sample(epochMs(now), this.slotOf.size);
+    this.sampler.sample(epochMs(now));
     if (this.progressHook && now - this.lastProgressMs >= PROGRESS_INTERVAL_MS) {
       this.lastProgressMs = now;
       this.progressHook(this.progress());
@@ -361,7 +386,7 @@ class LoadRun implements SessionHost {
 }
 
 export interface RunningLoad {
-  result: Promise<StatsSnapshot>;
+  result: Promise<ShareOutcome>;
   /** Ends every session now. */
   stop: () => void;
   /** Starts no more messages; in-flight ones get the grace period. */

@@ -8,10 +8,12 @@ import { formatTarget } from "../config/parse.js";
 import type { RunConfig } from "../config/run-config.js";
 import { MessageWire } from "../messages/wire.js";
 import { type SinkOptions, startSink } from "../sink/index.js";
-import type { Result } from "../stats/result.js";
+import { annotateSeries, generatorResult } from "../stats/generator-verdict.js";
+import type { Result, RunRecord } from "../stats/result.js";
 import { buildResult } from "../stats/summarise.js";
-import type { Progress } from "./load.js";
+import type { Progress, ShareOutcome } from "./load.js";
 import { runSharded } from "./shard.js";
+import { machineShare, shardHeader, WHOLE_RUN } from "./shard-plan.js";
 
 export interface RunIo {
   /** Conversation lines of the first session (-v). */
@@ -31,13 +33,15 @@ export interface RunExtras {
   sink?: Omit<Partial<SinkOptions>, "listen">;
   /** Apdex T in ms for the Result's per-class Apdex. */
   apdexMs?: number;
+  /** What was run (config/run-record.ts), recorded in the Result. */
+  run?: RunRecord;
 }
 
 export interface RunOutcome {
   result: Result;
   /**
-   * 0: every message accepted (and, in a self-test, the sink agrees) and no connection failed on
-   * this machine's own limits (reply `local`); 1 otherwise.
+   * 0: every message accepted, no arrival dropped (and, in a self-test, the sink agrees), and no
+   * connection failed on this machine's own limits (reply `local`); 1 otherwise.
    */
   exitCode: number;
 }
@@ -108,20 +112,45 @@ async function loadAgainst(
     wire,
   });
   io.onStart?.(load.stop, load.drain);
-  const snapshot = await load.result;
-  return buildResult(snapshot, {
+  const outcome = await load.result;
+  const result = buildResult(outcome.stats, {
     mode: config.mode,
     target: label,
     runId: config.runId,
-    sessions: config.sessions,
+    // A shard's own sessions: merged shards add up to the run's.
+    sessions: machineShare(config.sessions, config.messages, config.shard ?? WHOLE_RUN).sessions,
     apdexMs: extras.apdexMs,
+    run: extras.run,
   });
+  result.generator = generatorOf(config, outcome, result.messages.dropped);
+  annotateSeries(result);
+  const { firstEventMs, lastEventMs } = outcome.stats;
+  const shard = shardHeader(config, firstEventMs, lastEventMs);
+  if (shard) result.shard = shard;
+  return result;
+}
+
+/** The Result's generator section: the threads' own load and, open model, start lateness. */
+function generatorOf(config: RunConfig, outcome: ShareOutcome, dropped: number) {
+  const { rate } = config.load;
+  const open =
+    rate && outcome.lateness
+      ? {
+          // The tightest interval of the run: at its highest rate.
+          arrivalIntervalMs: 1000 / Math.max(...rate.map((p) => p.value)),
+          lateness: outcome.lateness,
+          dropped,
+        }
+      : null;
+  return generatorResult(outcome.threads, open);
 }
 
 /** The exit code a finished run earns (see RunOutcome). */
 export function verdict(result: Result): number {
   const m = result.messages;
   if (m.accepted !== m.attempted) return 1;
+  // The open model asked for more than was sent: the target (or the generator) fell behind.
+  if (m.dropped > 0) return 1;
   if (result.sink && result.sink.messagesAccepted !== m.accepted) return 1;
   // This machine ran out of descriptors or ports: the load asked for was not offered.
   if (result.errors.some((e) => e.reply === "local")) return 1;

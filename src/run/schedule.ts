@@ -20,6 +20,15 @@ export function valueAt(points: readonly StagePoint[], tMs: number): number {
 }
 
 /**
+ * The run's arrival interval at `elapsedMs`: ms between two arrivals of the whole run (not of
+ * one share), which is what an arrival's lateness is judged against.
+ */
+export function arrivalIntervalAt(rate: readonly StagePoint[], elapsedMs: number): number {
+  const perSecond = valueAt(rate, elapsedMs);
+  return perSecond > 0 ? 1000 / perSecond : Number.POSITIVE_INFINITY;
+}
+
+/**
  * Arrival times of a rate that follows `points` (values in messages per second). Arrival k
  * (0-based) is due when the cumulative arrivals reach k + 1 − 1 = k, i.e. the first arrival is
  * at time 0 when the rate there is positive. Queries must come with non-decreasing k.

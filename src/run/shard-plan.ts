@@ -4,11 +4,31 @@
  * worker w of shard i sends the sequence numbers i + N·(w + W·j) for j = 0, 1, 2, …. Over all
  * shards and workers these are 0 … messages−1, each once.
  */
+import { hostname } from "node:os";
 import { type Shard, shardCount, stripeCount } from "../config/shard.js";
+import type { ShardHeader } from "../stats/result.js";
 import type { LoadShare } from "./load.js";
-import { ArrivalSchedule, type StagePoint } from "./schedule.js";
-import { splitShares } from "./shard.js";
 import type { SeqSpace } from "./work.js";
+
+export { StripedArrivals } from "./work.js";
+
+/**
+ * Shares as even as whole numbers allow: worker i gets floor or ceil of sessions/N and of
+ * messages/N, an equal part of the arrival rate, and the sequence numbers i, i+N, i+2N, …, so
+ * that together the workers send exactly 0 … messages−1 (class shares stay exact).
+ */
+export function splitShares(sessions: number, messages: number, workers: number): LoadShare[] {
+  const n = Math.max(1, Math.min(workers, sessions, messages));
+  const shares: LoadShare[] = [];
+  for (let i = 0; i < n; i++) {
+    const s = Math.floor(sessions / n) + (i < sessions % n ? 1 : 0);
+    const m = Number.isFinite(messages)
+      ? Math.floor(messages / n) + (i < messages % n ? 1 : 0)
+      : messages;
+    shares.push({ sessions: s, messages: m, seqBase: i, stride: n, rateShare: 1 / n });
+  }
+  return shares;
+}
 
 /** The whole run as one shard: what a run without --shard is. */
 export const WHOLE_RUN: Shard = Object.freeze({ index: 0, count: 1 });
@@ -51,31 +71,34 @@ export function shardShares(
   }));
 }
 
+/** What a run's config says about its place in a sharded run. */
+export interface ShardSettings {
+  readonly shard: Shard | null;
+  readonly startAt: number | null;
+  readonly configHash: string;
+}
+
 /**
- * The open model's arrivals of one share, striped out of the unsharded schedule: the share's
- * j-th arrival is the run's arrival seqBase + stride·j, at that arrival's intended time. So the
- * union over shares is the unsharded schedule itself, time for time, and latency measured from
- * these times survives a merge (coordinated-omission correction included). Scaling the rate by
- * rateShare instead gives the right rate but shifted times.
+ * The header a run with --shard or --start-at records (Result.shard), from its first and last
+ * event (epoch ms, as the Result's startedAt and elapsedSeconds); null without either option.
  */
-export class StripedArrivals {
-  private readonly schedule: ArrivalSchedule;
-
-  /** @param rate the whole run's rate stages, not scaled by the share. */
-  constructor(
-    rate: readonly StagePoint[],
-    private readonly space: SeqSpace,
-  ) {
-    this.schedule = new ArrivalSchedule(rate);
-  }
-
-  /** The run-wide arrival number of this share's j-th arrival. */
-  arrivalIndex(j: number): number {
-    return this.space.seqBase + this.space.stride * j;
-  }
-
-  /** Milliseconds from the run's start at which this share's arrival j is due. Non-decreasing j. */
-  arrivalTime(j: number): number {
-    return this.schedule.arrivalTime(this.arrivalIndex(j));
-  }
+export function shardHeader(
+  settings: ShardSettings,
+  firstEventMs: number,
+  lastEventMs: number,
+): ShardHeader | null {
+  const { shard, startAt } = settings;
+  if (!shard && startAt === null) return null;
+  // A run that sent nothing has no first event; Result.startedAt then reads the clock too.
+  const start = firstEventMs || Date.now();
+  return {
+    index: (shard ?? WHOLE_RUN).index,
+    count: (shard ?? WHOLE_RUN).count,
+    configHash: settings.configHash,
+    host: hostname(),
+    clockStart: new Date(start).toISOString(),
+    clockEnd: new Date(Math.max(start, lastEventMs)).toISOString(),
+    startAt: startAt === null ? null : new Date(startAt).toISOString(),
+    startLatenessMs: startAt === null ? null : Math.round((start - startAt) * 10) / 10,
+  };
 }

@@ -6,7 +6,14 @@ import { MessageChannel } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { RunConfig } from "../config/run-config.js";
 import type { MessageWire } from "../messages/wire.js";
-import { mergeSnapshots, type StatsSnapshot, summariseMerged } from "../stats/collector.js";
+import { mergeSnapshots, summariseMerged } from "../stats/collector.js";
+import { RunOrdinals } from "../stats/first-errors.js";
+import {
+  GeneratorLoadSampler,
+  type ThreadLoad,
+  workerThreadName,
+} from "../stats/generator-load.js";
+import { mergeStartLateness } from "../stats/start-lateness.js";
 import {
   type LoadShare,
   PROGRESS_INTERVAL_MS,
@@ -14,27 +21,14 @@ import {
   type ProgressCounts,
   type RunningLoad,
   runLoad,
+  type ShareOutcome,
   type ShareProgress,
 } from "./load.js";
+import { shardShares, WHOLE_RUN } from "./shard-plan.js";
+import { StartGate } from "./start-at.js";
 import type { FromWorker, ToWorker, WorkerTask } from "./worker.js";
 
-/**
- * Shares as even as whole numbers allow: worker i gets floor or ceil of sessions/N and of
- * messages/N, an equal part of the arrival rate, and the sequence numbers i, i+N, i+2N, …, so
- * that together the workers send exactly 0 … messages−1 (class shares stay exact).
- */
-export function splitShares(sessions: number, messages: number, workers: number): LoadShare[] {
-  const n = Math.max(1, Math.min(workers, sessions, messages));
-  const shares: LoadShare[] = [];
-  for (let i = 0; i < n; i++) {
-    const s = Math.floor(sessions / n) + (i < sessions % n ? 1 : 0);
-    const m = Number.isFinite(messages)
-      ? Math.floor(messages / n) + (i < messages % n ? 1 : 0)
-      : messages;
-    shares.push({ sessions: s, messages: m, seqBase: i, stride: n, rateShare: 1 / n });
-  }
-  return shares;
-}
+export { splitShares } from "./shard-plan.js";
 
 export interface RunHooks {
   /** Prints the conversation of the first session (-v). */
@@ -50,7 +44,7 @@ export interface RunHooks {
 
 export function runSharded(config: RunConfig, workers: number, hooks: RunHooks = {}): RunningLoad {
   const { trace } = hooks;
-  const shares = splitShares(config.sessions, config.messages, workers);
+  const shares = shardShares(config.sessions, config.messages, config.shard ?? WHOLE_RUN, workers);
   if (shares.length === 1) {
     const { progress } = hooks;
     return runLoad(config, shares[0], {
@@ -59,17 +53,19 @@ export function runSharded(config: RunConfig, workers: number, hooks: RunHooks =
       wire: hooks.wire,
     });
   }
-  // Each worker reports its own running totals; the sum is the run's.
-  const latest: (ShareProgress | null)[] = shares.map(() => null);
-  const report = (i: number, p: ShareProgress) => {
-    latest[i] = p;
-  };
-  // One combined report a second from the main thread, whatever order the workers report in.
-  const ticker = hooks.progress
-    ? setInterval(() => {
-        if (latest.some((p) => p !== null)) hooks.progress?.(sumProgress(latest));
-      }, PROGRESS_INTERVAL_MS)
-    : null;
+  return runWorkers(config, shares, hooks);
+}
+
+/** Runs each share on a worker thread of its own, the main thread coordinating. */
+function runWorkers(config: RunConfig, shares: readonly LoadShare[], hooks: RunHooks): RunningLoad {
+  const { trace } = hooks;
+  // The main thread only coordinates, but it is a thread of the generator: it is sampled too,
+  // from the load's start on (--start-at), as the workers sample themselves.
+  const gate = new StartGate(config.startAt);
+  const sampling = gate
+    .wait()
+    .then(() => new GeneratorLoadSampler("main", config.intervalMs).start().drive());
+  const { report, ticker } = progressTicker(shares.length, hooks.progress);
   const pool = new Piscina({
     filename: new URL("./worker.js", import.meta.url).href,
     minThreads: shares.length,
@@ -78,29 +74,68 @@ export function runSharded(config: RunConfig, workers: number, hooks: RunHooks =
     atomics: "disabled",
     idleTimeout: 1000,
   });
+  // One count of connections and messages for all threads: where an error first came.
+  const ordinals = RunOrdinals.shared();
   const ports = shares.map((share, i) => {
     const { port1, port2 } = new MessageChannel();
     port1.on("message", (message: FromWorker) => {
       if (message.type === "trace") trace?.(message.line);
       else if (message.type === "progress") report(i, message.progress);
     });
-    const task: WorkerTask = { config, share, port: port2, trace: i === 0 && trace !== undefined };
+    const task: WorkerTask = {
+      config,
+      share,
+      port: port2,
+      trace: i === 0 && trace !== undefined,
+      threadName: workerThreadName(i),
+      ordinals,
+    };
     return {
       port: port1,
-      done: pool.run(task, { transferList: [port2] }) as Promise<StatsSnapshot>,
+      done: pool.run(task, { transferList: [port2] }) as Promise<ShareOutcome>,
     };
   });
   const result = Promise.all(ports.map((p) => p.done))
-    .then((parts) => mergeSnapshots(parts))
+    .then(async (parts) => mergeOutcomes((await sampling).stop(), parts))
     .finally(async () => {
+      gate.open();
+      (await sampling).stop(); // already stopped unless a worker failed
       if (ticker) clearInterval(ticker);
       for (const p of ports) p.port.close();
       await pool.destroy();
     });
   const tell = (type: ToWorker["type"]) => () => {
+    gate.open();
     for (const p of ports) p.port.postMessage({ type } satisfies ToWorker);
   };
   return { result, stop: tell("stop"), drain: tell("drain") };
+}
+
+/**
+ * Each worker reports its own running totals; the sum is the run's, reported once a second from
+ * the main thread, whatever order the workers report in.
+ */
+function progressTicker(workers: number, progress: RunHooks["progress"]) {
+  const latest: (ShareProgress | null)[] = Array.from({ length: workers }, () => null);
+  const report = (i: number, p: ShareProgress) => {
+    latest[i] = p;
+  };
+  const ticker = progress
+    ? setInterval(() => {
+        if (latest.some((p) => p !== null)) progress(sumProgress(latest));
+      }, PROGRESS_INTERVAL_MS)
+    : null;
+  return { report, ticker };
+}
+
+/** The workers' outcomes as the run's: counts merge, thread rows line up after the main's. */
+function mergeOutcomes(main: ThreadLoad, parts: readonly ShareOutcome[]): ShareOutcome {
+  const lateness = parts.flatMap((p) => (p.lateness ? [p.lateness] : []));
+  return {
+    stats: mergeSnapshots(parts.map((p) => p.stats)),
+    threads: [main, ...parts.flatMap((p) => p.threads)],
+    lateness: lateness.length > 0 ? mergeStartLateness(lateness) : null,
+  };
 }
 
 /** The run's totals from its shares': counts add, latencies merge as histograms first. */

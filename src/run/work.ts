@@ -5,6 +5,7 @@
  * omission: latency counts from the intended time, not from when a session got free).
  */
 import { NO_WORK, NOT_YET } from "../client/session.js";
+import type { StartLateness } from "../stats/start-lateness.js";
 import { ArrivalSchedule, type StagePoint } from "./schedule.js";
 
 export interface WorkSource {
@@ -83,9 +84,13 @@ export class ClosedWork implements WorkSource {
 }
 
 export interface OpenWorkOptions {
-  /** Arrival rate stages in messages per second (one point for a constant rate). */
+  /**
+   * The whole run's arrival rate stages in messages per second (one point for a constant rate):
+   * this source schedules its stripe of them (StripedArrivals), each at its time in the run's
+   * schedule, whatever the share of worker threads and machines.
+   */
   readonly rate: readonly StagePoint[];
-  /** Total messages to schedule; Infinity with a duration. */
+  /** Messages this source schedules; Infinity with a duration. */
   readonly messages: number;
   /** Stop scheduling after this long (0: no limit). */
   readonly durationMs: number;
@@ -93,6 +98,37 @@ export interface OpenWorkOptions {
   readonly maxDelayMs: number;
   /** At most this many arrivals wait at once; more are dropped. */
   readonly maxQueue: number;
+  /** Records each started arrival's lateness against its intended time. */
+  readonly lateness?: StartLateness | null;
+}
+
+/**
+ * The open model's arrivals of one share, striped out of the unsharded schedule: the share's
+ * j-th arrival is the run's arrival seqBase + stride·j, at that arrival's intended time. So the
+ * union over shares is the unsharded schedule itself, time for time, and latency measured from
+ * these times survives a merge (coordinated-omission correction included). Scaling the rate by
+ * rateShare instead gives the right rate but shifted times.
+ */
+export class StripedArrivals {
+  private readonly schedule: ArrivalSchedule;
+
+  /** @param rate the whole run's rate stages, not scaled by the share. */
+  constructor(
+    rate: readonly StagePoint[],
+    private readonly space: SeqSpace,
+  ) {
+    this.schedule = new ArrivalSchedule(rate);
+  }
+
+  /** The run-wide arrival number of this share's j-th arrival. */
+  arrivalIndex(j: number): number {
+    return this.space.seqBase + this.space.stride * j;
+  }
+
+  /** Milliseconds from the run's start at which this share's arrival j is due. Non-decreasing j. */
+  arrivalTime(j: number): number {
+    return this.schedule.arrivalTime(this.arrivalIndex(j));
+  }
 }
 
 /** How often due arrivals are released; arrivals keep their exact intended times. */
@@ -103,7 +139,7 @@ export class OpenWork implements WorkSource {
   onAvailable: (() => void) | null = null;
   dropped = 0;
   readonly unsent = 0;
-  private readonly schedule: ArrivalSchedule;
+  private readonly arrivals: StripedArrivals;
   private readonly startMs = performance.now();
   private scheduled = 0;
   /** Intended times of waiting arrivals, a ring. */
@@ -118,7 +154,7 @@ export class OpenWork implements WorkSource {
     private readonly options: OpenWorkOptions,
     private readonly space: SeqSpace,
   ) {
-    this.schedule = new ArrivalSchedule(options.rate);
+    this.arrivals = new StripedArrivals(options.rate, space);
     this.queue = new Float64Array(Math.max(1, options.maxQueue));
     this.tick();
   }
@@ -128,9 +164,11 @@ export class OpenWork implements WorkSource {
   }
 
   take(): number {
-    this.expire(performance.now());
+    const now = performance.now();
+    this.expire(now);
     if (this.length === 0) return this.drained ? NO_WORK : NOT_YET;
     this.intendedMs = this.queue[this.head];
+    this.options.lateness?.record(this.intendedMs, now);
     this.head = (this.head + 1) % this.queue.length;
     this.length--;
     return this.space.seqBase + this.space.stride * this.seqCounter++;
@@ -163,7 +201,7 @@ export class OpenWork implements WorkSource {
         this.finishScheduling();
         break;
       }
-      const at = this.schedule.arrivalTime(this.scheduled);
+      const at = this.arrivals.arrivalTime(this.scheduled);
       if (durationMs > 0 && at >= durationMs) {
         this.finishScheduling();
         break;

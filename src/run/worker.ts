@@ -5,8 +5,7 @@
  */
 import type { MessagePort } from "node:worker_threads";
 import type { RunConfig } from "../config/run-config.js";
-import type { StatsSnapshot } from "../stats/collector.js";
-import { type LoadShare, runLoad, type ShareProgress } from "./load.js";
+import { type LoadShare, runLoad, type ShareOutcome, type ShareProgress } from "./load.js";
 
 export interface WorkerTask {
   config: RunConfig;
@@ -14,6 +13,10 @@ export interface WorkerTask {
   /** Carries `stop` from the main thread and the conversation lines (-v) back to it. */
   port: MessagePort;
   trace: boolean;
+  /** The thread's name in the Result's generator section ("worker 1", …). */
+  threadName: string;
+  /** The run's connection and message counters (RunOrdinals.shared()), one for all threads. */
+  ordinals: Uint32Array;
 }
 
 /** Messages on a worker's port. */
@@ -22,14 +25,19 @@ export type FromWorker =
   | { type: "trace"; line: string }
   | { type: "progress"; progress: ShareProgress };
 
-export default async function runShare(task: WorkerTask): Promise<StatsSnapshot> {
+export default async function runShare(task: WorkerTask): Promise<ShareOutcome> {
   const { port } = task;
   const trace = task.trace
     ? (line: string) => port.postMessage({ type: "trace", line } satisfies FromWorker)
     : undefined;
   const progress = (p: ShareProgress) =>
     port.postMessage({ type: "progress", progress: p } satisfies FromWorker);
-  const load = runLoad(task.config, task.share, { trace, progress });
+  const load = runLoad(task.config, task.share, {
+    trace,
+    progress,
+    threadName: task.threadName,
+    ordinals: task.ordinals,
+  });
   port.on("message", (message: ToWorker) => {
     if (message.type === "stop") load.stop();
     else if (message.type === "drain") load.drain();

@@ -4,6 +4,8 @@
  * Everything constant is built once, before the run.
  */
 
+import { HeaderSlots, markPlaceholders } from "./header-slots.js";
+
 const CR = 13;
 const LF = 10;
 const DOT = 46;
@@ -113,7 +115,10 @@ export function writeDecimal(buf: Buffer, offset: number, width: number, value: 
 export interface HeaderFields {
   from: string;
   to: string;
+  /** May hold placeholders (smtp/header-slots.ts), as may `extra`. */
   subject: string;
+  /** The message class, for `{{class}}`; "default" when not given. */
+  className?: string;
   runId: string;
   /** Extra header lines, without CRLF (for example `X-Mailvolley-Class: sec`). */
   extra?: readonly string[];
@@ -129,8 +134,9 @@ const DATE_WIDTH = 31; // "Wed, 02 Dec 2026 13:55:07 +0000"
 
 /**
  * The header block of generated messages. `render` copies the template and patches the
- * Message-ID sequence number, the Date and the X-Mailvolley-Sent time: all fixed width, so the
- * header length, and with it the SIZE of every message, is known before the run.
+ * Message-ID sequence number, the Date, the X-Mailvolley-Sent time and the placeholders of the
+ * user's fields: all fixed width, so the header length, and with it the SIZE of every message,
+ * is known before the run. Throws HeaderPlaceholderError for an unknown placeholder.
  */
 export class HeaderTemplate {
   readonly length: number;
@@ -140,21 +146,31 @@ export class HeaderTemplate {
   private readonly sentOffset: number;
   private dateSecond = -1;
   private readonly dateBytes = Buffer.alloc(DATE_WIDTH);
+  private readonly slots: HeaderSlots;
 
   constructor(fields: HeaderFields) {
     const date = "D".repeat(DATE_WIDTH);
     const seq = "S".repeat(SEQ_WIDTH);
     const trace = [`X-Mailvolley-Run: ${fields.runId}`, "X-Mailvolley-Sent: TTTTTTTTTTTTT.UUU"];
+    // Slots are listed in the order they appear: the Subject line comes before the extra lines.
+    const slotNames: ReturnType<typeof markPlaceholders>["slots"] = [];
+    const mark = (text: string) => {
+      const marked = markPlaceholders(text, fields.className ?? "default");
+      slotNames.push(...marked.slots);
+      return marked.text;
+    };
+    const subject = fields.traceOnly ? "" : mark(fields.subject);
+    const extra = (fields.extra ?? []).map(mark);
     const lines = fields.traceOnly
-      ? [...trace, ...(fields.extra ?? []), ""]
+      ? [...trace, ...extra, ""]
       : [
           `From: <${fields.from}>`,
           `To: <${fields.to}>`,
           `Date: ${date}`,
           `Message-ID: <${seq}.${fields.runId}@mailvolley.invalid>`,
-          `Subject: ${fields.subject}`,
+          `Subject: ${subject}`,
           ...trace,
-          ...(fields.extra ?? []),
+          ...extra,
           "",
           "",
         ];
@@ -164,6 +180,7 @@ export class HeaderTemplate {
     this.dateOffset = this.template.indexOf(date);
     this.seqOffset = this.template.indexOf(seq);
     this.sentOffset = this.template.indexOf("TTTTTTTTTTTTT.UUU");
+    this.slots = new HeaderSlots(this.template, slotNames);
   }
 
   /** The header for message `seq`, sent at `epochMs` (milliseconds with a fraction). */
@@ -180,16 +197,22 @@ export class HeaderTemplate {
     if (!templateInPlace) this.template.copy(out);
     if (this.seqOffset >= 0) {
       writeDecimal(out, this.seqOffset, SEQ_WIDTH, seq);
-      const second = Math.floor(epochMs / 1000);
-      if (second !== this.dateSecond) {
-        this.dateSecond = second;
-        const utc = new Date(second * 1000).toUTCString().replace("GMT", "+0000");
-        this.dateBytes.write(utc, "latin1");
-      }
-      this.dateBytes.copy(out, this.dateOffset);
+      this.dateOf(epochMs).copy(out, this.dateOffset);
     }
     writeDecimal(out, this.sentOffset, 13, epochMs);
     writeDecimal(out, this.sentOffset + 14, 3, (epochMs % 1) * 1000);
+    if (!this.slots.empty) this.slots.fill(out, seq, epochMs, this.dateOf(epochMs), writeDecimal);
     return out;
+  }
+
+  /** The RFC 5322 date of `epochMs`'s second, rebuilt once a second. */
+  private dateOf(epochMs: number): Buffer {
+    const second = Math.floor(epochMs / 1000);
+    if (second !== this.dateSecond) {
+      this.dateSecond = second;
+      const utc = new Date(second * 1000).toUTCString().replace("GMT", "+0000");
+      this.dateBytes.write(utc, "latin1");
+    }
+    return this.dateBytes;
   }
 }

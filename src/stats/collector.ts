@@ -4,7 +4,6 @@
  * message settled, a connection opened…), which increment numbers; it never builds an Error per
  * message, and never writes a counter itself.
  */
-import hdr from "hdr-histogram-js";
 import type { Latency, PhaseLatency } from "../smtp/phases.js";
 import {
   addCounters,
@@ -16,15 +15,18 @@ import {
   zeroOutcomes,
 } from "./counts.js";
 import { ERROR_CLASSES, errorClassIndex, errorKey, type Failure } from "./errors.js";
-import {
-  addEncoded,
-  type Histogram,
-  LatencyRecorder,
-  newHistogram,
-  toMicros,
-} from "./histogram.js";
-import { type ErrorRow, type LatencySummary, type Phase, RESULT_LATENCIES } from "./result.js";
+import { type FirstError, FirstErrors, mergeFirstErrors, RunOrdinals } from "./first-errors.js";
+import { addEncoded, LatencyRecorder, toMicros } from "./histogram.js";
+import { type ErrorRow, type Phase, RESULT_LATENCIES } from "./result.js";
 import { DEFAULT_INTERVAL_MS, mergeSeries, SeriesRecorder, type SeriesSnapshot } from "./series.js";
+
+export {
+  fractionAtOrBelow,
+  newHistogramEncoded,
+  summarise,
+  summariseHistogram,
+  summariseMerged,
+} from "./histogram.js";
 
 /**
  * The run's histograms, in a saved Result's order: one per latency of the Result
@@ -37,11 +39,6 @@ export const HISTOGRAM_NAMES: readonly HistogramName[] = Object.freeze(
     latency === "transaction" ? [latency, "transactionUncorrected"] : [latency],
   ),
 );
-
-/** An empty histogram, encoded (a figure a saved result lacks). */
-export function newHistogramEncoded(): string {
-  return hdr.encodeIntoCompressedBase64(newHistogram());
-}
 
 /** One message class as counted: outcomes and the transaction latency of accepted messages. */
 export interface ClassSnapshot extends OutcomeCounts {
@@ -68,7 +65,19 @@ export interface StatsSnapshot {
   /** Per message class, in the order of RunStats.classNames. */
   classes: ClassSnapshot[];
   series: SeriesSnapshot;
+  /** The first occurrence of each error class, as it happened; absent in old snapshots. */
+  firstErrors?: FirstError[];
 }
+
+/** How RunStats numbers and times what it counts; the defaults serve one thread. */
+export interface RunStatsOptions {
+  /** The run's shared counters (RunOrdinals.shared()), when several threads count. */
+  ordinals?: Uint32Array;
+  /** Epoch ms now; fixed in tests that need the same figures every time. */
+  clock?: () => number;
+}
+
+const epochNow = () => performance.timeOrigin + performance.now();
 
 /**
  * One thread's counts. Every counter changes through a verb below, so that attempted =
@@ -87,6 +96,8 @@ export class RunStats {
   private readonly classHistograms: LatencyRecorder[];
   private readonly classPhaseHistograms: Record<ClassPhase, LatencyRecorder>[];
   private readonly series: SeriesRecorder;
+  private readonly ordinals: RunOrdinals;
+  private readonly firstErrors: FirstErrors;
   firstEventMs = 0;
   lastEventMs = 0;
 
@@ -97,7 +108,10 @@ export class RunStats {
   constructor(
     readonly classNames: readonly string[] = ["default"],
     intervalMs = DEFAULT_INTERVAL_MS,
+    options: RunStatsOptions = {},
   ) {
+    this.ordinals = new RunOrdinals(options.ordinals);
+    this.firstErrors = new FirstErrors(this.ordinals, options.clock ?? epochNow);
     this.histograms = {} as Record<HistogramName, LatencyRecorder>;
     for (const name of HISTOGRAM_NAMES) this.histograms[name] = new LatencyRecorder();
     this.classOutcomes = classNames.map(zeroOutcomes);
@@ -126,11 +140,15 @@ export class RunStats {
     return this.open;
   }
 
-  /** A message started (MAIL is being written) to `recipients` recipients: attempted. */
-  messageStarted(recipients: number): void {
+  /**
+   * A message started (MAIL is being written) to `recipients` recipients: attempted. Returns
+   * its ordinal in the run (from 1, across threads).
+   */
+  messageStarted(recipients: number): number {
     this.count.attempted++;
     this.count.rcptAttempted += recipients;
     this.open++;
+    return this.ordinals.messageStarted();
   }
 
   /**
@@ -148,12 +166,13 @@ export class RunStats {
   }
 
   /**
-   * Messages that were due but could not start (their connection failed first, or no session
-   * could be opened): attempted and failed at once, counted in no class.
+   * Messages of class `classIndex` that were due but could not start (their connection failed
+   * first, or no session could be opened): attempted and failed at once, in their class too.
    */
-  messagesFailedToStart(count = 1): void {
+  messagesFailedToStart(classIndex: number, count = 1): void {
     this.count.attempted += count;
     this.count.failed += count;
+    this.classOutcomes[classIndex].failed += count;
   }
 
   /** Open model: arrivals dropped because no session could start them in time. */
@@ -169,9 +188,15 @@ export class RunStats {
     this.count.rcptRejected++;
   }
 
-  /** A connection attempt began. */
-  connectionOpened(): void {
+  /** A connection attempt began: returns its ordinal in the run (from 1, across threads). */
+  connectionOpened(): number {
     this.count.connectionsOpened++;
+    return this.ordinals.connectionOpened();
+  }
+
+  /** A connection (established or not) closed. */
+  connectionClosed(): void {
+    this.ordinals.connectionClosed();
   }
 
   /** A connection reached a 220 banner. */
@@ -218,23 +243,64 @@ export class RunStats {
 
   /**
    * Counts a reply in the error table: its code, RFC 3463 enhanced code, phase and text (the
-   * reply text with its enhanced code removed).
+   * reply text with its enhanced code removed). `connection` and `message` are the ordinals of
+   * the connection it came on and the message it hit (0: none), for the first occurrence of its
+   * class. Returns the row it is counted in.
    */
-  reply(code: number, enhanced: string, phase: Phase, text: string, count = 1): void {
-    this.error(String(code), enhanced, phase, text, count);
+  reply(
+    code: number,
+    enhanced: string,
+    phase: Phase,
+    text: string,
+    count = 1,
+    connection = 0,
+    message = 0,
+  ): ErrorRow {
+    return this.error(String(code), enhanced, phase, text, count, connection, message);
   }
 
-  /** Counts a failure without a reply in the error table; `text` is its detail. */
-  failure(kind: Failure, phase: Phase, text: string, count = 1): void {
-    this.error(kind, "", phase, text, count);
+  /** Counts a failure without a reply in the error table; `text` is its detail. See reply(). */
+  failure(
+    kind: Failure,
+    phase: Phase,
+    text: string,
+    count = 1,
+    connection = 0,
+    message = 0,
+  ): ErrorRow {
+    return this.error(kind, "", phase, text, count, connection, message);
   }
 
-  private error(reply: string, enhanced: string, phase: Phase, text: string, count: number): void {
+  /**
+   * Messages lost with a session beside the one the row of its ending failure (`ending`) counts,
+   * pipelined behind it: one row of that reply, phase and class, so each is in exactly one row.
+   */
+  lostWithSession(ending: ErrorRow, count: number): void {
+    if (count <= 0) return;
+    const text = `${LOST_WITH_SESSION}${ending.text}`;
+    this.error(ending.reply, ending.enhanced, ending.phase, text, count, 0, 0);
+  }
+
+  private error(
+    reply: string,
+    enhanced: string,
+    phase: Phase,
+    text: string,
+    count: number,
+    connection: number,
+    message: number,
+  ): ErrorRow {
     const key = errorKey(reply, enhanced, phase, text);
-    const row = this.errorRows.get(key);
+    let row = this.errorRows.get(key);
     if (row) row.count += count;
-    else this.errorRows.set(key, { reply, enhanced, phase, text, count });
-    this.errorClassCounts[errorClassIndex(reply, enhanced, phase)] += count;
+    else {
+      row = { reply, enhanced, phase, text, count };
+      this.errorRows.set(key, row);
+    }
+    const index = errorClassIndex(reply, enhanced, phase);
+    this.errorClassCounts[index] += count;
+    if (!this.firstErrors.has(index)) this.firstErrors.record(index, connection, message);
+    return row;
   }
 
   snapshot(): StatsSnapshot {
@@ -258,9 +324,13 @@ export class RunStats {
         },
       })),
       series: this.series.snapshot(),
+      firstErrors: this.firstErrors.snapshot(),
     };
   }
 }
+
+/** The text that starts the row of messages lost behind a session's ending failure. */
+export const LOST_WITH_SESSION = "in flight when the session ended: ";
 
 /** Merges snapshots from several workers (or sessions) into one, as if one had counted all. */
 export function mergeSnapshots(parts: readonly StatsSnapshot[]): StatsSnapshot {
@@ -293,6 +363,9 @@ export function mergeSnapshots(parts: readonly StatsSnapshot[]): StatsSnapshot {
     lastEventMs: last,
     classes: mergeClasses(parts),
     series: mergeSeries(parts.map((p) => p.series ?? { intervalMs: 0, points: [] })),
+    firstErrors: parts.every((p) => p.firstErrors)
+      ? mergeFirstErrors(parts.map((p) => p.firstErrors ?? []))
+      : undefined,
   };
 }
 
@@ -324,54 +397,4 @@ function mergeClasses(parts: readonly StatsSnapshot[]): ClassSnapshot[] {
     histogram: addEncoded(histograms),
     phases: { envelope: addEncoded(phases.envelope), data: addEncoded(phases.data) },
   }));
-}
-
-/** Percentiles of an encoded histogram, in milliseconds. */
-export function summariseHistogram(encoded: string): LatencySummary {
-  return summarise(hdr.decodeFromCompressedBase64(encoded));
-}
-
-/** Percentiles of several encoded histograms merged (running totals across workers). */
-export function summariseMerged(encoded: readonly (string | null)[]): LatencySummary {
-  const merged = newHistogram();
-  for (const e of encoded) if (e) merged.add(hdr.decodeFromCompressedBase64(e));
-  return summarise(merged);
-}
-
-/** Percentiles of a live histogram, in milliseconds. */
-export function summarise(h: Histogram): LatencySummary {
-  if (h.totalCount === 0) {
-    return { count: 0, min: 0, mean: 0, p50: 0, p90: 0, p95: 0, p99: 0, max: 0 };
-  }
-  const ms = (us: number) => Math.round(us) / 1000;
-  return {
-    count: h.totalCount,
-    min: ms(h.minNonZeroValue),
-    mean: ms(h.mean),
-    p50: ms(h.getValueAtPercentile(50)),
-    p90: ms(h.getValueAtPercentile(90)),
-    p95: ms(h.getValueAtPercentile(95)),
-    p99: ms(h.getValueAtPercentile(99)),
-    max: ms(h.maxValue),
-  };
-}
-
-/**
- * The fraction of an encoded histogram's samples at or below `ms`, to 1e-6: the largest
- * percentile whose value does not exceed it (HDR resolution, 3 significant digits).
- */
-export function fractionAtOrBelow(encoded: string, ms: number): number {
-  const h = hdr.decodeFromCompressedBase64(encoded);
-  if (h.totalCount === 0) return 0;
-  const us = ms * 1000;
-  if (h.maxValue <= us) return 1;
-  if (h.getValueAtPercentile(0) > us) return 0;
-  let lo = 0;
-  let hi = 100;
-  while (hi - lo > 1e-4) {
-    const mid = (lo + hi) / 2;
-    if (h.getValueAtPercentile(mid) <= us) lo = mid;
-    else hi = mid;
-  }
-  return lo / 100;
 }

@@ -4,7 +4,7 @@
  * RFC 5321 §3.8) but not `rateLimited` (a message limit's 4yz to MAIL, a transient failure of
  * that transaction only, RFC 5321 §4.2.1, while the session stays open).
  */
-import type { Phase } from "./result.js";
+import type { Phase } from "../smtp/phases.js";
 
 export const ERROR_CLASSES = [
   "refused",

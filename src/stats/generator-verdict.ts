@@ -8,7 +8,10 @@ import {
   type ThreadLoadPoint,
   waitFraction,
 } from "./generator-load.js";
-import type { LatencySummary } from "./result.js";
+import type { GeneratorResult, LimitedBy, Result } from "./result.js";
+
+export type { GeneratorResult, LimitedBy } from "./result.js";
+
 import {
   LATE_FLOOR_MS,
   lateToleranceMs,
@@ -20,10 +23,11 @@ import {
 export const SATURATED_BUSY = 0.9;
 /** A thread less busy than this in an interval has headroom in it. */
 export const HEADROOM_BUSY = 0.7;
-/** Fewer steady intervals than this (per thread) and the verdict is undetermined. */
+/**
+ * Fewer steady intervals than this (per thread) and the thread is judged over its whole window
+ * instead, start-up and drain included, as if it were one steady interval.
+ */
 export const MIN_STEADY_INTERVALS = 3;
-
-export type LimitedBy = "generator" | "target" | "undetermined";
 
 export interface Verdict {
   verdict: LimitedBy;
@@ -35,7 +39,7 @@ export interface Verdict {
 
 export interface LimitedByInputs {
   /** One row per generator thread (main and each worker; of every shard, after a merge). */
-  threads: readonly Pick<ThreadLoad, "name" | "cpuScope" | "points">[];
+  threads: readonly ThreadLoad[];
   /** Open model only (null in the closed model). */
   open: {
     /** Milliseconds between two arrivals of the whole run, at its highest rate. */
@@ -50,6 +54,8 @@ export interface LimitedByInputs {
 /** How one thread spent its steady intervals. */
 interface ThreadJudgement {
   label: string;
+  /** Judged over the whole window (seconds), too short for MIN_STEADY_INTERVALS; else null. */
+  windowSeconds: number | null;
   steady: number;
   saturated: number;
   /** Intervals without headroom (busy ≥ HEADROOM_BUSY). */
@@ -68,6 +74,13 @@ const most = (count: number, of: number) => 2 * count > of;
 const pct = (fraction: number) => `${Math.round(fraction * 100)}%`;
 const ms = (value: number) => `${Math.round(value * 10) / 10} ms`;
 
+/** "in 8 of 9 steady intervals", or for a short run "over its whole 0.8 s (too short for …)". */
+function within(t: ThreadJudgement, count: number): string {
+  if (t.windowSeconds === null) return `in ${count} of ${t.steady} steady intervals`;
+  const secs = Math.round(t.windowSeconds * 10) / 10;
+  return `over the whole ${secs} s run (too short for ${MIN_STEADY_INTERVALS} steady intervals)`;
+}
+
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted.length > 0 ? sorted[Math.floor(sorted.length / 2)] : 0;
@@ -78,12 +91,28 @@ function threadLabel(name: string): string {
   return name === "main" || name.endsWith(" main") ? `${name} thread` : name;
 }
 
-function judge(thread: LimitedByInputs["threads"][number], toleranceMs: number): ThreadJudgement {
+/** The whole window of a thread as one point: for runs too short for steady intervals. */
+function wholeWindow(thread: ThreadLoad): ThreadLoadPoint {
+  return {
+    t: thread.points[0]?.t ?? 0,
+    wallSeconds: thread.wallSeconds,
+    cpuSeconds: thread.cpuSeconds,
+    cpuUtilisation: thread.cpuUtilisation,
+    eventLoopUtilisation: thread.eventLoopUtilisation,
+    waitSeconds: thread.waitSeconds,
+    eventLoopDelay: thread.eventLoopDelay,
+  };
+}
+
+function judge(thread: ThreadLoad, toleranceMs: number): ThreadJudgement {
   // The first and the last interval are partial and hold the start-up and the drain.
-  const steady: ThreadLoadPoint[] = thread.points.slice(1, -1);
+  const intervals = thread.points.slice(1, -1);
+  const short = intervals.length < MIN_STEADY_INTERVALS;
+  const steady = short ? [wholeWindow(thread)] : intervals;
   const busy = steady.map((p) => busyFraction(p, thread.cpuScope));
   return {
     label: threadLabel(thread.name),
+    windowSeconds: short ? thread.wallSeconds : null,
     steady: steady.length,
     saturated: busy.filter((b) => b >= SATURATED_BUSY).length,
     warm: busy.filter((b) => b >= HEADROOM_BUSY).length,
@@ -105,7 +134,7 @@ const ADVICE = {
   target: "the target set this rate",
   targetSessions:
     "the target set this rate: every session was waiting on it; raise --sessions if the target should take more concurrency",
-  short: "run longer: the verdict needs at least 3 whole intervals between the first and the last",
+  short: "nothing to judge: the run sampled no generator thread",
   between:
     "add --workers (or shards) and run again: the generator was close to its limit, so the rate may be partly its own",
 };
@@ -119,7 +148,9 @@ const ADVICE = {
  *   alone when the CPU figure is process-wide).
  *   The tolerance is one arrival interval of the whole run (open model), at least 10 ms
  *   (LATE_FLOOR_MS: the event loop's timers are not finer); 10 ms in the closed model.
- * - **undetermined** when a thread has fewer than 3 steady intervals (MIN_STEADY_INTERVALS).
+ *   A thread with fewer than 3 steady intervals (MIN_STEADY_INTERVALS: a run of a few
+ *   seconds) is judged over its whole window instead, as one steady interval.
+ * - **undetermined** when no thread was sampled.
  * - **generator** when any of:
  *   1. a thread was busy ≥ 90% (SATURATED_BUSY) in more than half of its steady intervals;
  *   2. a thread's event-loop delay p99 exceeded the tolerance in more than half of its steady
@@ -134,13 +165,12 @@ export function limitedBy(inputs: LimitedByInputs): Verdict {
   const { open } = inputs;
   const toleranceMs = open ? lateToleranceMs(open.arrivalIntervalMs) : LATE_FLOOR_MS;
   const threads = inputs.threads.map((t) => judge(t, toleranceMs));
-  const short = threads.filter((t) => t.steady < MIN_STEADY_INTERVALS);
-  if (threads.length === 0 || short.length > 0) {
-    const reasons = short.map(
-      (t) => `${t.label}: ${t.steady} steady intervals, ${MIN_STEADY_INTERVALS} needed`,
-    );
-    if (threads.length === 0) reasons.push("no generator thread was sampled");
-    return { verdict: "undetermined", reasons, advice: ADVICE.short };
+  if (threads.length === 0) {
+    return {
+      verdict: "undetermined",
+      reasons: ["no generator thread was sampled"],
+      advice: ADVICE.short,
+    };
   }
   const generator = generatorReasons(threads, open, toleranceMs);
   if (generator.length > 0) {
@@ -155,9 +185,10 @@ export function limitedBy(inputs: LimitedByInputs): Verdict {
   if (warm.length === 0) return targetVerdict(threads, open, toleranceMs);
   return {
     verdict: "undetermined",
-    reasons: warm.map(
-      (t) =>
-        `${t.label} ${pct(t.medianBusy)} busy: ≥ ${pct(HEADROOM_BUSY)} in ${t.warm} of ${t.steady} steady intervals, ≥ ${pct(SATURATED_BUSY)} in ${t.saturated}`,
+    reasons: warm.map((t) =>
+      t.windowSeconds === null
+        ? `${t.label} ${pct(t.medianBusy)} busy: ≥ ${pct(HEADROOM_BUSY)} in ${t.warm} of ${t.steady} steady intervals, ≥ ${pct(SATURATED_BUSY)} in ${t.saturated}`
+        : `${t.label} ${pct(t.medianBusy)} busy ${within(t, 1)}`,
     ),
     advice: ADVICE.between,
   };
@@ -174,19 +205,19 @@ function generatorReasons(
       const waiting =
         t.medianWait >= STARVED_WAIT ? ` (${pct(t.medianWait)} waiting for a CPU)` : "";
       reasons.push(
-        `${t.label} ${pct(t.medianBusy)} busy${waiting}: ≥ ${pct(SATURATED_BUSY)} in ${t.saturated} of ${t.steady} steady intervals`,
+        `${t.label} ${pct(t.medianBusy)} busy${waiting}: ≥ ${pct(SATURATED_BUSY)} ${within(t, t.saturated)}`,
       );
     }
     if (most(t.stalled, t.steady)) {
       reasons.push(
-        `${t.label} event loop late by up to ${ms(t.worstDelayMs)} (p99): over ${ms(toleranceMs)} in ${t.stalled} of ${t.steady} steady intervals`,
+        `${t.label} event loop late by up to ${ms(t.worstDelayMs)} (p99): above ${ms(toleranceMs)} ${within(t, t.stalled)}`,
       );
     }
   }
   if (open === null) return reasons;
   const warm = threads.find((t) => 2 * t.warm >= t.steady);
   if (warm === undefined) return reasons;
-  const busy = `while ${warm.label} was ≥ ${pct(HEADROOM_BUSY)} busy in ${warm.warm} of ${warm.steady} steady intervals`;
+  const busy = `while ${warm.label} was ≥ ${pct(HEADROOM_BUSY)} busy ${within(warm, warm.warm)}`;
   if (open.latenessP99Ms > toleranceMs) {
     reasons.push(
       `start lateness p99 ${ms(open.latenessP99Ms)}, over the ${ms(toleranceMs)} tolerance, ${busy}`,
@@ -203,7 +234,7 @@ function targetVerdict(
 ): Verdict {
   const busiest = threads.reduce((a, b) => (b.medianBusy > a.medianBusy ? b : a));
   const reasons = [
-    `every generator thread had headroom; the busiest, ${busiest.label}, was ${pct(busiest.medianBusy)} busy, < ${pct(HEADROOM_BUSY)} in ${busiest.steady - busiest.warm} of ${busiest.steady} steady intervals`,
+    `every generator thread had headroom; the busiest, ${busiest.label}, was ${pct(busiest.medianBusy)} busy, < ${pct(HEADROOM_BUSY)} ${within(busiest, busiest.steady - busiest.warm)}`,
   ];
   let advice = ADVICE.target;
   if (open && open.latenessP99Ms > toleranceMs) {
@@ -217,28 +248,6 @@ function targetVerdict(
     advice = ADVICE.targetSessions;
   }
   return { verdict: "target", reasons, advice };
-}
-
-/** The Result's `generator` section (see the report for its place in the Result type). */
-export interface GeneratorResult extends Omit<Verdict, "verdict"> {
-  /** See limitedBy for the rule. */
-  limitedBy: LimitedBy;
-  /** One row per generator thread, with its per-interval points. */
-  threads: ThreadLoad[];
-  /** Open model only: start lateness against the schedule; null in the closed model. */
-  lateness: {
-    /** Milliseconds between two arrivals of the whole run, at its highest rate. */
-    arrivalIntervalMs: number;
-    /** Lateness beyond this counts an arrival as late (one arrival interval, at least 10 ms). */
-    toleranceMs: number;
-    /** Arrivals started, and of them those started later than the tolerance. */
-    started: number;
-    late: number;
-    /** actual − intended start. */
-    startMs: LatencySummary;
-    /** The histogram behind startMs, HDR compressed base64, µs. */
-    histogram: string;
-  } | null;
 }
 
 /** Builds the section from the run's thread rows and, in the open model, its lateness. */
@@ -296,4 +305,24 @@ export function generatorSeries(threads: readonly ThreadLoad[]): GeneratorSeries
     }
   }
   return [...byT.values()].sort((a, b) => a.t - b.t);
+}
+
+/**
+ * Puts the generator's per-interval figures into the Result's time series (each point's
+ * `generator`), so the series shows the generator's load beside the rate it produced.
+ */
+export function annotateSeries(result: Result): void {
+  const threads = result.generator?.threads;
+  if (!threads || !result.series) return;
+  const byT = new Map(generatorSeries(threads).map((p) => [p.t, p]));
+  for (const point of result.series.points) {
+    const g = byT.get(point.t);
+    if (!g) continue;
+    point.generator = {
+      busy: Math.round(g.busy * 1000) / 1000,
+      busiestThread: g.busiestThread,
+      eventLoopDelayP99Ms: g.eventLoopDelayP99Ms,
+      cpuSeconds: Math.round(g.cpuSeconds * 1e6) / 1e6,
+    };
+  }
 }

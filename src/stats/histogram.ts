@@ -3,6 +3,7 @@
  * path writes into.
  */
 import hdr from "hdr-histogram-js";
+import type { LatencySummary } from "./result.js";
 
 export type Histogram = ReturnType<typeof hdr.build>;
 
@@ -98,4 +99,59 @@ export function addEncoded(encoded: readonly string[]): string {
   const sum = newHistogram();
   for (const e of encoded) sum.add(hdr.decodeFromCompressedBase64(e));
   return hdr.encodeIntoCompressedBase64(sum);
+}
+
+/** An empty histogram, encoded (a figure a saved result lacks). */
+export function newHistogramEncoded(): string {
+  return hdr.encodeIntoCompressedBase64(newHistogram());
+}
+
+/** Percentiles of an encoded histogram, in milliseconds. */
+export function summariseHistogram(encoded: string): LatencySummary {
+  return summarise(hdr.decodeFromCompressedBase64(encoded));
+}
+
+/** Percentiles of several encoded histograms merged (running totals across workers). */
+export function summariseMerged(encoded: readonly (string | null)[]): LatencySummary {
+  const merged = newHistogram();
+  for (const e of encoded) if (e) merged.add(hdr.decodeFromCompressedBase64(e));
+  return summarise(merged);
+}
+
+/** Percentiles of a live histogram, in milliseconds. */
+export function summarise(h: Histogram): LatencySummary {
+  if (h.totalCount === 0) {
+    return { count: 0, min: 0, mean: 0, p50: 0, p90: 0, p95: 0, p99: 0, max: 0 };
+  }
+  const ms = (us: number) => Math.round(us) / 1000;
+  return {
+    count: h.totalCount,
+    min: ms(h.minNonZeroValue),
+    mean: ms(h.mean),
+    p50: ms(h.getValueAtPercentile(50)),
+    p90: ms(h.getValueAtPercentile(90)),
+    p95: ms(h.getValueAtPercentile(95)),
+    p99: ms(h.getValueAtPercentile(99)),
+    max: ms(h.maxValue),
+  };
+}
+
+/**
+ * The fraction of an encoded histogram's samples at or below `ms`, to 1e-6: the largest
+ * percentile whose value does not exceed it (HDR resolution, 3 significant digits).
+ */
+export function fractionAtOrBelow(encoded: string, ms: number): number {
+  const h = hdr.decodeFromCompressedBase64(encoded);
+  if (h.totalCount === 0) return 0;
+  const us = ms * 1000;
+  if (h.maxValue <= us) return 1;
+  if (h.getValueAtPercentile(0) > us) return 0;
+  let lo = 0;
+  let hi = 100;
+  while (hi - lo > 1e-4) {
+    const mid = (lo + hi) / 2;
+    if (h.getValueAtPercentile(mid) <= us) lo = mid;
+    else hi = mid;
+  }
+  return lo / 100;
 }

@@ -10,7 +10,9 @@ import {
   type StatsSnapshot,
 } from "./collector.js";
 import { outcomesOf } from "./counts.js";
+import { mergeGenerator } from "./generator-merge.js";
 import type { Result } from "./result.js";
+import { checkShards, type ShardSummary } from "./shard-check.js";
 import { buildResult, seriesSnapshot } from "./summarise.js";
 
 /** A saved Result turned back into the snapshot it was summarised from. */
@@ -71,6 +73,7 @@ export function mergeResults(shards: readonly Result[]): Result {
     sessions: shards.reduce((n, r) => n + r.sessions, 0),
     apdexMs: shards[0].apdex?.satisfiedMs,
   });
+  mergeGenerator(result, shards, shards.map(partLabel));
   if (shards.every((r) => r.sink)) {
     result.sink = {
       messagesAccepted: shards.reduce((n, r) => n + (r.sink?.messagesAccepted ?? 0), 0),
@@ -78,4 +81,35 @@ export function mergeResults(shards: readonly Result[]): Result {
     };
   }
   return result;
+}
+
+/** How a merged part names its generator threads: "shard 2/4" (--shard I/N), else "result 3". */
+function partLabel(part: Result, position: number): string {
+  return part.shard && part.shard.count > 1
+    ? `shard ${part.shard.index}/${part.shard.count}`
+    : `result ${position + 1}`;
+}
+
+/** One saved result to merge, with the file it came from (named in any refusal). */
+export interface MergeInput {
+  file: string;
+  result: Result;
+}
+
+/**
+ * The checked merge of a sharded run: checkShards first (a missing or doubled shard, shards of
+ * different splits or loads, mixed modes: ShardCheckError), then mergeResults; the merged
+ * result keeps each shard's header in `shards`.
+ */
+export function mergeShards(inputs: readonly MergeInput[]): {
+  merged: Result;
+  starts: ShardSummary;
+} {
+  const starts = checkShards(
+    inputs.map(({ file, result }) => ({ file, mode: result.mode, shard: result.shard })),
+  );
+  const merged = mergeResults(inputs.map((i) => i.result));
+  const headers = inputs.flatMap((i) => (i.result.shard ? [i.result.shard] : []));
+  if (headers.length > 0) merged.shards = headers.sort((a, b) => a.index - b.index);
+  return { merged, starts };
 }

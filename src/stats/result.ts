@@ -6,9 +6,14 @@
 
 import type { Latency, Phase } from "../smtp/phases.js";
 import type { ErrorClass } from "./errors.js";
+import type { ThreadLoad } from "./generator-load.js";
+import type { FirstSeen, Knee, RunRecord } from "./result-context.js";
+import type { ShardHeader } from "./shard-header.js";
 
 export type { Phase } from "../smtp/phases.js";
 export type { ErrorClass } from "./errors.js";
+export type { FirstSeen, Knee, RunRecord } from "./result-context.js";
+export type { ShardHeader } from "./shard-header.js";
 
 /** Fields are only ever added under one schema; it changes when a field changes meaning. */
 export const RESULT_SCHEMA = "mailvolley/result@1";
@@ -112,6 +117,13 @@ export interface SeriesPointResult {
   t: number;
   /** Messages started in the interval (MAIL written; also messages given up as unsent). */
   sent: number;
+  /**
+   * Open model: arrivals dropped in the interval (no session could start them within
+   * --max-delay, or beyond --max-queue). sent + dropped is what the load model scheduled there
+   * (an arrival still queued at the interval's end counts where it starts). 0 in results saved
+   * before it existed.
+   */
+  dropped: number;
   /** Messages whose final verdict came in the interval, by verdict. */
   accepted: number;
   rejected: number;
@@ -122,28 +134,25 @@ export interface SeriesPointResult {
   openSessions: number;
   /** Error occurrences in the interval by class. */
   errors: Record<ErrorClass, number>;
-  /** Median and 99th percentile of the transaction latency of messages accepted in it. */
-  p50Ms: number;
-  p99Ms: number;
+  /**
+   * Median and 99th percentile of the transaction latency of messages accepted in it; null
+   * when none was accepted in it.
+   */
+  p50Ms: number | null;
+  p99Ms: number | null;
   /** The interval's transaction histogram, HDR compressed base64, µs (for re-grouping). */
   histogram: string;
-}
-
-/**
- * Where an error class first appeared, read off the time series, so to its interval's
- * resolution (`--interval`) and exact across workers: the first interval holding an
- * occurrence of the class.
- */
-export interface FirstSeen {
-  class: ErrorClass;
-  /** That interval's bounds in seconds since the first connect (clamped to the run). */
-  fromSeconds: number;
-  toSeconds: number;
-  /** Sessions open at the interval's end. */
-  openSessions: number;
-  /** Connections attempted and messages started from the run's start through the interval. */
-  connectionsOpened: number;
-  sent: number;
+  /**
+   * The generator's load in the interval, over its threads (see GeneratorResult): the busiest
+   * thread's busy fraction (0..1) and name, the highest event-loop delay p99 of any thread,
+   * and the CPU seconds of all. Absent where no thread was sampled.
+   */
+  generator?: {
+    busy: number;
+    busiestThread: string;
+    eventLoopDelayP99Ms: number;
+    cpuSeconds: number;
+  };
 }
 
 export interface ThresholdOutcome {
@@ -151,13 +160,60 @@ export interface ThresholdOutcome {
   expression: string;
   /** The measured value in the threshold's unit (ms, %, /s, or a plain number). */
   actual: number | null;
+  /** That unit: "ms", "%", "/s", or "" (a plain number); absent in results saved before. */
+  unit?: string;
   passed: boolean;
+}
+
+/** Who set the run's rate (see GeneratorResult.limitedBy). */
+export type LimitedBy = "generator" | "target" | "undetermined";
+
+/**
+ * The generator's own load: whose numbers these are. Every thread of mailvolley (the main
+ * thread and each worker; after a merge, of every shard) is sampled over the run's window and
+ * per interval of the time series, and the verdict `limitedBy` says whether mailvolley or the
+ * target set the rate.
+ */
+export interface GeneratorResult {
+  /**
+   * `generator`: mailvolley's own limits set the rate, so the figures measure mailvolley, not
+   * the target; `target`: every generator thread had headroom; `undetermined`: in between, or
+   * too few intervals to say. The rule is written once, on limitedBy in
+   * stats/generator-verdict.ts, and the README's "Whose numbers are these" quotes it:
+   * generator when a thread was ≥ 90% busy (on a CPU or waiting for one, or its event loop
+   * not idle) in most steady intervals, or its event-loop delay p99 exceeded the tolerance in
+   * most, or (open model) starts ran late or arrivals were dropped while a thread was ≥ 70%
+   * busy; target when every thread was < 70% busy in most steady intervals.
+   */
+  limitedBy: LimitedBy;
+  /** The figures the verdict rests on, naming the thread: "main thread 97% busy in 8 of 9 …". */
+  reasons: string[];
+  /** What to do about it, one sentence. */
+  advice: string;
+  /** One row per generator thread, with its per-interval points (the time series' intervals). */
+  threads: ThreadLoad[];
+  /** Open model only: start lateness against the schedule; null in the closed model. */
+  lateness: {
+    /** Milliseconds between two arrivals of the whole run, at its highest rate. */
+    arrivalIntervalMs: number;
+    /** Lateness beyond this counts an arrival as late (one arrival interval, at least 10 ms). */
+    toleranceMs: number;
+    /** Arrivals started, and of them those started later than the tolerance. */
+    started: number;
+    late: number;
+    /** actual − intended start (the start is when a session took the arrival). */
+    startMs: LatencySummary;
+    /** The histogram behind startMs, HDR compressed base64, µs. */
+    histogram: string;
+  } | null;
 }
 
 export interface Result {
   schema: typeof RESULT_SCHEMA;
   /** reuse: sessions stay open for many transactions; per-message: one connection a message. */
   mode: Mode;
+  /** What was run: options, load, version, host, Node.js; absent in results saved before. */
+  run?: RunRecord;
   /** The target as given ("127.0.0.1:2525", "unix:/path"), "embedded-sink" for a self-test. */
   target: string;
   /** Random id stamped into every message's X-Mailvolley-Run header. */
@@ -166,6 +222,7 @@ export interface Result {
   startedAt: string;
   /** Seconds from the first connect attempt to the last reply (or failure) of the run. */
   elapsedSeconds: number;
+  /** Sessions kept open at once (-s); a shard's own part of them, so merged shards add up. */
   sessions: number;
   messages: {
     /** Messages the run started (or could not start): accepted + rejected + failed, always. */
@@ -212,10 +269,12 @@ export interface Result {
     /** messages.accepted / elapsedSeconds: the whole-run mean. */
     messagesPerSecond: number;
     /**
-     * The steady-state rate, without ramp-up and ramp-down. Over the time series: drop the first
-     * and the last interval (partial), then from each end drop intervals whose accepted count is
-     * below 90% of the median interval; plateau = accepted in what remains / its seconds.
-     * null when fewer than 3 intervals remain (a run too short to have a plateau).
+     * The steady-state rate, without ramp-up, ramp-down and idle time. Over the time series:
+     * drop the first and the last interval (partial); take the median `accepted` of the
+     * intervals that accepted at least one message (idle intervals do not count toward it);
+     * then from each end drop intervals whose accepted count is below 90% of that median;
+     * plateau = accepted in what remains / its seconds. Dips inside the plateau stay in it.
+     * null when fewer than 3 intervals accepted anything or fewer than 3 remain.
      */
     plateau: {
       messagesPerSecond: number;
@@ -271,6 +330,12 @@ export interface Result {
    * before it existed.
    */
   firstSeen?: FirstSeen[];
+  /**
+   * The knee: where success fell below 100%, the rate sent and accepted then, and the mean
+   * throughput while it stayed at 100% (see Knee). null when no message settled; absent in
+   * results saved before it existed.
+   */
+  knee?: Knee | null;
   /** The Apdex thresholds (satisfied ≤ T, tolerating ≤ 4T by the Apdex standard). */
   apdex: { satisfiedMs: number; toleratingMs: number };
   /** The statistics table: every message of the run in one row. */
@@ -306,8 +371,22 @@ export interface Result {
     classes?: Record<string, { accepted: number; rejected: number; endToEndP99Ms: number }>;
   };
   /**
+   * A run with --shard or --start-at: which shard it was, the hash of its load, its host, its
+   * clock at the first connect (`clockStart`, the same instant as `startedAt`) and at the last
+   * reply (`clockEnd`), and how late it started against --start-at (see ShardHeader). Absent
+   * in a run without either option.
+   */
+  shard?: ShardHeader;
+  /** A merged result: the header of each shard merged into it, by index; absent otherwise. */
+  shards?: ShardHeader[];
+  /**
    * The histograms behind `latency` (keyed transaction, connect, …) and behind each class
    * (keyed "class:NAME"), HDR compressed base64, microseconds.
    */
   histograms: Record<string, string>;
+  /**
+   * The generator's own load and the verdict on who set the rate (see GeneratorResult).
+   * Absent in results saved before it existed.
+   */
+  generator?: GeneratorResult;
 }

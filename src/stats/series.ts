@@ -16,6 +16,8 @@ export interface SeriesPoint extends OutcomeCounts {
   t: number;
   /** Messages started (MAIL written, or given up as unsent) in the interval. */
   sent: number;
+  /** Open model: arrivals dropped in the interval (no session could start them in time). */
+  dropped: number;
   connectionsOpened: number;
   /** Sessions open when the interval was closed (summed over workers). */
   openSessions: number;
@@ -33,13 +35,19 @@ export interface SeriesSnapshot {
 /** The cumulative counts a point is the difference of. */
 export interface SeriesTotals extends OutcomeCounts {
   attempted: number;
+  dropped: number;
   connectionsOpened: number;
 }
 
 export class SeriesRecorder {
   readonly points: SeriesPoint[] = [];
   private openStart = -1;
-  private base: SeriesTotals = { attempted: 0, ...zeroOutcomes(), connectionsOpened: 0 };
+  private base: SeriesTotals = {
+    attempted: 0,
+    ...zeroOutcomes(),
+    dropped: 0,
+    connectionsOpened: 0,
+  };
   private baseErrors: number[] = ERROR_CLASSES.map(() => 0);
 
   constructor(
@@ -71,6 +79,7 @@ export class SeriesRecorder {
     this.points.push({
       t: this.openStart,
       sent: totals.attempted - b.attempted,
+      dropped: totals.dropped - b.dropped,
       ...outcomesSince(totals, b),
       connectionsOpened: totals.connectionsOpened - b.connectionsOpened,
       openSessions,
@@ -105,6 +114,7 @@ function combine(points: SeriesPoint[], across: "workers" | "time"): SeriesPoint
   const out = copyPoint(points[0]);
   for (const p of points.slice(1)) {
     out.sent += p.sent;
+    out.dropped = (out.dropped ?? 0) + (p.dropped ?? 0);
     addOutcomes(out, p);
     out.connectionsOpened += p.connectionsOpened;
     out.openSessions = across === "workers" ? out.openSessions + p.openSessions : p.openSessions;

@@ -4,25 +4,9 @@
  * figure that no run produced; each is refused with one line naming the problem and the files.
  */
 import type { Mode } from "./result.js";
+import type { ShardHeader } from "./shard-header.js";
 
-/** What a sharded run records about itself (the Result's `shard`). */
-export interface ShardHeader {
-  /** This shard, 0 … count−1 (--shard I/N). */
-  index: number;
-  /** Shards the run was split into (N). */
-  count: number;
-  /** sha256 of the options that define the load (see config-hash.ts): equal across shards. */
-  configHash: string;
-  /** The machine's host name. */
-  host: string;
-  /** This machine's clock when the shard's load started and when its last reply came, ISO 8601. */
-  clockStart: string;
-  clockEnd: string;
-  /** --start-at as asked, ISO 8601; null without --start-at. */
-  startAt: string | null;
-  /** Milliseconds the load started after startAt (clockStart − startAt); null without it. */
-  startLatenessMs: number | null;
-}
+export type { ShardHeader } from "./shard-header.js";
 
 /** One result to merge: the file it came from, its mode and its shard header, if any. */
 export interface ShardInput {

@@ -9,12 +9,15 @@ import {
 } from "./collector.js";
 import { outcomesOf, settledCount } from "./counts.js";
 import { classifyError, ERROR_CLASSES, type ErrorClass, zeroErrorClasses } from "./errors.js";
+import type { FirstError } from "./first-errors.js";
+import { knee } from "./knee.js";
 import type {
   ClassResult,
   FirstSeen,
   Mode,
   Result,
   ResultErrorRow,
+  RunRecord,
   SeriesPointResult,
 } from "./result.js";
 import { RESULT_LATENCIES, RESULT_SCHEMA } from "./result.js";
@@ -31,6 +34,8 @@ export interface RunMeta {
   sink?: Result["sink"];
   /** Apdex T in ms (satisfied ≤ T, tolerating ≤ 4T); default DEFAULT_APDEX_MS. */
   apdexMs?: number;
+  /** What was run (Result.run). */
+  run?: RunRecord;
 }
 
 export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
@@ -51,11 +56,15 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
   };
   const classRow = (cls: ClassSnapshot) => summariseClass(cls, elapsedSeconds, apdex);
   const series = seriesResult(snapshot.series);
+  const first = snapshot.firstErrors
+    ? firstSeenExact(snapshot.firstErrors, series.intervalMs, snapshot.firstEventMs)
+    : firstSeen(series, snapshot.firstEventMs, elapsedSeconds);
   const histograms: Record<string, string> = { ...snapshot.histograms };
   for (const cls of snapshot.classes) histograms[`class:${cls.name}`] = cls.histogram;
   const result: Result = {
     schema: RESULT_SCHEMA,
     mode: meta.mode,
+    ...(meta.run ? { run: meta.run } : {}),
     target: meta.target,
     runId: meta.runId,
     startedAt: new Date(snapshot.firstEventMs || Date.now()).toISOString(),
@@ -87,7 +96,8 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
     ),
     errors,
     errorClasses,
-    firstSeen: firstSeen(series, snapshot.firstEventMs, elapsedSeconds),
+    firstSeen: first,
+    knee: knee(series, snapshot.firstEventMs, first),
     apdex,
     allClasses: classRow(all),
     classes: snapshot.classes.map(classRow),
@@ -138,12 +148,14 @@ export function seriesResult(series: SeriesSnapshot): Result["series"] {
       return {
         t: p.t,
         sent: p.sent,
+        dropped: p.dropped ?? 0,
         ...outcomesOf(p),
         connectionsOpened: p.connectionsOpened,
         openSessions: p.openSessions,
         errors,
-        p50Ms: latency.p50,
-        p99Ms: latency.p99,
+        // No accepted message, no latency: a gap in the charts, not 0 ms.
+        p50Ms: latency.count > 0 ? latency.p50 : null,
+        p99Ms: latency.count > 0 ? latency.p99 : null,
         histogram: p.histogram,
       };
     }),
@@ -158,6 +170,7 @@ export function seriesSnapshot(series: Result["series"]): SeriesSnapshot {
       (p: SeriesPointResult): SeriesPoint => ({
         t: p.t,
         sent: p.sent,
+        dropped: p.dropped ?? 0,
         ...outcomesOf(p),
         connectionsOpened: p.connectionsOpened,
         openSessions: p.openSessions,
@@ -168,7 +181,31 @@ export function seriesSnapshot(series: Result["series"]): SeriesSnapshot {
   };
 }
 
-/** See Result.firstSeen and FirstSeen for the definition. */
+/** See Result.firstSeen and FirstSeen: from the moments recorded. */
+export function firstSeenExact(
+  firsts: readonly FirstError[],
+  intervalMs: number,
+  firstEventMs: number,
+): FirstSeen[] {
+  const seconds = (epochMs: number) => round(Math.max(0, (epochMs - firstEventMs) / 1000), 3);
+  const inOrder = [...firsts].sort((a, b) => a.atMs - b.atMs);
+  return inOrder.map((f) => {
+    const from = Math.floor(f.atMs / intervalMs) * intervalMs;
+    return {
+      class: f.class,
+      atSeconds: seconds(f.atMs),
+      connection: f.connection,
+      message: f.message > 0 ? f.message : null,
+      fromSeconds: seconds(from),
+      toSeconds: seconds(from + intervalMs),
+      openSessions: f.openSessions,
+      connectionsOpened: f.connectionsOpened,
+      sent: f.messagesStarted,
+    };
+  });
+}
+
+/** See Result.firstSeen and FirstSeen: read off the time series, for results saved before. */
 export function firstSeen(
   series: Result["series"],
   firstEventMs: number,
@@ -204,7 +241,13 @@ const PLATEAU_FRACTION = 0.9;
 export function plateau(series: Result["series"]): Result["throughput"]["plateau"] {
   let points = series.points.slice(1, -1);
   if (points.length < 3) return null;
-  const sorted = points.map((p) => p.accepted).sort((a, b) => a - b);
+  // The median of the intervals that accepted something: idle intervals (a lull, a drain, a
+  // run mostly waiting) would pull it to 0, and a floor of 0 trims nothing.
+  const sorted = points
+    .map((p) => p.accepted)
+    .filter((n) => n > 0)
+    .sort((a, b) => a - b);
+  if (sorted.length < 3) return null;
   const median = sorted[Math.floor((sorted.length - 1) / 2)];
   const floor = median * PLATEAU_FRACTION;
   let first = 0;

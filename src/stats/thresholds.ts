@@ -22,6 +22,7 @@ export const METRICS = [
   "apdex",
   "errors",
   "connections_per_message",
+  "dropped",
 ] as const;
 export type Metric = (typeof METRICS)[number];
 export type LatencyMetric = (typeof LATENCY_METRICS)[number];
@@ -91,6 +92,8 @@ export function measure(t: Threshold, result: Result): number | null {
         : result.errorClasses[errorClass];
     case "connections_per_message":
       return result.messages.attempted > 0 ? result.connections.perMessage : null;
+    case "dropped":
+      return result.messages.dropped ?? 0;
   }
   return null;
 }
@@ -110,6 +113,14 @@ export function holds(op: Op, actual: number, value: number): boolean {
   }
 }
 
+/** The unit a metric's value and actual are in: "ms", "%", "/s", or "" for a plain number. */
+export function metricUnit(metric: Metric): string {
+  if (latencyMetric(metric)) return "ms";
+  if (metric === "error_rate") return "%";
+  if (metric === "rate" || metric === "plateau_rate") return "/s";
+  return "";
+}
+
 /** Every threshold against the Result. A threshold without data (no samples) fails. */
 export function evaluateThresholds(
   thresholds: readonly Threshold[],
@@ -121,6 +132,7 @@ export function evaluateThresholds(
     return {
       expression: t.expression,
       actual: rounded,
+      unit: metricUnit(t.metric),
       passed: actual !== null && holds(t.op, actual, t.value),
     };
   });

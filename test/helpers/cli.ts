@@ -10,12 +10,19 @@ export interface Outcome {
   stderr: string;
 }
 
-/** Starts `mailvolley ARGS`; `done` resolves when it exits (killed after `timeoutMs`). */
+/**
+ * Starts `mailvolley ARGS` (with `env` over this process's environment); `done` resolves when
+ * it exits (killed after `timeoutMs`).
+ */
 export function startMailvolley(
   args: string[],
   timeoutMs = 60_000,
+  env: NodeJS.ProcessEnv = {},
 ): { child: ChildProcess; done: Promise<Outcome> } {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env },
+  });
   let stdout = "";
   let stderr = "";
   child.stdout?.setEncoding("utf8").on("data", (s: string) => {

@@ -17,8 +17,8 @@ export async function runClient(
   const config = buildRunConfig({ target, ...options });
   const [share] = splitShares(config.sessions, config.messages, 1);
   const load = runLoad(config, share, { trace });
-  const snapshot = await load.result;
-  const result = buildResult(snapshot, {
+  const { stats } = await load.result;
+  const result = buildResult(stats, {
     mode: config.mode,
     target,
     runId: config.runId,

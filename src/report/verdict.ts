@@ -1,0 +1,111 @@
+/**
+ * Whose numbers these are: the generator verdict (Result.generator) in words, for the first
+ * lines of every report, and the generator's own figures as a table. Terminal, HTML and
+ * compare all read these, so the verdict reads the same everywhere.
+ */
+import type { ThreadLoad } from "../stats/generator-load.js";
+import type { GeneratorResult, LimitedBy, Result } from "../stats/result.js";
+import { fmt, ms } from "./figures.js";
+
+/** How each verdict opens its sentence. */
+export const LIMITED_BY_TEXT: Record<LimitedBy, string> = {
+  generator: "limited by the generator",
+  target: "limited by the target",
+  undetermined: "limiter undetermined",
+};
+
+/**
+ * The verdict with what to do, then its reasons one a line, indented: "Limited by the
+ * generator: this rate measures mailvolley, not the target: add --workers…", "  main thread
+ * 97% busy: …". Empty for a result saved before the generator section existed.
+ */
+export function verdictLines(result: Result, who = ""): string[] {
+  const g = result.generator;
+  if (!g) return [];
+  const head = who
+    ? `${who}: ${LIMITED_BY_TEXT[g.limitedBy]}`
+    : capital(LIMITED_BY_TEXT[g.limitedBy]);
+  return [`${head}: ${g.advice}.`, ...g.reasons.map((reason) => `  ${reason}`)];
+}
+
+/**
+ * The first lines of a compare: each run's verdict, then whether the reuse / per-message
+ * ratios measure the target at all.
+ */
+export function compareVerdictLines(runs: readonly Result[]): VerdictLine[] {
+  const lines: VerdictLine[] = runs.flatMap((r) =>
+    verdictLines(r, `${r.mode} run`).map((text) => ({
+      text,
+      alarm: r.generator?.limitedBy === "generator",
+    })),
+  );
+  const ratios = ratioVerdict(runs);
+  return ratios ? [...lines, ratios] : lines;
+}
+
+/** Whether a compare's ratios are the target's: null when no run was judged. */
+export function ratioVerdict(runs: readonly Result[]): VerdictLine | null {
+  const judged = runs.filter((r) => r.generator);
+  if (judged.length === 0) return null;
+  const bound = judged.filter((r) => r.generator?.limitedBy === "generator");
+  if (bound.length > 0) {
+    const which = bound.map((r) => `the ${r.mode} run`).join(" and ");
+    return {
+      text: `The ratios below measure mailvolley, not the target: ${which} ran at the generator's limit.`,
+      alarm: true,
+    };
+  }
+  if (judged.length === runs.length && judged.every((r) => r.generator?.limitedBy === "target")) {
+    return {
+      text: "Both runs were limited by the target: the ratios below are the target's.",
+      alarm: false,
+    };
+  }
+  return null;
+}
+
+/** A line of the verdict, and whether it warns that the figures are mailvolley's own. */
+export interface VerdictLine {
+  text: string;
+  alarm: boolean;
+}
+
+/** The run's verdict for a --fail-on-generator-bound gate: a line when it trips, else null. */
+export function generatorBoundLine(result: Result): string | null {
+  if (result.generator?.limitedBy !== "generator") return null;
+  return `the generator set the rate of the ${result.mode} run (${result.generator.reasons.join("; ")})`;
+}
+
+const pct = (fraction: number) => `${Math.round(fraction * 100)}%`;
+
+/** The per-thread rows of the generator table: name, CPU s, CPU %, ELU %, loop delay. */
+export function threadRows(g: GeneratorResult): string[][] {
+  return g.threads.map((t: ThreadLoad) => [
+    t.name,
+    t.cpuSeconds.toFixed(3),
+    `${pct(t.cpuUtilisation)}${t.cpuScope === "process" ? " (process)" : ""}`,
+    t.waitSeconds === null ? "-" : t.waitSeconds.toFixed(3),
+    pct(t.eventLoopUtilisation),
+    `${ms(t.eventLoopDelay.p50Ms)} / ${ms(t.eventLoopDelay.p99Ms)} / ${ms(t.eventLoopDelay.maxMs)}`,
+  ]);
+}
+
+export const THREAD_COLUMNS = [
+  "Generator thread",
+  "CPU s",
+  "CPU",
+  "waiting s",
+  "event loop busy",
+  "loop delay p50 / p99 / max ms",
+];
+
+/** Open model: "start lateness p50 0.9 / p99 85.8 / max 95.8 ms; 155 of 2,000 started late". */
+export function latenessLine(g: GeneratorResult): string | null {
+  const l = g.lateness;
+  if (!l) return null;
+  return `start lateness p50 ${ms(l.startMs.p50)} / p99 ${ms(l.startMs.p99)} / max ${ms(l.startMs.max)} ms; ${fmt(l.late)} of ${fmt(l.started)} arrivals started more than ${fmt(l.toleranceMs, 1)} ms late`;
+}
+
+function capital(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

@@ -1,0 +1,35 @@
+/**
+ * The running totals a run reports once a second: what each share counts and sends to the main
+ * thread, and what the progress line and --abort-on-fail read.
+ */
+import type { LatencySummary } from "../stats/result.js";
+
+/** Running totals: what a share counts and what the run reports, once a second. */
+export interface ProgressCounts {
+  attempted: number;
+  accepted: number;
+  rejected: number;
+  failed: number;
+  dropped: number;
+  connectionsOpened: number;
+  openSessions: number;
+}
+
+/**
+ * What one share reports: its totals and its latencies as encoded histograms, which merge
+ * across workers (percentiles do not add up). The run turns them into a Progress.
+ */
+export interface ShareProgress extends ProgressCounts {
+  /** The last whole interval's transaction latencies, or null before the first. */
+  recentHistogram: string | null;
+  /** Transaction latencies of the share so far. */
+  transactionHistogram: string;
+}
+
+/** What the run reports once a second (progress line, --abort-on-fail). */
+export interface Progress extends ProgressCounts {
+  /** p99 of the last whole interval's transaction latencies, ms (0 when none). */
+  recentP99Ms: number;
+  /** Transaction latency of the run so far: what --abort-on-fail judges latency against. */
+  transactionMs: LatencySummary;
+}

@@ -1,0 +1,72 @@
+/**
+ * The top of the HTML page leads with the answer: PASS or FAIL for the thresholds, and in a
+ * compare the terminal's headline sentences. Rendered from a saved result, so exact.
+ */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { headline } from "../src/report/compare.js";
+import { esc, renderHtml } from "../src/report/html.js";
+import { renderSummary } from "../src/report/terminal.js";
+import type { Result } from "../src/stats/result.js";
+
+const GOLDEN = fileURLToPath(new URL("../../test/golden/result-reuse.json", import.meta.url));
+const saved = () => JSON.parse(readFileSync(GOLDEN, "utf8")) as Result;
+
+/** The page's text between <body> and the first section: what a reader sees first. */
+function top(html: string): string {
+  return html.slice(html.indexOf("<body>"), html.indexOf("<h2>Overview</h2>"));
+}
+
+test("thresholds: PASS when all held, FAIL naming each breach, before the overview", () => {
+  const passed = saved();
+  passed.thresholds = [{ expression: "p99<50ms", actual: 3.2, passed: true }];
+  assert.match(
+    top(renderHtml([passed])),
+    /data-thresholds="PASS"><strong>PASS<\/strong> all 1 thresholds held/,
+  );
+
+  const failed = saved();
+  failed.thresholds = [
+    { expression: "p99<1ms", actual: 3.25, passed: false },
+    { expression: "error_rate<0.1%", actual: 0, passed: true },
+    { expression: "rate>=1/s", actual: null, passed: false },
+  ];
+  const head = top(renderHtml([failed]));
+  assert.match(head, /<strong>FAIL<\/strong> 2 of 3 thresholds breached/);
+  assert.match(head, /<li>p99&lt;1ms \(actual 3\.250\)<\/li><li>rate&gt;=1\/s \(no data\)<\/li>/);
+  const bare = saved();
+  delete bare.thresholds;
+  assert.doesNotMatch(top(renderHtml([bare])), /data-thresholds/, "no thresholds, no banner");
+});
+
+test("compare: the headline sentences come first, as in the terminal", () => {
+  const reuse = saved();
+  const perMessage = { ...saved(), mode: "per-message" as const };
+  const head = top(renderHtml([perMessage, reuse]));
+  const lines = headline([perMessage, reuse]);
+  assert.ok(lines.length >= 2);
+  for (const line of lines) assert.ok(head.includes(`<p>${esc(line)}</p>`), line);
+  assert.doesNotMatch(top(renderHtml([reuse])), /class="headline"/, "one run: no comparison");
+});
+
+test("a shard's result names its part in the terminal's and the page's first lines", () => {
+  const shard = saved();
+  shard.shard = {
+    index: 1,
+    count: 3,
+    configHash: `sha256:${"0".repeat(64)}`,
+    host: "gen-b",
+    clockStart: shard.startedAt,
+    clockEnd: shard.startedAt,
+    startAt: null,
+    startLatenessMs: null,
+  };
+  assert.match(renderSummary(shard, { color: false }).split("\n")[0], /, shard 1\/3 on gen-b\)$/);
+  assert.match(top(renderHtml([shard])), /sessions, [^<]*, shard 1\/3 on gen-b<\/p>/);
+  const merged = saved();
+  merged.shards = [shard.shard, { ...shard.shard, index: 0 }, { ...shard.shard, index: 2 }];
+  assert.match(renderSummary(merged, { color: false }).split("\n")[0], /, 3 shards merged\)$/);
+  assert.doesNotMatch(renderSummary(saved(), { color: false }).split("\n")[0], /shard/);
+});

@@ -1,0 +1,64 @@
+/**
+ * Figures as the reports write them (issues 13 item 4, 15): ratios that read as numbers, units
+ * on a threshold's actual value, "-" for latencies without samples, and a refusal named for
+ * what it was.
+ */
+import assert from "node:assert/strict";
+import net from "node:net";
+import { describe, test } from "node:test";
+import { ratio, thresholdActual } from "../src/report/figures.js";
+import { renderSummary } from "../src/report/terminal.js";
+import { runClient } from "./helpers/run-client.js";
+
+/** A loopback port with nothing listening on it (bound, then closed). */
+async function deadPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe("report figures", () => {
+  test("a ratio that is not a useful number shows both figures", () => {
+    assert.equal(ratio(2000, 4), "4 vs 2,000");
+    assert.equal(ratio(40, 0), "0 vs 40");
+    assert.equal(ratio(0, 0.3), "0.3 vs 0");
+    assert.equal(ratio(0, 0), "=");
+    assert.equal(ratio(100, 250), "×2.50");
+  });
+
+  test("a threshold's actual value carries its unit", () => {
+    const t = (actual: number | null, unit?: string) => ({
+      expression: "x",
+      actual,
+      unit,
+      passed: false,
+    });
+    assert.equal(thresholdActual(t(6.615, "ms")), "6.615 ms");
+    assert.equal(thresholdActual(t(0.5, "%")), "0.500 %");
+    assert.equal(thresholdActual(t(97.5, "/s")), "97.5/s");
+    assert.equal(thresholdActual(t(3, "")), "3");
+    assert.equal(thresholdActual(t(null, "ms")), "no data");
+  });
+
+  test("nothing listening: 'connection refused (nothing listening)', and '-' for latencies", async () => {
+    const port = await deadPort();
+    const result = await runClient(`127.0.0.1:${port}`, {
+      sessions: 1,
+      messages: 2,
+      reconnectAttempts: 2,
+      reconnectDelay: "1ms",
+    });
+    assert.equal(result.messages.accepted, 0);
+    const text = renderSummary(result, { color: false });
+    assert.match(text, /connection refused \(nothing listening\)/);
+    assert.doesNotMatch(text, /refused by gateway/);
+    const all = text
+      .split("\n")
+      .find((line) => /^ {2}default /.test(line) || /^ {2}all /.test(line));
+    assert.ok(all, text);
+    // mean, p50, p90, p95, p99 and max: no samples, so no figure (the Apdex is 0.000).
+    assert.match(all, /100\.00 +- +- +- +- +- +- +0\.0 /);
+  });
+});
