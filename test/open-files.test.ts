@@ -1,7 +1,7 @@
 /**
  * File descriptors (issue 16 item 3): a run whose sessions cannot fit under `ulimit -n` is
  * refused before any traffic; an EMFILE in the middle of a run is named as this machine's limit
- * (reply `local`) and the exit code is 1.
+ * (reply `local-limit`) and the exit code is 1.
  */
 import assert from "node:assert/strict";
 import { type StdioOptions, spawn } from "node:child_process";
@@ -67,9 +67,9 @@ describe("open files", () => {
     assert.doesNotThrow(() => checkOpenFiles(1e6, true, null));
   });
 
-  test("EMFILE and EADDRNOTAVAIL are this machine's limits: reply local, text names the fix", () => {
-    assert.equal(transportFailure("EMFILE"), "local");
-    assert.equal(transportFailure("EADDRNOTAVAIL"), "local");
+  test("EMFILE and EADDRNOTAVAIL are this machine's limits: reply local-limit, text names the fix", () => {
+    assert.equal(transportFailure("EMFILE"), "local-limit");
+    assert.equal(transportFailure("EADDRNOTAVAIL"), "local-limit");
     assert.equal(transportFailure("ECONNRESET"), "reset");
     const err = Object.assign(
       new Error("connect EMFILE 127.0.0.1:25 - Local (undefined:undefined)"),
@@ -100,7 +100,7 @@ describe("open files", () => {
       const out = await underLimit(400, [...args, "--workers", "1", "--json", "-", "-q"], 150);
       assert.equal(out.code, 1, out.stderr);
       const result = JSON.parse(out.stdout) as Result;
-      const local = result.errors.filter((e) => e.reply === "local");
+      const local = result.errors.filter((e) => e.reply === "local-limit");
       assert.ok(local.length > 0, JSON.stringify(result.errors));
       assert.match(local[0].text, /EMFILE.*ulimit -n/);
       const m = result.messages;

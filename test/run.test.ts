@@ -67,6 +67,6 @@ test("exit code: 1 when a message was not accepted or the sink disagrees", () =>
   assert.equal(verdict({ ...base, messages: { ...base.messages, accepted: 9, failed: 1 } }), 1);
   assert.equal(verdict({ ...base, sink: { messagesAccepted: 9, sessions: 1 } }), 1);
   assert.equal(verdict({ ...base, sink: { messagesAccepted: 10, sessions: 1 } }), 0);
-  const local = { reply: "local" } as unknown as Result["errors"][number];
+  const local = { reply: "local-limit" } as unknown as Result["errors"][number];
   assert.equal(verdict({ ...base, errors: [local] }), 1, "a connect failed on ulimit -n");
 });

@@ -75,6 +75,7 @@ function overview(result: Result, paint: Paint): string[] {
       `opened ${fmt(c.opened)}`,
       `established ${fmt(c.established)}`,
       (c.refused ? paint.red : id)(`refused ${fmt(c.refused)}`),
+      ...(c.reconnects ? [paint.yellow(`reconnects ${fmt(c.reconnects)}`)] : []),
       `${fmt(c.perMessage, 4)} per message`,
     ]),
     row("Recipients", [

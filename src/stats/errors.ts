@@ -30,11 +30,11 @@ export const ERROR_CLASS_LABELS: Record<ErrorClass, string> = {
  * Failures without an SMTP reply, each the `reply` of its error row, and the class it is counted
  * in. timeout: no reply within the phase's timeout; closed: the peer closed the connection;
  * refused: TCP connection refused; reset: connection reset (ECONNRESET, EPIPE); protocol: the
- * peer sent something that is not SMTP; socket: any other socket error; local: a limit of this
- * machine (EMFILE: out of file descriptors, EADDRNOTAVAIL: no local port), not the server's;
- * unsupported: the server
- * does not offer what the run requires (STARTTLS or AUTH), a refusal rather than a network
- * fault; unsent: the run ended with the message never started because no session could open.
+ * peer sent something that is not SMTP; socket: any other socket error; local-limit: a limit of
+ * this machine (EMFILE: out of file descriptors, EADDRNOTAVAIL: no local port), not the
+ * server's; unsupported: the server does not offer what the run requires (STARTTLS or AUTH), a refusal rather than a network
+ * fault; unsent: the run ended with the message never started because no session could open;
+ * local: the client cut the session itself (a hard stop), not the server.
  */
 export const FAILURE_CLASS = {
   timeout: "transport",
@@ -43,9 +43,10 @@ export const FAILURE_CLASS = {
   reset: "transport",
   protocol: "transport",
   socket: "transport",
-  local: "transport",
+  "local-limit": "transport",
   unsupported: "rejected",
   unsent: "unsent",
+  local: "transport",
 } as const satisfies Record<string, ErrorClass>;
 export type Failure = keyof typeof FAILURE_CLASS;
 
@@ -55,20 +56,19 @@ export function isFailure(reply: string): reply is Failure {
 }
 
 /**
- * refused: TCP connection refused, or 421/554 instead of the banner (Postfix anvil answers a
- * connection count or rate limit with 421 4.7.0 at the banner).
+ * refused: TCP connection refused, or a 4xx/5xx instead of the banner (Postfix anvil answers a
+ * connection count or rate limit with 421 4.7.0 at the banner; others 554, 450 or 500).
  * rateLimited: 450, or any 4xx with an RFC 3463 enhanced code 4.7.x (policy), at any other phase
  * (anvil's message rate limit: 450 4.7.1 at MAIL).
  * temporary: any other 4xx. rejected: any 5xx not at the banner, and `unsupported`.
- * transport: timeout, closed, reset, protocol, socket, local. unsent: never started (no session).
+ * transport: timeout, closed, reset, protocol, socket, local-limit, local. unsent: never started (no session).
  * Failures are classed by FAILURE_CLASS.
  */
 export function classifyError(reply: string, enhanced: string, phase: Phase): ErrorClass {
   if (isFailure(reply)) return FAILURE_CLASS[reply];
   const first = reply.charCodeAt(0);
-  if ((phase === "banner" || phase === "connect") && (reply === "421" || reply === "554")) {
-    return "refused";
-  }
+  const atBanner = phase === "banner" || phase === "connect";
+  if (atBanner && (first === 52 /* 4 */ || first === 53) /* 5 */) return "refused";
   if (first === 52 /* 4 */) {
     return reply === "450" || enhanced.startsWith("4.7.") ? "rateLimited" : "temporary";
   }
