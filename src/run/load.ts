@@ -12,7 +12,7 @@ import { RunStats, type StatsSnapshot } from "../stats/collector.js";
 import { GeneratorLoadSampler, type ThreadLoad } from "../stats/generator-load.js";
 import { StartLateness, type StartLatenessSnapshot } from "../stats/start-lateness.js";
 import type { ShareProgress } from "./progress.js";
-import { arrivalIntervalAt, valueAt } from "./schedule.js";
+import { activeSessions, arrivalIntervalAt, sessionQuotas } from "./schedule.js";
 import { StartGate } from "./start-at.js";
 import { ClosedWork, OpenWork, type SeqSpace, type WorkSource } from "./work.js";
 
@@ -114,12 +114,8 @@ class LoadRun implements SessionHost {
     this.trace = hooks.trace ?? null;
     this.progressHook = hooks.progress ?? null;
     this.preloaded = hooks.wire ?? null;
-    // With --ramp-up and -m each session owns its share of the messages, as JMeter's threads
-    // own their loops: the first sessions cannot finish the run before the last have started.
-    const owned = config.load.rampUpMs > 0 && !config.load.rate && Number.isFinite(share.messages);
-    this.ownedShares = owned;
-    const each = Math.floor(share.messages / share.sessions);
-    const extra = share.messages % share.sessions;
+    const quotas = sessionQuotas(config.load, share.messages, share.sessions);
+    this.ownedShares = quotas !== null;
     this.startGate = new StartGate(config.startAt);
     for (let i = 0; i < share.sessions; i++) {
       this.slots.push({
@@ -130,7 +126,7 @@ class LoadRun implements SessionHost {
         parked: true,
         retired: false,
         taken: 0,
-        quota: owned ? each + (i < extra ? 1 : 0) : Number.POSITIVE_INFINITY,
+        quota: quotas?.[i] ?? Number.POSITIVE_INFINITY,
       });
     }
     this.activeTarget = this.targetSessions(0);
@@ -299,14 +295,7 @@ class LoadRun implements SessionHost {
 
   /** Closed-model session ramp: how many slots may be active `elapsedMs` into the run. */
   private targetSessions(elapsedMs: number): number {
-    const { rampSessions, rampUpMs } = this.config.load;
-    const all = this.slots.length;
-    if (rampSessions) {
-      const fraction = all / this.config.sessions; // this share's part of the run's sessions
-      return Math.round(valueAt(rampSessions, elapsedMs) * fraction);
-    }
-    if (rampUpMs > 0) return Math.min(all, Math.floor((all * elapsedMs) / rampUpMs) + 1);
-    return all;
+    return activeSessions(this.config.load, this.slots.length, this.config.sessions, elapsedMs);
   }
 
   progress(): ShareProgress {
@@ -328,8 +317,7 @@ class LoadRun implements SessionHost {
     if (this.finished || !this.work) return; // not started: run() finishes after the start gate
     for (const slot of this.slots) if (slot.session || slot.timer) return;
     if (!this.hardStopped && !this.work.exhausted) {
-      // Open model lull, or a ramp at zero: keep waiting unless every slot is retired or has
-      // taken its share.
+      // Open model lull, or a ramp at zero: wait unless every slot is retired or has its share.
       const waiting = this.slots.some((s) => !s.retired && s.taken < s.quota);
       if (waiting) return;
     }
