@@ -1,8 +1,10 @@
 /**
  * What the client needs from the run, stated here so that client/ depends on nothing above it:
  * the run hands in its frozen config and its message factory, which satisfy these interfaces
- * structurally (client/ → smtp/, stats/ types only; issue 11).
+ * structurally (client/ → smtp/, stats/ and config/ types only; issue 11).
  */
+
+import type { SecuritySettings } from "../config/security.js";
 import type { Capabilities } from "../smtp/capabilities.js";
 import type { Timeouts } from "../smtp/phases.js";
 import type { After, Before } from "../smtp/pipelining.js";
@@ -12,19 +14,8 @@ export type Endpoint =
   | { readonly kind: "tcp"; readonly host: string; readonly port: number }
   | { readonly kind: "unix"; readonly path: string };
 
-/** TLS and AUTH as a connection needs them (run and probe). */
-export interface SecurityOptions {
-  /** none, STARTTLS after EHLO (RFC 3207), or TLS from the first byte (implicit, port 465). */
-  readonly tls: "none" | "starttls" | "implicit";
-  readonly tlsVerify: boolean;
-  /** SNI and the name checked; null: the target host. */
-  readonly tlsServername: string | null;
-  readonly auth: {
-    readonly user: string;
-    readonly pass: string;
-    readonly mechanism: "PLAIN" | "LOGIN" | null;
-  } | null;
-}
+/** TLS and AUTH as a connection needs them (run and probe): the config's own type. */
+export type SecurityOptions = SecuritySettings;
 
 /** TLS settings with the target they are for (SNI). */
 export type TlsSettings = SecurityOptions & { readonly target: Endpoint | null };
