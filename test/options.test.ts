@@ -58,7 +58,8 @@ describe("the help is derived from the table", () => {
       for (const [flag, spec] of rows as [string, OptionSpec][]) {
         if (spec.kind === "positional") continue;
         assert.ok(help.includes(`--${flag} `), `--${flag} missing from ${command} --help`);
-        if (spec.alias) assert.ok(help.includes(`-${spec.alias}, --${flag} `), `-${spec.alias}`);
+        const letters = [spec.alias ?? []].flat().map((letter) => `-${letter}, `);
+        assert.ok(help.includes(`${letters.join("")}--${flag} `), `${letters.join("")}--${flag}`);
         const shown = spec.shown ?? spec.default;
         if (shown !== undefined) {
           // The description, the kind of value when it is a number or a duration, the default.

@@ -251,7 +251,9 @@ describe("classes and files on the wire", () => {
   test("address lists are used in turn; XVERP and DSN parameters when asked", async () => {
     const toFile = file("to.txt", "# recipients\nalice@example.org\nbob@example.org\n");
     const fromFile = file("from.txt", "bounce1@example.org\nbounce2@example.org\n");
-    const server = await startScriptedServer({});
+    // XVERP goes only to a server that offers it (issue 16 item 10).
+    const capabilities = ["PIPELINING", "8BITMIME", "ENHANCEDSTATUSCODES", "DSN", "XVERP"];
+    const server = await startScriptedServer({ capabilities });
     try {
       await runClient(`127.0.0.1:${server.port}`, {
         sessions: 1,

@@ -61,9 +61,12 @@ test("a size distribution keeps its shares: --size 100:1,300:1", async () => {
 test("exit code: 1 when a message was not accepted or the sink disagrees", () => {
   const base = {
     messages: { attempted: 10, accepted: 10, rejected: 0, failed: 0 },
+    errors: [] as Result["errors"],
   } as Result;
   assert.equal(verdict(base), 0);
   assert.equal(verdict({ ...base, messages: { ...base.messages, accepted: 9, failed: 1 } }), 1);
   assert.equal(verdict({ ...base, sink: { messagesAccepted: 9, sessions: 1 } }), 1);
   assert.equal(verdict({ ...base, sink: { messagesAccepted: 10, sessions: 1 } }), 0);
+  const local = { reply: "local-limit" } as unknown as Result["errors"][number];
+  assert.equal(verdict({ ...base, errors: [local] }), 1, "a connect failed on ulimit -n");
 });

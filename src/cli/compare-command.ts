@@ -23,6 +23,7 @@ import { applyThresholds, compareDoc, generatorGate, printBreaches } from "./rep
 import { announceStop } from "./run-command.js";
 import { checkSeriesOut, SeriesStreams } from "./series-stream.js";
 import { StopSignals } from "./signals.js";
+import { warnPlaintextAuth } from "./warnings.js";
 
 export const compareCommand = {
   command: "compare [target]",
@@ -34,6 +35,7 @@ export const compareCommand = {
     }),
   handler: async (argv: CommandArgv) => {
     const { runs: configs, pauseMs, report, sink } = buildCompareConfig(givenOptions(argv));
+    warnPlaintextAuth(configs[0], configs[0].target);
     const { json, quiet } = configs[0];
     const exports = exportsOf<Result[]>([
       ["--json", json, (runs) => renderJson(compareDoc(runs, notRun(configs, runs)))],

@@ -18,7 +18,7 @@ export function tableOptions<T>(yargs: Argv<T>, table: OptionTable): Argv<T> {
   for (const [flag, spec] of Object.entries(table)) {
     if (spec.kind === "positional") continue;
     y = y.option(flag, {
-      ...(spec.alias === undefined ? {} : { alias: spec.alias }),
+      ...(spec.alias === undefined ? {} : { alias: [spec.alias].flat() }),
       // Text rows get no yargs type, so the help does not call numbers strings; the parser
       // leaves them as typed (main.ts turns parse-numbers off) and config/ checks them.
       ...(spec.kind === "flag" ? { type: "boolean" as const } : {}),

@@ -29,14 +29,19 @@ function usageError(message: string): never {
 
 /**
  * yargs reads a lone "-" as a positional argument; `--json -` means stdout, as in most tools, so
- * the pair is joined before parsing.
+ * the pair is joined before parsing. A value that starts with a minus and a digit (`-d -5s`)
+ * would be read as short options ("Unknown argument: 5"): it is joined too, so the option's own
+ * check names it.
  */
 function joinDashValues(args: string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
-    if (arg.startsWith("--") && !arg.includes("=") && args[i + 1] === "-") {
-      out.push(`${arg}=-`);
+    const option = arg.startsWith("-") && !arg.includes("=") && !/^-\d/.test(arg);
+    const next = args[i + 1];
+    const dashValue = next === "-" ? arg.startsWith("--") : /^-\d/.test(next ?? "");
+    if (option && dashValue) {
+      out.push(`${arg}=${next}`);
       i++;
     } else {
       out.push(arg);

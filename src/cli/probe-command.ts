@@ -12,6 +12,7 @@ import { EXIT, signalExitCode } from "./exit-codes.js";
 import { securityOptions } from "./load-options.js";
 import { checkWritable, exportsOf, writeOutput } from "./output.js";
 import { StopSignals } from "./signals.js";
+import { warnPlaintextAuth } from "./warnings.js";
 
 type ProbeArgv = ArgumentsCamelCase<Record<string, unknown>>;
 
@@ -56,6 +57,7 @@ export const probeCommand = {
       ["--json", argv.json, (probe) => `${JSON.stringify(probe, null, 2)}\n`],
     ]);
     checkWritable(exports);
+    warnPlaintextAuth(config, config.target);
     const stop = new ProbeStop();
     const signals = new StopSignals((signal) => {
       const again = signal === "SIGINT" ? "Ctrl-C again" : "another signal";

@@ -6,13 +6,14 @@
 import { readFile } from "node:fs/promises";
 import type { ArgumentsCamelCase, Argv } from "yargs";
 import { ConfigError, parseDuration } from "../config/parse.js";
+import { checkResultShape } from "../config/result-shape.js";
 import { COMPARE_SCHEMA, type Comparison, renderCompare } from "../report/compare.js";
 import { thresholdActual } from "../report/figures.js";
 import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
 import { renderSummary } from "../report/terminal.js";
 import { generatorBoundLine } from "../report/verdict.js";
-import type { Mode, Result } from "../stats/result.js";
+import { type Mode, RESULT_SCHEMA, type Result } from "../stats/result.js";
 import { regroupSeries } from "../stats/series.js";
 import { seriesResult, seriesSnapshot } from "../stats/summarise.js";
 import { evaluateThresholds, type Threshold } from "../stats/thresholds.js";
@@ -60,11 +61,7 @@ export async function readResultFile(path: string): Promise<Result[]> {
     throw new ConfigError("result", `cannot read "${path}": ${(error as Error).message}`);
   }
   const runs = Array.isArray(parsed.runs) ? parsed.runs : [parsed as Result];
-  for (const run of runs) {
-    if (typeof run.schema !== "string" || !run.schema.startsWith("mailvolley/result@")) {
-      throw new ConfigError("result", `"${path}" is not a mailvolley result (no result schema)`);
-    }
-  }
+  for (const run of runs) checkResultShape(run, path, RESULT_SCHEMA);
   return runs;
 }
 

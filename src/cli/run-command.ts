@@ -19,6 +19,7 @@ import { progressPrinter } from "./progress.js";
 import { applyThresholds, generatorGate, printBreaches } from "./report-command.js";
 import { checkSeriesOut, SeriesStreams } from "./series-stream.js";
 import { StopSignals } from "./signals.js";
+import { warnPlaintextAuth } from "./warnings.js";
 
 export const runCommand = {
   command: "run [target]",
@@ -43,6 +44,7 @@ export const runCommand = {
       ["--html", report.html, (result) => renderHtml([result])],
     ]);
     checkWritable(exports);
+    warnPlaintextAuth(config, config.target);
     checkSeriesOut(report.seriesOut);
     // Listening from here to the last byte written: a signal never kills the process half-way.
     const signals = new StopSignals((signal) => announceStop(signal, config.load.graceMs));

@@ -5,16 +5,19 @@
  */
 import type { ArgumentsCamelCase, Argv } from "yargs";
 import { ConfigError } from "../config/parse.js";
+import { SINK_OPTIONS } from "../config/sink-option-table.js";
 import {
   type Sink,
   SinkOptionError,
   type SinkOptions,
   type SinkStats,
   type SinkStopReason,
+  somaxconn,
   startSink,
 } from "../sink/index.js";
 import { parseDuration } from "../sink/options.js";
 import { EXIT } from "./exit-codes.js";
+import { tableOptions } from "./load-options.js";
 import { checkOutputPath, writeExport } from "./output.js";
 
 export const SINK_SCHEMA = "mailvolley/sink@1";
@@ -27,7 +30,7 @@ export interface SinkCliSettings {
 }
 
 export function sinkOptions<T>(yargs: Argv<T>) {
-  return yargs
+  return tableOptions(yargs, SINK_OPTIONS)
     .option("listen", {
       type: "string",
       array: true,
@@ -103,6 +106,9 @@ export function sinkConfigFromArgv(argv: SinkArgv): {
   const raw = argv as unknown as Record<string, unknown>;
   const options: SinkOptions = {
     listen: (argv.listen ?? []).map(String),
+    backlog: count(raw, "backlog"),
+    logEnvelopes: raw.logEnvelopes === undefined ? undefined : String(raw.logEnvelopes),
+    xverp: raw.xverp as boolean | undefined,
     hostname: argv.hostname,
     pipelining: argv.pipelining,
     chunking: argv.chunking,
@@ -144,8 +150,16 @@ export function sinkConfigFromArgv(argv: SinkArgv): {
   };
 }
 
+/**
+ * What the kernel reported while the sink ran: connections dropped on a full accept queue
+ * (TcpExt ListenOverflows), machine-wide; null where the kernel does not say.
+ */
+export interface SinkKernel {
+  listenOverflows: number | null;
+}
+
 /** The JSON the command writes: stable keys, versioned by `schema`. */
-export function sinkJson(stats: SinkStats, stopReason: string) {
+export function sinkJson(stats: SinkStats, stopReason: string, kernel?: SinkKernel) {
   return {
     schema: SINK_SCHEMA,
     stopReason,
@@ -158,22 +172,46 @@ export function sinkJson(stats: SinkStats, stopReason: string) {
     },
     recipients: { accepted: stats.recipients, rejected: stats.recipientsRejected },
     bytes: stats.bytes,
+    firstConnectAt: isoOrNull(stats.firstConnectMs),
+    lastMessageAt: isoOrNull(stats.lastMessageMs),
     classes: stats.classes,
+    listenOverflows: {
+      count: kernel?.listenOverflows ?? null,
+      scope: "machine",
+    },
   };
 }
 
+/** An epoch-ms time as ISO 8601, or null for 0 (not yet). */
+function isoOrNull(ms: number): string | null {
+  return ms > 0 ? new Date(ms).toISOString() : null;
+}
+
 /** The summary printed on exit. */
-export function sinkSummary(stats: SinkStats): string {
+export function sinkSummary(stats: SinkStats, kernel?: SinkKernel): string {
   const lines = [
     `sessions ${stats.sessions}  refused ${stats.connectionsRefused}`,
     `messages accepted ${stats.messagesAccepted}  rejected ${stats.messagesRejected}` +
       `  MAIL refused ${stats.mailRejected}`,
     `recipients ${stats.recipients}  rejected ${stats.recipientsRejected}  bytes ${stats.bytes}`,
   ];
+  if (stats.firstConnectMs > 0 && stats.lastMessageMs > 0) {
+    const seconds = ((stats.lastMessageMs - stats.firstConnectMs) / 1000).toFixed(3);
+    lines.push(
+      `first connect ${isoOrNull(stats.firstConnectMs)}  last message ${isoOrNull(stats.lastMessageMs)}  (${seconds} s)`,
+    );
+  }
   for (const [name, c] of Object.entries(stats.classes)) {
     const l = c.latencyMs;
     const latency = l.count > 0 ? `  latency ms p50 ${l.p50} p99 ${l.p99} max ${l.max}` : "";
     lines.push(`class ${name}: accepted ${c.accepted} rejected ${c.rejected}${latency}`);
+  }
+  const overflows = kernel?.listenOverflows ?? 0;
+  if (overflows > 0) {
+    lines.push(
+      `listen overflows ${overflows} (machine-wide: connections the kernel dropped on a full` +
+        " accept queue; raise --backlog and net.core.somaxconn)",
+    );
   }
   return `${lines.join("\n")}\n`;
 }
@@ -203,15 +241,29 @@ export async function runSinkCommand(argv: SinkArgv): Promise<number> {
   if (!settings.quiet) {
     const where = sink.addresses.map((a) => a.path ?? `${a.host}:${a.port}`).join(", ");
     process.stderr.write(`mailvolley sink listening on ${where}\n`);
+    const cap = somaxconn();
+    const backlog = count(argv as unknown as Record<string, unknown>, "backlog");
+    if (cap !== null && backlog !== undefined && backlog > cap) {
+      process.stderr.write(
+        `mailvolley sink: --backlog ${backlog} is capped at ${cap} by net.core.somaxconn\n`,
+      );
+    }
   }
   const reason = await waitForStop(sink, settings.quiet);
+  const kernel: SinkKernel = { listenOverflows: sink.listenOverflows() };
   await sink.close();
   const stats = sink.stats();
-  if (!settings.quiet) process.stdout.write(sinkSummary(stats));
+  if (!settings.quiet) process.stdout.write(sinkSummary(stats, kernel));
   const unwritten = sink.dumpFailures();
   if (unwritten.count > 0) {
     process.stderr.write(
       `mailvolley sink: --dump: ${unwritten.count} messages not written (first: ${unwritten.first})\n`,
+    );
+  }
+  const unlogged = sink.envelopeLogFailures();
+  if (unlogged.count > 0) {
+    process.stderr.write(
+      `mailvolley sink: --log-envelopes: ${unlogged.count} lines not written (${unlogged.first})\n`,
     );
   }
   const written =
@@ -219,13 +271,13 @@ export async function runSinkCommand(argv: SinkArgv): Promise<number> {
     writeExport(
       "--json",
       settings.json,
-      `${JSON.stringify(sinkJson(stats, reason), null, 2)}\n`,
+      `${JSON.stringify(sinkJson(stats, reason, kernel), null, 2)}\n`,
       "the count",
     );
   const code = sinkExitCode(stats, settings);
   if (code !== EXIT.ok) {
     process.stderr.write(
-      `mailvolley sink: --expect: expected ${settings.expect}, got ${stats.messagesAccepted} accepted\n`,
+      `mailvolley sink: --expect: expected ${settings.expect} messages accepted, got ${stats.messagesAccepted}\n`,
     );
   }
   return written ? code : EXIT.failed;

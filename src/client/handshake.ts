@@ -182,6 +182,11 @@ export class Handshake {
   }
 
   private ready(caps: Capabilities): void {
+    // XVERP is Postfix's own MAIL parameter: a server that does not offer it answers 555.
+    if (this.config.xverp && !caps.xverp) {
+      this.refuse("mail", "XVERP not offered by the server");
+      return;
+    }
     const pipelined = caps.pipelining && this.config.pipelining === "auto";
     const chunked = pipelined && caps.chunking && this.config.chunking;
     const dialogue = chunked

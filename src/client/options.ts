@@ -41,6 +41,8 @@ export interface SessionOptions extends TlsSettings {
   readonly timeouts: Timeouts;
   /** Reuse mode: 4xx replies to MAIL in a row after which the session QUITs to reconnect. */
   readonly reconnectAfterDeferrals: number;
+  /** --xverp: the server must offer XVERP, or the session is refused before MAIL. */
+  readonly xverp: boolean;
 }
 
 /** What the session's accounting needs of a message's class. */

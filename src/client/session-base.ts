@@ -20,7 +20,7 @@ import { openTransport, upgradeToTls } from "./secure.js";
 import { Dialogue, State } from "./state.js";
 import { traceWrite } from "./trace.js";
 import { type Transaction, TransactionRing, TX_SLOTS } from "./transactions.js";
-import { transportFailure } from "./transport.js";
+import { socketErrorText, transportFailure } from "./transport.js";
 
 /** takeMessage: the run has no more messages. */
 export const NO_WORK = -1;
@@ -301,7 +301,7 @@ export abstract class SessionBase implements HandshakeHost {
     if (this.state >= State.Failed) return;
     const phase = this.phase();
     this.enter(State.Failed);
-    this.endingRow = this.countFailure(transportFailure(err.code), phase, err.message);
+    this.endingRow = this.countFailure(transportFailure(err.code), phase, socketErrorText(err));
   }
 
   /** The socket connected (TCP, or TCP before an implicit-TLS handshake). */

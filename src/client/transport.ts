@@ -42,8 +42,24 @@ export function openConnection(
   return socket;
 }
 
+/** Errors that are this machine's limits, not the network's or the server's. */
+const LOCAL_LIMITS: Readonly<Record<string, string>> = {
+  EMFILE: "this process is out of file descriptors; raise ulimit -n or give fewer sessions",
+  ENFILE: "the system is out of file descriptors (fs.file-max); give fewer sessions",
+  EADDRNOTAVAIL: "no local address or port free; check --source, or give fewer sessions",
+  ENOBUFS: "the system is out of socket buffers; give fewer sessions",
+  ENOMEM: "the system is out of memory for sockets; give fewer sessions",
+};
+
+/** The error row's text for a socket error: this machine's limits say so and how to fix them. */
+export function socketErrorText(err: NodeJS.ErrnoException): string {
+  const local = LOCAL_LIMITS[err.code ?? ""];
+  return local ? `local limit, not the server: ${err.code} (${local})` : err.message;
+}
+
 /** The error row's `reply` for a socket error without an SMTP reply. */
 export function transportFailure(code: string | undefined): Failure {
+  if (code !== undefined && Object.hasOwn(LOCAL_LIMITS, code)) return "local-limit";
   switch (code) {
     case "ECONNREFUSED":
       return "refused";

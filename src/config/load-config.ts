@@ -6,6 +6,7 @@
 
 import { PHASE_NAMES, type TimedPhase } from "../smtp/phases.js";
 import type { Mode } from "../stats/result.js";
+import { checkOpenFiles } from "./open-files.js";
 import {
   COMPARE_OPTIONS,
   DEFAULTS,
@@ -106,8 +107,10 @@ function fromPlanned(planned: PlannedOptions, override: Partial<RawRunOptions>):
   const { values, classes, where } = planned;
   try {
     const raw = { ...rawRunOptions(values), ...override };
+    const run = buildRunConfig(classes.length > 0 ? { ...raw, classes } : raw);
+    checkOpenFiles(run.sessions, run.target === null);
     return Object.freeze({
-      run: buildRunConfig(classes.length > 0 ? { ...raw, classes } : raw),
+      run,
       report: buildReportOptions(pickOptions(REPORT_OPTIONS, values)),
       sink: buildSinkEmulation(pickOptions(SINK_EMULATION_OPTIONS, values)),
     });

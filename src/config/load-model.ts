@@ -9,7 +9,11 @@ import { parseStages, type StagePoint } from "./stages.js";
 
 export interface LoadModel {
   readonly kind: "closed" | "open";
-  /** Stop starting messages after this long; 0: no limit. */
+  /**
+   * Stop starting messages after this long; 0: no limit. Given by -d, or by a ramp: a ramp that
+   * ends at 0 can deliver nothing after it reaches 0, and without -d or -m a ramp's length is its
+   * duration (k6's stages).
+   */
   readonly durationMs: number;
   /** Open model: arrival rate stages in messages per second. */
   readonly rate: readonly StagePoint[] | null;
@@ -48,41 +52,81 @@ function parseMessagesPerSession(raw: unknown): { min: number; max: number } {
   return { min, max };
 }
 
-export function parseLoadModel(raw: RawLoadOptions, sessions: number): LoadModel {
-  const durationMs = raw.duration === undefined ? 0 : parseDuration("--duration", raw.duration);
-  if (raw.duration !== undefined && durationMs <= 0) {
+/**
+ * When a ramp can deliver no more work: where its final run of 0 stages begins (the value holds
+ * after the last stage). null when it ends above 0.
+ */
+export function rampZeroEndMs(points: readonly StagePoint[]): number | null {
+  let i = points.length - 1;
+  if (points[i].value !== 0) return null;
+  while (i > 0 && points[i - 1].value === 0) i--;
+  return points[i].atMs;
+}
+
+/** -d, cut where a ramp reaches 0 for good; without -d and -m, the ramp's own length. */
+function runDuration(raw: RawLoadOptions, ramp: readonly StagePoint[] | null): number {
+  const given = raw.duration === undefined ? 0 : parseDuration("--duration", raw.duration);
+  if (raw.duration !== undefined && given <= 0) {
     throw new ConfigError("--duration", "must be longer than 0");
   }
+  if (!ramp) return given;
+  const zeroEnd = rampZeroEndMs(ramp);
+  if (zeroEnd !== null) return given > 0 ? Math.min(given, zeroEnd) : zeroEnd;
+  if (given > 0 || raw.messages !== undefined) return given;
+  return ramp[ramp.length - 1].atMs;
+}
+
+function parseRateStages(raw: RawLoadOptions): readonly StagePoint[] | null {
   if (raw.rate !== undefined && raw.ramp !== undefined) {
     throw new ConfigError("--ramp", "give either --rate (constant) or --ramp (stages), not both");
   }
-  let rate: readonly StagePoint[] | null = null;
   if (raw.rate !== undefined) {
     const perSecond = parseRate("--rate", raw.rate);
     if (perSecond <= 0) throw new ConfigError("--rate", "must be more than 0");
-    rate = Object.freeze([{ atMs: 0, value: perSecond }]);
-  } else if (raw.ramp !== undefined) {
-    rate = parseStages("--ramp", String(raw.ramp), (v) => parseRate("--ramp", v));
-    if (rate.every((p) => p.value === 0)) throw new ConfigError("--ramp", "every stage has rate 0");
+    return Object.freeze([{ atMs: 0, value: perSecond }]);
   }
-  let rampSessions: readonly StagePoint[] | null = null;
-  if (raw.rampSessions !== undefined) {
-    if (rate)
-      throw new ConfigError(
-        "--ramp-sessions",
-        "ramps sessions in the closed model; not with --rate/--ramp",
-      );
-    rampSessions = parseStages("--ramp-sessions", String(raw.rampSessions), (v) =>
-      parseCount("--ramp-sessions", v, 0, sessions),
+  if (raw.ramp === undefined) return null;
+  const rate = parseStages("--ramp", String(raw.ramp), (v) => parseRate("--ramp", v));
+  if (rate.every((p) => p.value === 0)) {
+    throw new ConfigError("--ramp", "every stage has rate 0, so no message would be sent");
+  }
+  return rate;
+}
+
+function parseSessionStages(
+  raw: RawLoadOptions,
+  rate: readonly StagePoint[] | null,
+  sessions: number,
+): readonly StagePoint[] | null {
+  if (raw.rampSessions === undefined) return null;
+  if (rate) {
+    throw new ConfigError(
+      "--ramp-sessions",
+      "ramps sessions in the closed model; not with --rate/--ramp",
     );
   }
+  const stages = parseStages("--ramp-sessions", String(raw.rampSessions), (v) =>
+    parseCount("--ramp-sessions", v, 0, sessions),
+  );
+  if (stages.every((p) => p.value === 0)) {
+    throw new ConfigError(
+      "--ramp-sessions",
+      "every stage has 0 sessions, so no session would start; give e.g. 0s:1,30s:10",
+    );
+  }
+  return stages;
+}
+
+export function parseLoadModel(raw: RawLoadOptions, sessions: number): LoadModel {
+  const rate = parseRateStages(raw);
+  const rampSessions = parseSessionStages(raw, rate, sessions);
   const rampUpMs = raw.rampUp === undefined ? 0 : parseDuration("--ramp-up", raw.rampUp);
   if (rampUpMs > 0 && rampSessions) {
     throw new ConfigError("--ramp-up", "give either --ramp-up or --ramp-sessions, not both");
   }
   return Object.freeze({
     kind: rate ? "open" : "closed",
-    durationMs,
+    durationMs: runDuration(raw, rate ?? rampSessions),
     rate,
     rampSessions,
     rampUpMs,

@@ -6,23 +6,25 @@
 import { DEFAULT_APDEX_MS } from "../stats/summarise.js";
 import { MESSAGE_OPTIONS } from "./message-options.js";
 import { defaultsOf, durationText, type OptionTable } from "./options.js";
+import { SECURITY_OPTIONS } from "./security-options.js";
 import { TIMEOUT_OPTIONS } from "./timeout-options.js";
 
 export { MESSAGE_OPTIONS } from "./message-options.js";
+export { SECURITY_OPTIONS } from "./security-options.js";
 export { TIMEOUT_OPTIONS } from "./timeout-options.js";
 
 /** What a run sends and how its sessions behave. */
 export const RUN_OPTIONS = {
   target: { kind: "positional", group: "Run:", describe: "host:port, [ipv6]:port or unix:/path" },
   sessions: {
-    alias: "s",
+    alias: ["s", "c"],
     kind: "text",
     group: "Run:",
     describe: "Sessions (connections) at once",
     default: 10,
   },
   messages: {
-    alias: "m",
+    alias: ["m", "n"],
     kind: "text",
     group: "Run:",
     describe: "Messages to send",
@@ -190,6 +192,7 @@ export const RUN_OPTIONS = {
     describe: "Local addresses to connect from, in turn per session (a,b or 127.0.0.2-127.0.0.9)",
   },
   lmtp: {
+    alias: "L",
     kind: "flag",
     group: "Run:",
     describe: "Speak LMTP (RFC 2033): LHLO, one reply per accepted recipient after the data",
@@ -224,43 +227,6 @@ export const RUN_OPTIONS = {
     plan: false,
   },
   quiet: { alias: "q", kind: "flag", group: "Run:", describe: "Print no summary", plan: false },
-} as const satisfies OptionTable;
-
-/** TLS and AUTH, as `run` and `probe` take them (config/run-config.ts parseSecurity). */
-export const SECURITY_OPTIONS = {
-  starttls: {
-    kind: "flag",
-    group: "TLS and AUTH:",
-    describe: "STARTTLS after EHLO (RFC 3207); the handshake is timed as its own phase",
-  },
-  "tls-on-connect": {
-    kind: "flag",
-    group: "TLS and AUTH:",
-    describe: "TLS from the first byte (implicit TLS, port 465 style)",
-  },
-  "tls-verify": {
-    kind: "flag",
-    group: "TLS and AUTH:",
-    describe: "Check the server certificate and name",
-    shown: "off: test certificates pass",
-  },
-  "tls-servername": {
-    kind: "text",
-    group: "TLS and AUTH:",
-    describe: "SNI name (and the name checked with --tls-verify)",
-    shown: "the target host",
-  },
-  auth: {
-    kind: "text",
-    group: "TLS and AUTH:",
-    describe: "AUTH as user:password after EHLO (and STARTTLS)",
-  },
-  "auth-mechanism": {
-    kind: "text",
-    group: "TLS and AUTH:",
-    describe: "plain or login",
-    shown: "PLAIN when offered, else LOGIN",
-  },
 } as const satisfies OptionTable;
 
 /** Reports and pass/fail criteria (config/report-options.ts). */

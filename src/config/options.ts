@@ -16,7 +16,8 @@ export type OptionGroup =
   | "Messages:"
   | "Reports:"
   | "Built-in sink (no target):"
-  | "Compare:";
+  | "Compare:"
+  | "Sink:";
 
 /**
  * What the command line hands over: text (checked in config/, so one message names the fix),
@@ -25,8 +26,11 @@ export type OptionGroup =
 export type OptionKind = "text" | "flag" | "list" | "positional";
 
 export interface OptionSpec {
-  /** One-letter alias, as smtp-source users know it. */
-  readonly alias?: string;
+  /**
+   * One-letter alias, as smtp-source users know it; a list adds the letters of other tools
+   * (ab's and HTTP tools' -n and -c) where they clash with none of smtp-source's.
+   */
+  readonly alias?: string | readonly string[];
   readonly group: OptionGroup;
   readonly describe: string;
   readonly kind: OptionKind;

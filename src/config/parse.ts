@@ -51,6 +51,9 @@ export function parseTarget(option: string, text: string): Target {
     portText = colon === -1 ? undefined : text.slice(colon + 1);
   }
   if (!host || /[\s/]/.test(host)) throw new ConfigError(option, `"${text}" has no host; ${fix}`);
+  if (host.includes(":") && isIP(host) !== 6) {
+    throw new ConfigError(option, `"${text}" has more than one ":"; ${fix}`);
+  }
   const port = portText === undefined ? DEFAULT_SMTP_PORT : parsePort(option, portText, fix);
   return { kind: "tcp", host, port };
 }

@@ -64,11 +64,18 @@ export function buildProbeConfig(raw: RawProbeOptions): Readonly<ProbeConfig> {
     kind: parseChoice("--probe", raw.probe, PROBE_KINDS),
     max: parseCount("--max", raw.max ?? 1000, 1, 1_000_000),
     timeLimitMs: parseDuration("--time-limit", raw.timeLimit ?? "2m"),
-    replyTimeoutMs: parseDuration("--timeout", raw.timeout ?? "30s"),
+    replyTimeoutMs: positiveDuration("--timeout", raw.timeout ?? "30s"),
     helo: parseHelo(raw.helo ?? "mailvolley.localhost"),
     from: parseAddress("--from", raw.from ?? "mailvolley@localhost", true),
     to: parseAddress("--to", raw.to ?? "sink@localhost"),
     size: sizes[0].size,
     runId: randomBytes(6).toString("hex"),
   });
+}
+
+/** A duration that must be above 0: a zero reply timeout would fail every reply at once. */
+function positiveDuration(option: string, raw: unknown): number {
+  const ms = parseDuration(option, raw);
+  if (ms <= 0) throw new ConfigError(option, "must be longer than 0, e.g. 30s");
+  return ms;
 }

@@ -273,6 +273,7 @@ function parseNotify(text: string): string {
 
 /** The message source the command line names (-F, --eml, --mbox, --template), if any. */
 function cliSource(raw: RawRunOptions): SourceSpec | undefined {
+  const ordered = parseSourceOrder(raw); // a typo fails even without a source to order
   const given = (
     [
       ["file", "eml", "-F"],
@@ -289,12 +290,17 @@ function cliSource(raw: RawRunOptions): SourceSpec | undefined {
     );
   }
   const [key, kind] = given[0];
+  return { kind, path: String(raw[key]), ...ordered };
+}
+
+/** --source-order and --seed, checked whether or not a message source uses them. */
+function parseSourceOrder(raw: RawRunOptions): Pick<SourceSpec, "order" | "seed"> {
   const order = parseChoice("--source-order", raw.sourceOrder ?? DEFAULTS.sourceOrder, [
     "sequential",
     "random",
   ] as const);
   const seed = raw.seed === undefined ? undefined : parseCount("--seed", raw.seed, 0, 2 ** 31 - 1);
-  return { kind, path: String(raw[key]), order, seed };
+  return { order, seed };
 }
 
 function buildClasses(raw: RawRunOptions): readonly ClassSpec[] {

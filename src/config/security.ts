@@ -1,7 +1,8 @@
 /** TLS and AUTH options, as `run` and `probe` take them, checked. */
+import { readFileSync } from "node:fs";
 import type { SECURITY_OPTIONS } from "./option-table.js";
 import type { RawOf } from "./options.js";
-import { ConfigError, parseChoice, parseLine } from "./parse.js";
+import { ConfigError, parseChoice, parseLine, type Target } from "./parse.js";
 
 /** --starttls, --tls-on-connect, --tls-verify, --tls-servername, --auth, --auth-mechanism. */
 export type RawSecurityOptions = RawOf<typeof SECURITY_OPTIONS>;
@@ -22,8 +23,14 @@ export interface SecuritySettings {
   } | null;
 }
 
-/** TLS and AUTH options, checked (see RawSecurityOptions). */
-export function parseSecurity(raw: RawSecurityOptions): SecuritySettings {
+/** The environment variable that may hold user:password, so it is not in argv (and ps). */
+export const AUTH_ENV = "MAILVOLLEY_AUTH";
+
+/** TLS and AUTH options, checked (see RawSecurityOptions); `env` may give the credentials. */
+export function parseSecurity(
+  raw: RawSecurityOptions,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): SecuritySettings {
   if (raw.starttls && raw.tlsOnConnect) {
     throw new ConfigError(
       "--tls-on-connect",
@@ -35,20 +42,68 @@ export function parseSecurity(raw: RawSecurityOptions): SecuritySettings {
     tlsVerify: Boolean(raw.tlsVerify),
     tlsServername:
       raw.tlsServername === undefined ? null : parseLine("--tls-servername", raw.tlsServername),
-    auth: parseAuth(raw.auth, raw.authMechanism),
+    auth: parseAuth(credentials(raw, env), raw.authMechanism),
   };
 }
 
+/** user:password from --auth, --auth-file or MAILVOLLEY_AUTH, with the option it came from. */
+function credentials(
+  raw: RawSecurityOptions,
+  env: Readonly<Record<string, string | undefined>>,
+): { text: string; option: string } | undefined {
+  if (raw.auth !== undefined && raw.authFile !== undefined) {
+    throw new ConfigError("--auth-file", "give either --auth or --auth-file, not both");
+  }
+  if (raw.auth !== undefined) return { text: String(raw.auth), option: "--auth" };
+  if (raw.authFile !== undefined) {
+    const path = String(raw.authFile);
+    let text: string;
+    try {
+      text = readFileSync(path, "utf8");
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? String(error);
+      throw new ConfigError("--auth-file", `cannot read "${path}" (${reason})`);
+    }
+    return { text: text.split(/\r?\n/)[0], option: "--auth-file" };
+  }
+  const fromEnv = env[AUTH_ENV];
+  return fromEnv ? { text: fromEnv, option: AUTH_ENV } : undefined;
+}
+
+/**
+ * A warning when AUTH would go over plaintext TCP (no TLS; a self-test or a unix socket stays on
+ * this machine), else null. Printed once per command, before the traffic.
+ */
+export function plaintextAuthWarning(
+  settings: SecuritySettings,
+  target: Target | null,
+): string | null {
+  if (settings.auth === null || settings.tls !== "none" || target === null) return null;
+  if (target.kind === "unix") return null;
+  return (
+    "AUTH goes over plaintext: the password crosses the network unencrypted;" +
+    " add --starttls or --tls-on-connect"
+  );
+}
+
 /** `--auth user:password`; the mechanism is PLAIN or LOGIN, or chosen from the server's offer. */
-function parseAuth(raw: unknown, mechanism: unknown): SecuritySettings["auth"] {
-  if (raw === undefined) {
+function parseAuth(
+  given: { text: string; option: string } | undefined,
+  mechanism: unknown,
+): SecuritySettings["auth"] {
+  if (given === undefined) {
     if (mechanism !== undefined)
       throw new ConfigError("--auth-mechanism", "goes with --auth user:password");
     return null;
   }
-  const text = String(raw);
+  const { text, option } = given;
   const colon = text.indexOf(":");
-  if (colon <= 0) throw new ConfigError("--auth", `"${text}" is not user:password`);
+  if (colon <= 0) {
+    // From a file or the environment the text is a secret: do not echo it.
+    const shown =
+      option === "--auth" ? `"${text}"` : option === "--auth-file" ? "its first line" : "its value";
+    throw new ConfigError(option, `${shown} is not user:password`);
+  }
   const mech =
     mechanism === undefined
       ? null

@@ -26,7 +26,16 @@ export function parseOctets(option: string, text: string): number {
 
 /** A size or a distribution of sizes with weights. */
 export function parseSizes(option: string, text: string): { size: number; weight: number }[] {
-  return text.split(",").map((part) => {
+  const parts = text.split(",");
+  const weighted = parts.filter((part) => part.includes(":")).length;
+  if (weighted > 0 && weighted < parts.length) {
+    const bare = parts.find((part) => !part.includes(":"));
+    throw new ConfigError(
+      option,
+      `"${bare}" has no weight; give every size one (512:60,10k:40) or none (512,10k)`,
+    );
+  }
+  return parts.map((part) => {
     const [sizeText, weightText, ...rest] = part.split(":");
     if (rest.length > 0)
       throw new ConfigError(option, `"${part}" has more than one ":"; ${EXAMPLES}`);

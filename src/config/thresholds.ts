@@ -108,9 +108,12 @@ function parseValue(metric: Metric, text: string, fail: (why: string) => never):
     return fail(`${metric} is a latency: give ms, s or us`);
   }
   if (metric === "error_rate") {
-    if (unit === "%") return n;
-    if (unit === "") return n * 100;
-    return fail("error_rate is a share: give a percentage (0.1%) or a fraction (0.001)");
+    const percent = unit === "%" ? n : unit === "" ? n * 100 : Number.NaN;
+    if (Number.isNaN(percent)) {
+      return fail("error_rate is a share: give a percentage (0.1%) or a fraction (0.001)");
+    }
+    if (percent > 100) return fail("error_rate is at most 100% (a fraction at most 1)");
+    return percent;
   }
   if (metric === "rate" || metric === "plateau_rate") {
     if (unit === "" || unit === "/s") return n;

@@ -2,7 +2,10 @@
  * An mbox file (RFC 4155): messages each preceded by a "From " separator line. In the body,
  * writers escape lines that would look like a separator: mboxo turns "From " into ">From ",
  * mboxrd adds one ">" to any line matching />*From /, so mboxrd can be undone exactly and
- * mboxo cannot (an original ">From " comes back as "From ").
+ * mboxo cannot (an original ">From " comes back as "From "). mboxcl writers escape nothing and
+ * give each message a Content-Length header instead: a "From " line inside the body that
+ * Content-Length covers is body, not a separator. A "From " line that splits a message anyway
+ * leaves a part without a header; that is refused with its line, never sent silently.
  */
 import { type PreparedContent, prepareContent, readSourceFile } from "./content.js";
 import { MessageList } from "./list.js";
@@ -35,6 +38,8 @@ interface MboxSpan {
   line: number;
   /** Offsets of escaped lines' first ">" and how many ">" each has. */
   escapes: { at: number; depth: number }[];
+  /** Where the body ends by its Content-Length header (mboxcl); -1 without one. */
+  bodyEnd: number;
 }
 
 /**
@@ -57,9 +62,44 @@ export async function loadMbox(
     if (raw.length === 0) {
       throw new SourceError(path, 'a message is empty; remove its "From " line', span.line - 1);
     }
+    if (!HEADER_LINE.test(raw.toString("latin1", 0, Math.min(raw.length, 1000)))) {
+      throw new SourceError(
+        path,
+        'this "From " line splits a message: what follows has no header. Escape it as ">From "' +
+          " (mboxrd), or give the message a Content-Length header (mboxcl)",
+        span.line - 1,
+      );
+    }
     return prepareContent(raw, path, span.line);
   });
   return new MboxSource(prepared, order, seed, resolved);
+}
+
+/** A message's first line is a header field: a name of printable octets but ":", then ":". */
+const HEADER_LINE = /^[\x21-\x39\x3b-\x7e]+:/;
+
+/**
+ * Where the body of the message starting at `start` ends by its Content-Length header, or -1
+ * when it has none. Only the header block is read.
+ */
+function contentLengthEnd(data: Buffer, start: number): number {
+  let headerEnd = data.indexOf("\n\n", start, "latin1");
+  const crlf = data.indexOf("\r\n\r\n", start, "latin1");
+  if (crlf !== -1 && (headerEnd === -1 || crlf < headerEnd)) headerEnd = crlf + 4;
+  else if (headerEnd !== -1) headerEnd += 2;
+  else return -1;
+  const header = /^content-length:[ \t]*(\d+)[ \t]*\r?$/im.exec(
+    data.toString("latin1", start, headerEnd),
+  );
+  return header ? headerEnd + Number(header[1]) : -1;
+}
+
+/** Whether a separator (after at most one blank line) or the end of the file is at `at`. */
+function separatorAt(data: Buffer, at: number): boolean {
+  let p = at;
+  if (data[p] === CR && data[p + 1] === LF) p += 2;
+  else if (data[p] === LF) p += 1;
+  return p >= data.length || startsWithFrom(data, p);
 }
 
 function startsWithFrom(data: Buffer, at: number): boolean {
@@ -89,9 +129,15 @@ export function splitMbox(data: Buffer, file: string): MboxSpan[] {
   while (pos < data.length) {
     const lf = data.indexOf(LF, pos);
     const next = lf === -1 ? data.length : lf + 1;
-    if (data[pos] === 70 && startsWithFrom(data, pos)) {
+    const framed = current !== undefined && pos < current.bodyEnd;
+    if (data[pos] === 70 && startsWithFrom(data, pos) && !framed) {
       if (current) spans.push(finish(data, current, pos));
-      current = { start: next, end: next, line: line + 1, escapes: [] };
+      current = { start: next, end: next, line: line + 1, escapes: [], bodyEnd: -1 };
+      const bodyEnd = contentLengthEnd(data, next);
+      // Trusted only when a separator (or the end) follows where Content-Length says.
+      if (bodyEnd !== -1 && bodyEnd <= data.length && separatorAt(data, bodyEnd)) {
+        current.bodyEnd = bodyEnd;
+      }
     } else if (data[pos] === GT) {
       let p = pos + 1;
       while (data[p] === GT) p++;

@@ -12,7 +12,7 @@ import { RunStats, type StatsSnapshot } from "../stats/collector.js";
 import { GeneratorLoadSampler, type ThreadLoad } from "../stats/generator-load.js";
 import { StartLateness, type StartLatenessSnapshot } from "../stats/start-lateness.js";
 import type { ShareProgress } from "./progress.js";
-import { arrivalIntervalAt, valueAt } from "./schedule.js";
+import { activeSessions, arrivalIntervalAt, sessionQuotas } from "./schedule.js";
 import { StartGate } from "./start-at.js";
 import { ClosedWork, OpenWork, type SeqSpace, type WorkSource } from "./work.js";
 
@@ -67,6 +67,9 @@ interface Slot {
   parked: boolean;
   /** The slot gave up after repeated connection failures. */
   retired: boolean;
+  /** Messages this slot's sessions took, and may take (Infinity: no share of its own). */
+  taken: number;
+  readonly quota: number;
 }
 
 class LoadRun implements SessionHost {
@@ -91,6 +94,8 @@ class LoadRun implements SessionHost {
   private hardStopped = false;
   private drainRequested = false;
   private finished = false;
+  /** Each slot has a quota of messages (--ramp-up with -m). */
+  private readonly ownedShares: boolean;
   private done!: () => void;
   /** --start-at: the load waits for it once its messages are loaded. */
   private readonly startGate: StartGate;
@@ -109,6 +114,8 @@ class LoadRun implements SessionHost {
     this.trace = hooks.trace ?? null;
     this.progressHook = hooks.progress ?? null;
     this.preloaded = hooks.wire ?? null;
+    const quotas = sessionQuotas(config.load, share.messages, share.sessions);
+    this.ownedShares = quotas !== null;
     this.startGate = new StartGate(config.startAt);
     for (let i = 0; i < share.sessions; i++) {
       this.slots.push({
@@ -118,6 +125,8 @@ class LoadRun implements SessionHost {
         timer: null,
         parked: true,
         retired: false,
+        taken: 0,
+        quota: quotas?.[i] ?? Number.POSITIVE_INFINITY,
       });
     }
     this.activeTarget = this.targetSessions(0);
@@ -194,9 +203,12 @@ class LoadRun implements SessionHost {
   takeMessage(session: Session): number {
     // A session ramp going down retires sessions above the target after their message; without
     // one (every slot active) the per-message slot lookup is not needed.
-    if (this.activeTarget < this.slots.length) {
+    if (this.activeTarget < this.slots.length || this.ownedShares) {
       const slot = this.slotOf.get(session);
-      if (slot && slot.index >= this.activeTarget) return -1;
+      if (slot && (slot.index >= this.activeTarget || slot.taken >= slot.quota)) return -1;
+      const seq = this.work.take();
+      if (slot && seq >= 0) slot.taken++;
+      return seq;
     }
     return this.work.take();
   }
@@ -244,10 +256,12 @@ class LoadRun implements SessionHost {
   private open(slot: Slot): void {
     slot.parked = true;
     if (this.hardStopped || slot.retired || slot.index >= this.activeTarget) return;
+    if (slot.taken >= slot.quota) return;
     let preclaimed = -1;
     if (this.config.mode === "per-message") {
       preclaimed = this.work.take();
       if (preclaimed < 0) return; // NOT_YET: parked until wake(); NO_WORK: done
+      slot.taken++;
     } else if (this.work.exhausted) {
       return;
     }
@@ -281,14 +295,7 @@ class LoadRun implements SessionHost {
 
   /** Closed-model session ramp: how many slots may be active `elapsedMs` into the run. */
   private targetSessions(elapsedMs: number): number {
-    const { rampSessions, rampUpMs } = this.config.load;
-    const all = this.slots.length;
-    if (rampSessions) {
-      const fraction = all / this.config.sessions; // this share's part of the run's sessions
-      return Math.round(valueAt(rampSessions, elapsedMs) * fraction);
-    }
-    if (rampUpMs > 0) return Math.min(all, Math.floor((all * elapsedMs) / rampUpMs) + 1);
-    return all;
+    return activeSessions(this.config.load, this.slots.length, this.config.sessions, elapsedMs);
   }
 
   progress(): ShareProgress {
@@ -311,8 +318,8 @@ class LoadRun implements SessionHost {
     if (this.finished || !this.work) return; // not started: run() finishes after the start gate
     for (const slot of this.slots) if (slot.session || slot.timer) return;
     if (!this.hardStopped && !this.work.exhausted) {
-      // Open model lull, or a ramp at zero: keep waiting unless every slot is retired.
-      const waiting = this.slots.some((s) => !s.retired);
+      // Open model lull, or a ramp at zero: wait unless every slot is retired or has its share.
+      const waiting = this.slots.some((s) => !s.retired && s.taken < s.quota);
       if (waiting) return;
     }
     this.finished = true;

@@ -40,8 +40,8 @@ export interface RunExtras {
 export interface RunOutcome {
   result: Result;
   /**
-   * 0: every message accepted, no arrival dropped (and, in a self-test, the sink agrees);
-   * 1 otherwise.
+   * 0: every message accepted, no arrival dropped (and, in a self-test, the sink agrees), and no
+   * connection failed on this machine's own limits (reply `local-limit`); 1 otherwise.
    */
   exitCode: number;
 }
@@ -152,5 +152,7 @@ export function verdict(result: Result): number {
   // The open model asked for more than was sent: the target (or the generator) fell behind.
   if (m.dropped > 0) return 1;
   if (result.sink && result.sink.messagesAccepted !== m.accepted) return 1;
+  // This machine ran out of descriptors or ports: the load asked for was not offered.
+  if (result.errors.some((e) => e.reply === "local-limit")) return 1;
   return 0;
 }

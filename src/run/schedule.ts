@@ -79,3 +79,40 @@ function timeToReach(s: { t0: number; t1: number; r0: number; r1: number }, n: n
   const disc = r0 * r0 + 4 * a * n;
   return (-r0 + Math.sqrt(Math.max(0, disc))) / (2 * a);
 }
+
+/** What the closed model's session ramps read of the load model. */
+interface SessionRamp {
+  readonly rampSessions: readonly StagePoint[] | null;
+  readonly rampUpMs: number;
+  readonly rate: readonly StagePoint[] | null;
+}
+
+/**
+ * Closed-model session ramp: how many of a share's `slots` may be active `elapsedMs` into the
+ * run (`runSessions`: the run's -s, of which the share has `slots`).
+ */
+export function activeSessions(
+  load: SessionRamp,
+  slots: number,
+  runSessions: number,
+  elapsedMs: number,
+): number {
+  if (load.rampSessions) {
+    return Math.round(valueAt(load.rampSessions, elapsedMs) * (slots / runSessions));
+  }
+  if (load.rampUpMs > 0)
+    return Math.min(slots, Math.floor((slots * elapsedMs) / load.rampUpMs) + 1);
+  return slots;
+}
+
+/**
+ * With --ramp-up and -m each session owns its share of the messages, as JMeter's threads own
+ * their loops: the first sessions cannot finish the run before the last have started. The
+ * quota of each slot (they add up to `messages`), or null when slots share one pool.
+ */
+export function sessionQuotas(load: SessionRamp, messages: number, slots: number): number[] | null {
+  if (load.rampUpMs <= 0 || load.rate !== null || !Number.isFinite(messages)) return null;
+  const each = Math.floor(messages / slots);
+  const extra = messages % slots;
+  return Array.from({ length: slots }, (_, i) => each + (i < extra ? 1 : 0));
+}

@@ -12,6 +12,7 @@ import {
   wordEnd,
 } from "../smtp/command-parser.js";
 import { authCommand, authLine } from "./auth.js";
+import { pathArgument } from "./envelope-log.js";
 import {
   applyFault,
   F_DATA,
@@ -162,6 +163,9 @@ function mail(s: Session, buf: Buffer, start: number, end: number): void {
     return;
   }
   s.state.startMail();
+  // "MAIL FROM:" is 10 octets; the path follows.
+  if (ctx.envelopes !== null)
+    s.state.envelope = { from: pathArgument(buf, start + 10, end), rcpts: [] };
   if (fault === null) s.reply(r.mailOk);
 }
 
@@ -207,6 +211,7 @@ function rcpt(s: Session, buf: Buffer, start: number, end: number): void {
     return;
   }
   s.state.addRecipient();
+  s.state.envelope?.rcpts.push(pathArgument(buf, start + 8, end)); // after "RCPT TO:"
   c.recipients++;
   if (fault === null) s.reply(r.rcptOk);
 }

@@ -1,6 +1,7 @@
 /** What every session of one sink shares: checked options, prebuilt replies, counters, limits. */
 import type { SecureContext } from "node:tls";
 import type { ClassCounter, SinkCounters } from "./counters.js";
+import type { EnvelopeLog } from "./envelope-log.js";
 import type { FaultInjector } from "./faults.js";
 import type { GatewayLimits } from "./limits.js";
 import type { FilledSinkOptions } from "./options.js";
@@ -20,6 +21,8 @@ export interface SinkContext {
   readonly keepBytes: number;
   /** An accepted message's content (dot-stuffed as received when `stuffed`), for --dump. */
   dump(content: Buffer[], stuffed: boolean): void;
+  /** --log-envelopes; null when off (sessions then keep no addresses). */
+  readonly envelopes: EnvelopeLog | null;
   /** Called after every accepted message and every ended session (exit-after-N checks). */
   progress(): void;
 }

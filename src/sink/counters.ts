@@ -38,6 +38,10 @@ export interface SinkCounters {
   recipientsRejected: number;
   /** Octets of message content received as sent (dot-stuffed for DATA), without the final dot. */
   bytes: number;
+  /** When the first connection arrived (epoch ms; 0: none yet): the start of the sink's window. */
+  firstConnectMs: number;
+  /** When the last message was accepted (epoch ms; 0: none yet): the end of the window. */
+  lastMessageMs: number;
 }
 
 /** What the sink reports: its counters and, per class, counts and end-to-end latency. */
@@ -57,6 +61,8 @@ export function zeroSinkCounters(): SinkCounters {
     recipients: 0,
     recipientsRejected: 0,
     bytes: 0,
+    firstConnectMs: 0,
+    lastMessageMs: 0,
   };
 }
 

@@ -9,6 +9,7 @@ import { loadTlsMaterial } from "./tls.js";
 export type { SinkClassStats, SinkStats } from "./counters.js";
 export type { FaultRule } from "./faults.js";
 export { parseFaultRule } from "./faults.js";
+export { DEFAULT_BACKLOG, somaxconn } from "./kernel.js";
 export type { BareLfPolicy, FilledSinkOptions, ListenSpec, Rate, SinkOptions } from "./options.js";
 export { fillSinkOptions, parseListen, SinkOptionError } from "./options.js";
 export type { SinkAddress, SinkStopReason } from "./server.js";
@@ -22,6 +23,14 @@ export interface Sink {
   stats(): import("./counters.js").SinkStats;
   /** --dump files that could not be written (an existing name is never written through). */
   dumpFailures(): { count: number; first: string };
+  /** --log-envelopes lines the file did not take. */
+  envelopeLogFailures(): { count: number; first: string };
+  /**
+   * Connections the kernel dropped because an accept queue was full since the sink started
+   * listening: TcpExt ListenOverflows of /proc/net/netstat, counted for the whole machine, not
+   * for this sink alone. null where the kernel does not say.
+   */
+  listenOverflows(): number | null;
   /** Stops listening, ends open sessions with 421, resolves when every socket has closed. */
   close(): Promise<void>;
 }

@@ -3,6 +3,7 @@
  * fills in defaults. The session and server code only ever see a FilledSinkOptions.
  */
 import { type FaultRule, parseFaultRule } from "./faults.js";
+import { DEFAULT_BACKLOG } from "./kernel.js";
 
 /** A listener address: TCP (plain or implicit TLS) or a unix socket. */
 export interface ListenSpec {
@@ -30,6 +31,11 @@ export type BareLfPolicy = "accept" | "reject" | "normalize";
 export interface SinkOptions {
   /** e.g. ["127.0.0.1:0"], "[::1]:0", "unix:/path", "tls://127.0.0.1:0". */
   listen: string[];
+  /**
+   * Listen backlog: connections the kernel queues before the sink accepts them, default 4096
+   * (Node's is 511); the kernel caps it at net.core.somaxconn.
+   */
+  backlog?: number;
   /** Banner and EHLO name, default "mailvolley-sink". */
   hostname?: string;
   /** Advertise PIPELINING (RFC 2920), default true. */
@@ -85,6 +91,10 @@ export interface SinkOptions {
   classBySubject?: string;
   /** Write each accepted message to this directory as an .eml file. */
   dump?: string;
+  /** Append one JSON line per finished transaction (time, MAIL FROM, RCPTs) to this file. */
+  logEnvelopes?: string;
+  /** Advertise XVERP (Postfix); the sink accepts any MAIL parameter either way. Default true. */
+  xverp?: boolean;
   /** Resolve `finished` after this many accepted messages / ended sessions / idle ms. */
   exitAfterMessages?: number;
   exitAfterSessions?: number;
@@ -93,6 +103,7 @@ export interface SinkOptions {
 
 export interface FilledSinkOptions {
   readonly listen: readonly ListenSpec[];
+  readonly backlog: number;
   readonly hostname: string;
   readonly pipelining: boolean;
   readonly chunking: boolean;
@@ -122,6 +133,8 @@ export interface FilledSinkOptions {
   readonly classes: boolean;
   readonly classBySubject?: RegExp;
   readonly dump?: string;
+  readonly logEnvelopes?: string;
+  readonly xverp: boolean;
   readonly exitAfterMessages: number;
   readonly exitAfterSessions: number;
   readonly idleExitMs: number;
@@ -227,6 +240,7 @@ export function fillSinkOptions(options: SinkOptions): FilledSinkOptions {
     checkCount(value, name, fallback);
   return Object.freeze({
     listen: Object.freeze(options.listen.map((text) => parseListen(text))),
+    backlog: parseBacklog(options.backlog),
     hostname: options.hostname ?? "mailvolley-sink",
     pipelining: options.pipelining ?? true,
     chunking: options.chunking ?? true,
@@ -256,10 +270,18 @@ export function fillSinkOptions(options: SinkOptions): FilledSinkOptions {
     classes: options.classes ?? true,
     classBySubject: subjectRegex(options.classBySubject),
     dump: options.dump,
+    logEnvelopes: options.logEnvelopes,
+    xverp: options.xverp ?? true,
     exitAfterMessages: count("exit-after-messages", options.exitAfterMessages),
     exitAfterSessions: count("exit-after-sessions", options.exitAfterSessions),
     idleExitMs: count("idle-exit", options.idleExitMs),
   });
+}
+
+function parseBacklog(value: number | undefined): number {
+  const backlog = checkCount(value, "backlog", DEFAULT_BACKLOG);
+  if (backlog < 1) throw new SinkOptionError("backlog", "--backlog 0: give 1 or more, e.g. 4096");
+  return backlog;
 }
 
 function parseAuth(text: string): { user: string; pass: string } {

@@ -119,6 +119,7 @@ function ehloReply(o: FilledSinkOptions, tls: boolean): Buffer {
   if (o.enhancedStatusCodes) lines.push("ENHANCEDSTATUSCODES");
   if (o.eightBitMime) lines.push("8BITMIME");
   if (o.dsn) lines.push("DSN");
+  if (o.xverp) lines.push("XVERP");
   if (o.smtpUtf8) lines.push("SMTPUTF8");
   if (o.chunking) lines.push("CHUNKING");
   const text = lines.map((line, i) => `250${i === lines.length - 1 ? " " : "-"}${line}\r\n`);

@@ -8,10 +8,12 @@ import { createServer as createTlsServer, type SecureContext } from "node:tls";
 import type { SinkContext } from "./context.js";
 import { ClassCounter, type SinkCounters, type SinkStats, zeroSinkCounters } from "./counters.js";
 import { MessageDumper } from "./dump.js";
+import { EnvelopeLog } from "./envelope-log.js";
 import { FaultInjector } from "./faults.js";
 import { HEADER_WINDOW } from "./headers.js";
+import { listenOverflows } from "./kernel.js";
 import { GatewayLimits } from "./limits.js";
-import type { FilledSinkOptions, ListenSpec } from "./options.js";
+import { type FilledSinkOptions, type ListenSpec, SinkOptionError } from "./options.js";
 import { buildReplies } from "./replies.js";
 import { SinkSession } from "./session.js";
 import { secureContextOf, type TlsMaterial } from "./tls.js";
@@ -38,11 +40,13 @@ export class SinkServer {
   private readonly counters: SinkCounters = zeroSinkCounters();
   private readonly ctx: SinkContext;
   private readonly dumper: MessageDumper | null;
+  private readonly envelopes: EnvelopeLog | null;
   private readonly limits: GatewayLimits;
   private readonly limitConnections: boolean;
   private sessionsEnded = 0;
   private idleTimer: NodeJS.Timeout | null = null;
   private closing: Promise<void> | null = null;
+  private overflowsAtListen: number | null = null;
 
   constructor(
     private readonly options: FilledSinkOptions,
@@ -57,6 +61,8 @@ export class SinkServer {
       options.maxConnectionsPerClient > 0 ||
       options.maxConnectionRate !== undefined;
     this.dumper = options.dump === undefined ? null : new MessageDumper(options.dump);
+    this.envelopes =
+      options.logEnvelopes === undefined ? null : openEnvelopeLog(options.logEnvelopes);
     this.ctx = this.context(tlsMaterial === null ? null : secureContextOf(tlsMaterial));
   }
 
@@ -73,6 +79,7 @@ export class SinkServer {
       secureContext,
       keepBytes: dumper !== null ? Number.POSITIVE_INFINITY : o.classes ? HEADER_WINDOW : 0,
       dump: (content, stuffed) => dumper?.write(content, stuffed),
+      envelopes: this.envelopes,
       progress: () => this.progress(),
     };
   }
@@ -90,6 +97,14 @@ export class SinkServer {
       throw error;
     }
     if (this.options.idleExitMs > 0) this.watchIdle(this.options.idleExitMs);
+    this.overflowsAtListen = listenOverflows();
+  }
+
+  /** Connections the kernel dropped on a full accept queue since listen(), machine-wide. */
+  listenOverflows(): number | null {
+    const now = listenOverflows();
+    if (now === null || this.overflowsAtListen === null) return null;
+    return now - this.overflowsAtListen;
   }
 
   private listenOne(spec: ListenSpec): Promise<void> {
@@ -114,10 +129,11 @@ export class SinkServer {
         }
         resolve();
       };
+      const backlog = this.options.backlog;
       if (spec.kind === "unix") {
         rmSync(spec.path!, { force: true }); // a stale socket file from a killed sink
-        server.listen(spec.path, done);
-      } else server.listen(spec.port, spec.host, done);
+        server.listen(spec.path, backlog, done);
+      } else server.listen(spec.port, spec.host, backlog, done);
     });
   }
 
@@ -130,6 +146,7 @@ export class SinkServer {
   readonly acceptSession = (socket: Socket): void => {
     socket.setNoDelay(true);
     socket.on("error", noop);
+    if (this.counters.firstConnectMs === 0) this.counters.firstConnectMs = Date.now();
     if (this.closing !== null) {
       socket.destroy();
       return;
@@ -196,6 +213,11 @@ export class SinkServer {
     return { count: this.dumper?.errors ?? 0, first: this.dumper?.firstError ?? "" };
   }
 
+  /** --log-envelopes lines the file did not take (a full disk). */
+  envelopeLogFailures(): { count: number; first: string } {
+    return { count: this.envelopes?.errors ?? 0, first: this.envelopes?.firstError ?? "" };
+  }
+
   close(): Promise<void> {
     this.closing ??= this.shutdown();
     return this.closing;
@@ -216,7 +238,21 @@ export class SinkServer {
     await Promise.all([...stopped, ...closed]);
     clearTimeout(grace);
     await this.dumper?.settle();
+    await this.envelopes?.close();
   }
 }
 
 function noop(): void {}
+
+/** Opens the --log-envelopes file now: a path that cannot be written stops the sink's start. */
+function openEnvelopeLog(path: string): EnvelopeLog {
+  try {
+    return new EnvelopeLog(path);
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new SinkOptionError(
+      "log-envelopes",
+      `--log-envelopes: cannot write "${path}" (${reason}); give a writable file path`,
+    );
+  }
+}

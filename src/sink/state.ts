@@ -6,6 +6,7 @@
  */
 import type { SinkContext } from "./context.js";
 import type { LineChecker } from "./data-scanner.js";
+import type { Envelope } from "./envelope-log.js";
 import type { FaultTarget } from "./faults.js";
 
 /** Read modes: what the next input octets are. Plain numbers: the read loop tests one per line. */
@@ -47,6 +48,8 @@ export class SessionState {
   private _bdatError: Buffer | null = null;
   private _pieces: Buffer[] | null = null;
   private _keptBytes = 0;
+  /** The addresses of the transaction in progress, kept only for --log-envelopes. */
+  envelope: Envelope | null = null;
 
   /**
    * `tls`: the connection is TLS from its first octet (implicit TLS). `keepBytes`: octets of
@@ -204,6 +207,7 @@ export class SessionState {
   }
   /** Ends the transaction (RSET, EHLO, end of a message, TLS: RFC 5321 §4.1.1.5). */
   resetTransaction(): void {
+    this.envelope = null;
     this._inMail = false;
     this._rcpts = 0;
     this._usedBdat = false;

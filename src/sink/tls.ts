@@ -58,7 +58,19 @@ export async function loadTlsMaterial(o: FilledSinkOptions): Promise<TlsMaterial
       throw new SinkOptionError(option, `--${option} ${path}: ${(error as Error).message}`);
     }
   };
-  return { cert: await read(o.tlsCert, "tls-cert"), key: await read(o.tlsKey, "tls-key") };
+  const material = {
+    cert: await read(o.tlsCert, "tls-cert"),
+    key: await read(o.tlsKey, "tls-key"),
+  };
+  try {
+    secureContextOf(material); // a PEM that does not parse is the certificate's fault, not --listen's
+  } catch (error) {
+    throw new SinkOptionError(
+      "tls-cert",
+      `--tls-cert ${o.tlsCert} / --tls-key ${o.tlsKey}: not a usable PEM certificate and key (${(error as Error).message})`,
+    );
+  }
+  return material;
 }
 
 export function secureContextOf(material: TlsMaterial): SecureContext {

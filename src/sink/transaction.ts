@@ -67,6 +67,8 @@ function inspect(s: Session): MessageHeaders {
 function accepted(s: Session, headers: MessageHeaders | null, stuffed: boolean): void {
   const ctx = s.ctx;
   ctx.counters.messagesAccepted++;
+  ctx.counters.lastMessageMs = Date.now();
+  ctx.envelopes?.write(s.state.envelope, true);
   if (ctx.classes !== null) {
     const sent = headers?.sentMs ?? -1;
     ctx.classes.accepted(
@@ -81,6 +83,7 @@ function accepted(s: Session, headers: MessageHeaders | null, stuffed: boolean):
 
 function rejected(s: Session, headers: MessageHeaders | null): void {
   s.ctx.counters.messagesRejected++;
+  s.ctx.envelopes?.write(s.state.envelope, false);
   s.ctx.classes?.rejected(headers?.className ?? DEFAULT_CLASS);
 }
 

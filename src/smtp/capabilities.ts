@@ -7,6 +7,8 @@ export interface Capabilities {
   readonly enhancedStatusCodes: boolean;
   readonly smtpUtf8: boolean;
   readonly dsn: boolean;
+  /** XVERP (Postfix's variable envelope return paths, a MAIL parameter). */
+  readonly xverp: boolean;
   /** SIZE limit in octets; 0 when SIZE was advertised without a limit, -1 when not at all. */
   readonly size: number;
   /** AUTH mechanisms, upper case. */
@@ -22,6 +24,7 @@ export const NO_CAPABILITIES: Capabilities = Object.freeze({
   enhancedStatusCodes: false,
   smtpUtf8: false,
   dsn: false,
+  xverp: false,
   size: -1,
   auth: Object.freeze([]),
 });
@@ -56,6 +59,9 @@ export function parseCapabilities(lines: readonly string[]): Capabilities {
         break;
       case "DSN":
         caps.dsn = true;
+        break;
+      case "XVERP":
+        caps.xverp = true;
         break;
       case "SIZE": {
         const limit = Number.parseInt(words[1] ?? "0", 10);

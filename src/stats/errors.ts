@@ -30,8 +30,9 @@ export const ERROR_CLASS_LABELS: Record<ErrorClass, string> = {
  * Failures without an SMTP reply, each the `reply` of its error row, and the class it is counted
  * in. timeout: no reply within the phase's timeout; closed: the peer closed the connection;
  * refused: TCP connection refused; reset: connection reset (ECONNRESET, EPIPE); protocol: the
- * peer sent something that is not SMTP; socket: any other socket error; unsupported: the server
- * does not offer what the run requires (STARTTLS or AUTH), a refusal rather than a network
+ * peer sent something that is not SMTP; socket: any other socket error; local-limit: a limit of
+ * this machine (EMFILE: out of file descriptors, EADDRNOTAVAIL: no local port), not the
+ * server's; unsupported: the server does not offer what the run requires (STARTTLS or AUTH), a refusal rather than a network
  * fault; unsent: the run ended with the message never started because no session could open;
  * stopped: cut by this client (a second signal, --abort-on-fail, --grace over), not the server.
  */
@@ -42,6 +43,7 @@ export const FAILURE_CLASS = {
   reset: "transport",
   protocol: "transport",
   socket: "transport",
+  "local-limit": "transport",
   unsupported: "rejected",
   unsent: "unsent",
   stopped: "transport",
@@ -59,8 +61,8 @@ export function isFailure(reply: string): reply is Failure {
  * rateLimited: 450, or any 4xx with an RFC 3463 enhanced code 4.7.x (policy), at any other phase
  * (anvil's message rate limit: 450 4.7.1 at MAIL).
  * temporary: any other 4xx. rejected: any 5xx not at the banner, and `unsupported`.
- * transport: timeout, closed, reset, protocol, socket, stopped (cut by this client when the run
- * was stopped). unsent: never started (no session).
+ * transport: timeout, closed, reset, protocol, socket, local-limit (this machine's limits), stopped
+ * (cut by this client when the run was stopped). unsent: never started (no session).
  * Failures are classed by FAILURE_CLASS.
  */
 export function classifyError(reply: string, enhanced: string, phase: Phase): ErrorClass {

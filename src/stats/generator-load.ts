@@ -74,23 +74,42 @@ interface CpuClock {
 /** USER_HZ: the unit of /proc's utime and stime, 100 on every Linux architecture Node runs on. */
 const CLOCK_TICKS_PER_SECOND = 100;
 
+type Reading = { cpuNs: number; waitNs: number | null };
+
+/**
+ * A /proc read can fail in the middle of a run (EMFILE once the sessions hold every descriptor
+ * `ulimit -n` allows): the last reading stands in, instead of the error ending the run. The
+ * first read still throws, so that cpuClock falls back to the next source.
+ */
+function steady(read: () => Reading): () => Reading {
+  let last = read();
+  return () => {
+    try {
+      last = read();
+    } catch {
+      // keep the last reading
+    }
+    return last;
+  };
+}
+
 function schedstatClock(): CpuClock {
-  const read = () => {
+  const read = steady(() => {
     const [cpu, wait] = readFileSync("/proc/thread-self/schedstat", "latin1").split(" ");
     return { cpuNs: Number(cpu), waitNs: Number(wait) };
-  };
+  });
   if (!Number.isFinite(read().cpuNs)) throw new Error("unreadable schedstat");
   return { scope: "thread", read };
 }
 
 function statClock(): CpuClock {
-  const read = () => {
+  const read = steady(() => {
     const stat = readFileSync("/proc/thread-self/stat", "latin1");
     // The command name may hold spaces and parentheses: fields count from the last ")".
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)
     return { cpuNs: (ticks * 1e9) / CLOCK_TICKS_PER_SECOND, waitNs: null };
-  };
+  });
   if (!Number.isFinite(read().cpuNs)) throw new Error("unreadable stat");
   return { scope: "thread", read };
 }

@@ -1,0 +1,48 @@
+/**
+ * The TLS and AUTH rows of the option table (config/option-table.ts), which `run`, `compare`
+ * and `probe` share.
+ */
+import type { OptionTable } from "./options.js";
+
+/** TLS and AUTH, as `run` and `probe` take them (config/run-config.ts parseSecurity). */
+export const SECURITY_OPTIONS = {
+  starttls: {
+    kind: "flag",
+    group: "TLS and AUTH:",
+    describe: "STARTTLS after EHLO (RFC 3207); the handshake is timed as its own phase",
+  },
+  "tls-on-connect": {
+    kind: "flag",
+    group: "TLS and AUTH:",
+    describe: "TLS from the first byte (implicit TLS, port 465 style)",
+  },
+  "tls-verify": {
+    kind: "flag",
+    group: "TLS and AUTH:",
+    describe:
+      "Check the server certificate and name. Off by default: test gateways mostly have self-signed certificates; turn it on to test a real TLS setup",
+    shown: "off",
+  },
+  "tls-servername": {
+    kind: "text",
+    group: "TLS and AUTH:",
+    describe: "SNI name (and the name checked with --tls-verify)",
+    shown: "the target host",
+  },
+  auth: {
+    kind: "text",
+    group: "TLS and AUTH:",
+    describe: "AUTH as user:password after EHLO (and STARTTLS); visible in ps, see --auth-file",
+  },
+  "auth-file": {
+    kind: "text",
+    group: "TLS and AUTH:",
+    describe: "Read user:password from the first line of FILE (or from env MAILVOLLEY_AUTH)",
+  },
+  "auth-mechanism": {
+    kind: "text",
+    group: "TLS and AUTH:",
+    describe: "plain or login",
+    shown: "PLAIN when offered, else LOGIN",
+  },
+} as const satisfies OptionTable;

@@ -1,0 +1,93 @@
+/**
+ * The sweep of bad invocations (issue 17 item 7) kept as a table: each command line with the
+ * exit code and the first line of stderr it must give. One line, naming the option, no stack
+ * trace, nothing on stdout. test/cli.test.ts holds the older rows.
+ */
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { mailvolley } from "./helpers/cli.js";
+import { fixedResult } from "./helpers/fixed-result.js";
+import { tempDir } from "./helpers/tmp.js";
+
+const dir = tempDir("mailvolley-bad-");
+const bad = join(dir, "bad.pem");
+writeFileSync(bad, "not a certificate\n");
+
+/** A saved result with one field changed. */
+function resultFile(name: string, change: (result: Record<string, unknown>) => void): string {
+  const result = JSON.parse(JSON.stringify(fixedResult("reuse"))) as Record<string, unknown>;
+  change(result);
+  const path = join(dir, name);
+  writeFileSync(path, JSON.stringify(result));
+  return path;
+}
+
+const stringCount = resultFile("string-count.json", (r) => {
+  (r.messages as Record<string, unknown>).accepted = "200lots";
+});
+const futureSchema = resultFile("schema9.json", (r) => {
+  r.schema = "mailvolley/result@9";
+});
+const good = resultFile("good.json", () => {});
+
+const rows: [args: string[], code: number, firstLine: RegExp][] = [
+  [
+    ["run", "127.0.0.1:25:25"],
+    2,
+    /^mailvolley: target: "127\.0\.0\.1:25:25" has more than one ":"/,
+  ],
+  [["run", "--source-order", "bogus"], 2, /^mailvolley: --source-order: "bogus" is not one of/],
+  [["run", "--seed", "abc"], 2, /^mailvolley: --seed: "abc" is not a whole number/],
+  [
+    ["probe", "127.0.0.1:1", "--probe", "concurrency", "--timeout", "0"],
+    2,
+    /^mailvolley: --timeout: must be longer than 0/,
+  ],
+  [["run", "-d", "-5s"], 2, /^mailvolley: --duration: "-5s" is not a duration/],
+  [["run", "--timeout-mail", "-1s"], 2, /^mailvolley: --timeout-mail: "-1s" is not a duration/],
+  [["compare", "--pause", "-1s"], 2, /^mailvolley: --pause: "-1s" is not a duration/],
+  [["run", "-s", "-3"], 2, /^mailvolley: --sessions: -3 is out of range/],
+  [["run", "-l", "512:60,10k"], 2, /^mailvolley: --size: "10k" has no weight/],
+  [["run", "--threshold", "error_rate<200%"], 2, /^mailvolley: --threshold: .*at most 100%/],
+  [["run", "--threshold", "error_rate<2"], 2, /^mailvolley: --threshold: .*at most 100%/],
+  [
+    ["run", "-m", "10", "--ramp-sessions", "0s:0"],
+    2,
+    /^mailvolley: --ramp-sessions: every stage has 0/,
+  ],
+  [["run", "--ramp", "0s:0,5s:0"], 2, /^mailvolley: --ramp: every stage has rate 0/],
+  [["report", stringCount], 2, /^mailvolley: result: .*messages\.accepted is "200lots"/],
+  [["report", futureSchema], 2, /^mailvolley: result: .*schema "mailvolley\/result@9"/],
+  [["merge", good, stringCount], 2, /^mailvolley: result: .*messages\.accepted/],
+  [
+    ["sink", "--listen", "127.0.0.1:0", "--tls-cert", bad, "--tls-key", bad],
+    2,
+    /^mailvolley: --tls-cert .*not a usable PEM certificate and key/,
+  ],
+  [["sink", "--listen", "127.0.0.1:0", "--backlog", "0"], 2, /^mailvolley: --backlog 0/],
+  [
+    ["sink", "--listen", "127.0.0.1:0", "--log-envelopes", join(dir, "no", "such", "dir")],
+    2,
+    /^mailvolley: --log-envelopes: cannot write/,
+  ],
+];
+
+describe("bad invocations: exit code and first line", () => {
+  for (const [args, code, firstLine] of rows) {
+    test(`mailvolley ${args.join(" ").replaceAll(dir, "DIR")}`, async () => {
+      const out = await mailvolley(args, 30_000);
+      assert.equal(out.code, code, `exit code: ${out.stderr}`);
+      assert.match(out.stderr, firstLine);
+      assert.equal(out.stderr.trimEnd().split("\n").length, 1, `more than one line: ${out.stderr}`);
+      assert.doesNotMatch(out.stderr, /\n\s+at /);
+      assert.equal(out.stdout, "");
+    });
+  }
+
+  test("the good result the bad ones were made from is read", async () => {
+    const out = await mailvolley(["report", good]);
+    assert.equal(out.code, 0, out.stderr);
+  });
+});
