@@ -1,12 +1,12 @@
 /**
- * schema/result.schema.json against real results: every kind of document mailvolley writes
- * (a self-test, an open model with thresholds, per-message against a connection limit, compare,
- * shards and their merge, worker threads, the golden file) validates, and the schema's objects
- * are closed, so a field the Result type gains without the schema fails here. The schema's
- * enums are checked against the tables they copy.
+ * schema/result.schema.json against real results: every kind of document mailvolley writes (a
+ * self-test, an open model with thresholds, per-message against a connection limit, compare,
+ * shards and their merge, worker threads with a template, the golden file) validates, and the
+ * schema's objects are closed, so a field the Result type gains without the schema fails here.
+ * The schema's enums are checked against the tables they copy.
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { before, describe, test } from "node:test";
 import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
@@ -116,17 +116,13 @@ describe("schema/result.schema.json against real results", { timeout: 180_000 },
     assertValid(merged, "a merged result");
   });
 
-  test("a run on worker threads", async () => {
-    const doc = (await written("workers", [
-      "run",
-      "-m",
-      "200",
-      "-s",
-      "4",
-      "--workers",
-      "2",
-    ])) as Result;
+  test("a run on worker threads, its messages from a template", async () => {
+    const template = join(dir, "message.eml");
+    writeFileSync(template, "Subject: {{seq}}\r\nFrom: a@example.com\r\n\r\n{{token}}\r\n");
+    const args = ["run", "-m", "200", "-s", "4", "--workers", "2", "--template", template];
+    const doc = (await written("workers", args)) as Result;
     assert.ok(doc.generator?.threads.some((t) => t.name === "worker 2"));
+    assert.equal(doc.sources?.[0]?.kind, "template");
     assertValid(doc, "a run on two workers");
   });
 
