@@ -11,7 +11,6 @@ const MAX_FILE_LINES = 400;
 const MAX_FUNCTION_LINES = 60;
 /** Functions over the limit that issue 11 has not yet split: a list that may only shrink. */
 const FUNCTION_DEBT = [
-  "src/client/session.ts onReply",
   "src/config/plan.ts loadPlan",
   "src/report/compare.ts renderCompare",
   "src/report/html-charts.ts drawCharts",

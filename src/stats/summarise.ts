@@ -84,6 +84,7 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
       opened: c.connectionsOpened,
       established: c.connectionsEstablished,
       refused: c.connectionsRefused,
+      reconnects: c.reconnects,
       perMessage: c.attempted > 0 ? round(c.connectionsOpened / c.attempted, 4) : 0,
     },
     throughput: {
