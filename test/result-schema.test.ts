@@ -1,9 +1,9 @@
 /**
  * schema/result.schema.json against real results: every kind of document mailvolley writes (a
- * self-test, an open model with thresholds, per-message against a connection limit, compare,
- * shards and their merge, worker threads with a template, the golden file) validates, and the
- * schema's objects are closed, so a field the Result type gains without the schema fails here.
- * The schema's enums are checked against the tables they copy.
+ * self-test, an open model with thresholds, per-message against a connection limit, nothing
+ * listening, compare, shards and their merge, worker threads with a template, the golden file)
+ * validates, and the schema's objects are closed, so a field the Result type gains without the
+ * schema fails here. The schema's enums are checked against the tables they copy.
  */
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -86,6 +86,15 @@ describe("schema/result.schema.json against real results", { timeout: 180_000 },
     assert.equal(doc.firstSeen?.[0]?.message, null);
     assert.ok(doc.knee?.fell, "success fell below 100%");
     assertValid(doc, "a per-message run");
+  });
+
+  test("a run against a port where nothing listens", async () => {
+    const args = ["run", "127.0.0.1:1", "-m", "20", "-s", "2", "--workers", "1"];
+    const doc = (await written("nothing-listening", args, 1)) as Result;
+    const replies = doc.errors.map((e) => e.reply).sort();
+    assert.deepEqual(replies, ["refused", "unsent"]);
+    assert.equal(doc.firstSeen?.find((f) => f.class === "unsent")?.connection, 0);
+    assertValid(doc, "a run that reached no server");
   });
 
   test("compare --json", async () => {
