@@ -27,6 +27,7 @@ test("npm pack gives a package that installs globally and runs with npx", async 
   const paths = info.files.map((file) => file.path);
   assert.ok(paths.includes("bin/mailvolley.js"), "the bin is packed");
   assert.ok(paths.includes("dist/src/cli/main.js"), "the compiled CLI is packed");
+  assert.ok(paths.includes("schema/result.schema.json"), "the result's JSON Schema is packed");
   assert.ok(!paths.some((path) => path.startsWith("dist/test/")), "tests are not packed");
   assert.ok(!paths.some((path) => path.startsWith("src/")), "TypeScript sources are not packed");
   const tarball = join(work, info.filename);

@@ -15,7 +15,10 @@ export interface FirstSeen {
   class: ErrorClass;
   /** When it happened, in seconds since the first connect. */
   atSeconds?: number;
-  /** Ordinal of the connection it came on, from 1 in the order connections were opened. */
+  /**
+   * Ordinal of the connection it came on, from 1 in the order connections were opened; 0 when
+   * it came on none (`unsent`: no session could be opened).
+   */
   connection?: number;
   /**
    * Ordinal of the message it hit, from 1 in the order messages started; null when it hit no

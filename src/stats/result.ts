@@ -341,8 +341,9 @@ export interface Result {
   /** A merged result: the header of each shard merged into it, by index; absent otherwise. */
   shards?: ShardHeader[];
   /**
-   * The histograms behind `latency` (keyed transaction, connect, …) and behind each class
-   * (keyed "class:NAME"), HDR compressed base64, microseconds.
+   * The histograms behind `latency` (keyed transaction, connect, …), behind
+   * `latencyUncorrected` (keyed transactionUncorrected) and behind each class (keyed
+   * "class:NAME"), HDR compressed base64, microseconds.
    */
   histograms: Record<string, string>;
   /**
