@@ -177,5 +177,6 @@ test("the knee is written under the overview and marked on the charts", () => {
   const result = fixedResult("reuse");
   const html = renderHtml([result]);
   assert.match(html, /<p class="knee">Knee — success fell to 97\.00 % at 0\.070 s/);
-  assert.match(html, /"knee":0\.08/); // x: 0.070 s after the first connect, 10 ms into its interval
+  // x: seconds since the first connect, as in Result.knee.
+  assert.match(html, /\{"x":0\.07,"label":"knee","class":null\}/);
 });

@@ -14,7 +14,6 @@ const FUNCTION_DEBT = [
   "src/client/session.ts onReply",
   "src/config/plan.ts loadPlan",
   "src/report/compare.ts renderCompare",
-  "src/report/html-charts.ts drawCharts",
   "src/stats/summarise.ts buildResult",
 ];
 
