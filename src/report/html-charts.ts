@@ -1,7 +1,8 @@
 /**
  * The charts of the HTML report. The functions below run in the browser, not in Node: html.ts
  * inlines their source text after uPlot's (CHART_SCRIPT), so they may use only what the page has
- * (the DOM, uPlot, the embedded data) and each other. No imports, no closures over this module.
+ * (the DOM, uPlot, the embedded data) and each other. No imports but types, no closures over
+ * this module.
  *
  * The x axis is time since the run's first connect, as in Result.knee and Result.firstSeen, in
  * seconds, or in milliseconds for a run shorter than 2 s. Each interval's figure is drawn as a
@@ -9,41 +10,7 @@
  * end), so a run with a single interval draws a line across the run, not a dot.
  */
 
-/** A mark on the charts' x axis: where success fell (knee) or an error class first appeared. */
-export interface ChartMarker {
-  /** Seconds since the run's first connect. */
-  x: number;
-  /** "knee", "first refused (connection 31)". */
-  label: string;
-  /** An error class (its first occurrence), or null for the knee. */
-  class: string | null;
-}
-
-/** One run's series as the page embeds it. */
-export interface ChartRun {
-  label: string;
-  intervalMs: number;
-  /** Seconds from the first connect to the run's last reply (Result.elapsedSeconds). */
-  endX: number;
-  markers: ChartMarker[];
-  points: {
-    /** Start of the interval, seconds since the first connect; 0 for the first interval. */
-    x: number;
-    sent: number;
-    /** Absent in results saved before it existed. */
-    dropped?: number;
-    accepted: number;
-    failed: number;
-    rejected: number;
-    connectionsOpened: number;
-    openSessions: number;
-    errors: Record<string, number>;
-    /** null: nothing accepted in the interval (a gap in the latency chart). */
-    p50Ms: number | null;
-    p99Ms: number | null;
-    generator?: { busy: number; eventLoopDelayP99Ms: number };
-  }[];
-}
+import type { ChartRun } from "./html-chart-runs.js";
 
 type Point = ChartRun["points"][number];
 
@@ -114,24 +81,10 @@ export function chartSpecs(
   errorLabels: Record<string, string>,
   style: ChartStyle,
 ): ChartSpec[] {
-  const compare = runs.length > 1;
   const perSecond = (n: number, run: ChartRun) => n / (run.intervalMs / 1000);
   const has = (test: (p: Point) => boolean) => runs.some((run) => run.points.some(test));
-  const lines = (
-    pick: (p: Point, run: ChartRun) => number | null,
-    name: string,
-    i: number,
-    dash?: number[],
-  ): ChartLine[] =>
-    runs.map((run, r) => ({
-      run: r,
-      label: compare ? `${run.label} ${name}` : name,
-      values: run.points.map((p) => pick(p, run)),
-      colour: compare ? style.runColours[r % style.runColours.length] : style.lineColours[i],
-      dash,
-    }));
+  const lines = lineMaker(runs, style);
   const dropped = has((p) => (p.dropped ?? 0) > 0);
-  const generator = has((p) => p.generator !== undefined);
   return [
     {
       id: "chart-throughput",
@@ -178,23 +131,43 @@ export function chartSpecs(
       id: "chart-generator",
       empty: "no generator figures in this result",
       unit: "% busy, ms",
-      lines: generator
-        ? [
-            ...lines(
-              (p) => (p.generator ? p.generator.busy * 100 : null),
-              "busiest thread % busy",
-              2,
-            ),
-            ...lines(
-              (p) => (p.generator ? p.generator.eventLoopDelayP99Ms : null),
-              "event-loop delay p99 ms",
-              4,
-              [4, 4],
-            ),
-          ]
-        : [],
+      lines: has((p) => p.generator !== undefined) ? generatorLines(lines) : [],
     },
   ];
+}
+
+/** The generator's own load: its busiest thread and event-loop delay. */
+export function generatorLines(lines: ReturnType<typeof lineMaker>): ChartLine[] {
+  return [
+    ...lines((p) => (p.generator ? p.generator.busy * 100 : null), "busiest thread % busy", 2),
+    ...lines(
+      (p) => (p.generator ? p.generator.eventLoopDelayP99Ms : null),
+      "event-loop delay p99 ms",
+      4,
+      [4, 4],
+    ),
+  ];
+}
+
+/**
+ * Makes a figure's lines, one a run: in a compare a colour a run (the figure told by its dash),
+ * in one run the figure's own colour (index `i` of lineColours).
+ */
+export function lineMaker(runs: ChartRun[], style: ChartStyle) {
+  const compare = runs.length > 1;
+  return (
+    pick: (p: Point, run: ChartRun) => number | null,
+    name: string,
+    i: number,
+    dash?: number[],
+  ): ChartLine[] =>
+    runs.map((run, r) => ({
+      run: r,
+      label: compare ? `${run.label} ${name}` : name,
+      values: run.points.map((p) => pick(p, run)),
+      colour: compare ? style.runColours[r % style.runColours.length] : style.lineColours[i],
+      dash,
+    }));
 }
 
 /**
@@ -376,7 +349,16 @@ export function drawMarkers(
 
 /** The page's script: the functions above, then the call that draws the charts. */
 export function chartScript(dataVariable: string): string {
-  const parts = [drawCharts, chartSpecs, errorLines, chartData, drawChart, showXLegend];
+  const parts = [
+    drawCharts,
+    chartSpecs,
+    lineMaker,
+    generatorLines,
+    errorLines,
+    chartData,
+    drawChart,
+    showXLegend,
+  ];
   return [...parts, chartMarkers, drawMarkers]
     .map((f) => f.toString())
     .concat(`drawCharts(${dataVariable}.runs, uPlot, ${dataVariable}.labels);`)

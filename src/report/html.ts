@@ -24,7 +24,8 @@ import {
   ratio,
   statisticsRows,
 } from "./figures.js";
-import { type ChartMarker, type ChartRun, chartScript } from "./html-charts.js";
+import { chartRun } from "./html-chart-runs.js";
+import { chartScript } from "./html-charts.js";
 import { latenessLine, ratioVerdict, THREAD_COLUMNS, threadRows, verdictLines } from "./verdict.js";
 
 export interface HtmlOptions {
@@ -112,38 +113,6 @@ th { background: #f4f6f7; font-weight: 600; }
 .thresholds-banner.pass { background: #eafaf1; color: #1e8449; } .thresholds-banner.fail { background: #fdedec; color: #c0392b; }
 .thresholds-banner ul { margin: 4px 0 0; font-size: 14px; } .headline p { margin: 2px 0; font-size: 15px; } .verdict ul { margin: 4px 0 0; padding-left: 20px; color: #566573; }
 `;
-
-/**
- * One run as the charts draw it: x in seconds since the first connect (the clock of Result.knee
- * and Result.firstSeen), each interval from its start (the first one from the first connect).
- */
-function chartRun(r: Result): ChartRun {
-  const start = Date.parse(r.startedAt);
-  const points = (r.series?.points ?? []).map(({ histogram: _h, t, ...p }) => ({
-    x: Math.max(0, (t - start) / 1000),
-    ...p,
-  }));
-  return {
-    label: r.mode,
-    intervalMs: r.series?.intervalMs ?? 1000,
-    endX: Math.max(r.elapsedSeconds, ...points.map((p) => p.x)),
-    markers: chartMarkers(r),
-    points,
-  };
-}
-
-/** The knee and where each error class first appeared (exact when the Result has it). */
-function chartMarkers(r: Result): ChartMarker[] {
-  const knee: ChartMarker[] = r.knee?.fell
-    ? [{ x: r.knee.fell.atSeconds, label: "knee", class: null }]
-    : [];
-  const firsts = (r.firstSeen ?? []).map((f) => ({
-    x: f.atSeconds ?? f.fromSeconds,
-    label: `first ${ERROR_CLASS_LABELS[f.class]}${f.connection ? ` (connection ${fmt(f.connection)})` : ""}`,
-    class: f.class,
-  }));
-  return [...knee, ...firsts];
-}
 
 /** Where success fell below 100% in each run, in words; marked "knee" on the charts. */
 function knees(runs: readonly Result[]): string {
