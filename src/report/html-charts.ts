@@ -191,7 +191,10 @@ export function errorLines(
         colour: compare
           ? style.runColours[r % style.runColours.length]
           : style.classColours[i % style.classColours.length],
-        dash: compare ? style.classDashes[i % style.classDashes.length] : undefined,
+        dash:
+          compare && i % style.classDashes.length > 0
+            ? style.classDashes[i % style.classDashes.length]
+            : undefined,
       })),
   );
 }
@@ -272,6 +275,15 @@ export function drawChart(
         value: value(1),
       })),
     ],
+    // The legend's swatch dashed or dotted as its line is.
+    legend: {
+      markers: {
+        dash: (u: UPlot, i: number) => {
+          const dash = u.series[i].dash;
+          return dash?.length ? (dash[0] <= 2 ? "dotted" : "dashed") : "solid";
+        },
+      },
+    },
     hooks: {
       draw: [(u: UPlot) => drawMarkers(u, markers)],
       // The x row of the legend says where the cursor is; without a cursor it would read "--".
