@@ -249,9 +249,6 @@ export function drawChart(
 ) {
   const lines = [...chart.lines].sort((a, b) => a.run - b.run);
   const unit = frame.scale === 1000 ? "ms" : "s";
-  // Figures while the cursor is on the chart, nothing (not uPlot's "--") when it is not.
-  const value = (digits: number) => (_u: UPlot, v: number | null, _s: number, i: number | null) =>
-    i === null || v === null || v === undefined ? "" : v.toFixed(digits);
   const markers = chartMarkers(runs, frame);
   const options = {
     width: Math.max(320, Math.min(1100, host.clientWidth || 900)),
@@ -262,19 +259,7 @@ export function drawChart(
       y: { range: (_u: UPlot, _min: number, max: number) => [0, max > 0 ? max * 1.1 : 1] },
     },
     axes: [{ label: frame.axis }, { label: chart.unit, size: 70 }],
-    series: [
-      { label: unit, class: "mv-x", value: value(frame.scale === 1000 ? 0 : 2) },
-      ...lines.map((line) => ({
-        label: line.label,
-        stroke: line.colour,
-        width: 1.5,
-        dash: line.dash,
-        spanGaps: false,
-        paths: uPlot.paths.stepped({ align: 1 }),
-        points: { show: false },
-        value: value(1),
-      })),
-    ],
+    series: chartSeries(lines, unit, uPlot),
     // The legend's swatch dashed or dotted as its line is.
     legend: {
       markers: {
@@ -300,6 +285,26 @@ export function drawChart(
   host.dataset.xUnit = unit;
   host.dataset.markers = markers.map((m) => m.label).join("|");
   new uPlot(options, chartData(runs, lines, frame.scale, uPlot), host);
+}
+
+/** uPlot's series: x, then the lines as steps, their legend figures only under the cursor. */
+export function chartSeries(lines: ChartLine[], unit: string, uPlot: UPlotCtor) {
+  // Figures while the cursor is on the chart, nothing (not uPlot's "--") when it is not.
+  const value = (digits: number) => (_u: UPlot, v: number | null, _s: number, i: number | null) =>
+    i === null || v === null || v === undefined ? "" : v.toFixed(digits);
+  return [
+    { label: unit, class: "mv-x", value: value(unit === "ms" ? 0 : 2) },
+    ...lines.map((line) => ({
+      label: line.label,
+      stroke: line.colour,
+      width: 1.5,
+      dash: line.dash,
+      spanGaps: false,
+      paths: uPlot.paths.stepped({ align: 1 }),
+      points: { show: false },
+      value: value(1),
+    })),
+  ];
 }
 
 /** Without a cursor on the chart: no x row, no values, no "label:" waiting for one. */
@@ -369,6 +374,7 @@ export function chartScript(dataVariable: string): string {
     errorLines,
     chartData,
     drawChart,
+    chartSeries,
     showXLegend,
   ];
   return [...parts, chartMarkers, drawMarkers]
