@@ -7,13 +7,13 @@ import { describe, test } from "node:test";
 import {
   HISTOGRAM_NAMES,
   type HistogramName,
-  mergeSnapshots,
   RunStats,
   type StatsSnapshot,
   summariseHistogram,
 } from "../src/stats/collector.js";
 import { OUTCOMES } from "../src/stats/counts.js";
 import { type Failure, normaliseErrorText } from "../src/stats/errors.js";
+import { mergeSnapshots } from "../src/stats/merge-snapshots.js";
 import type { Phase } from "../src/stats/result.js";
 import { prng } from "./helpers/prng.js";
 

@@ -8,6 +8,7 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { headline } from "../src/report/compare.js";
 import { esc, renderHtml } from "../src/report/html.js";
+import { renderSummary } from "../src/report/terminal.js";
 import type { Result } from "../src/stats/result.js";
 
 const GOLDEN = fileURLToPath(new URL("../../test/golden/result-reuse.json", import.meta.url));
@@ -48,4 +49,24 @@ test("compare: the headline sentences come first, as in the terminal", () => {
   assert.ok(lines.length >= 2);
   for (const line of lines) assert.ok(head.includes(`<p>${esc(line)}</p>`), line);
   assert.doesNotMatch(top(renderHtml([reuse])), /class="headline"/, "one run: no comparison");
+});
+
+test("a shard's result names its part in the terminal's and the page's first lines", () => {
+  const shard = saved();
+  shard.shard = {
+    index: 1,
+    count: 3,
+    configHash: `sha256:${"0".repeat(64)}`,
+    host: "gen-b",
+    clockStart: shard.startedAt,
+    clockEnd: shard.startedAt,
+    startAt: null,
+    startLatenessMs: null,
+  };
+  assert.match(renderSummary(shard, { color: false }).split("\n")[0], /, shard 1\/3 on gen-b\)$/);
+  assert.match(top(renderHtml([shard])), /sessions, [^<]*, shard 1\/3 on gen-b<\/p>/);
+  const merged = saved();
+  merged.shards = [shard.shard, { ...shard.shard, index: 0 }, { ...shard.shard, index: 2 }];
+  assert.match(renderSummary(merged, { color: false }).split("\n")[0], /, 3 shards merged\)$/);
+  assert.doesNotMatch(renderSummary(saved(), { color: false }).split("\n")[0], /shard/);
 });

@@ -3,10 +3,11 @@
  * open), error rows have one key, and every outcome travels through snapshots, merges, series
  * points and the Result by the one outcome list.
  */
+
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { transportFailure } from "../src/client/transport.js";
-import { mergeSnapshots, RunStats } from "../src/stats/collector.js";
+import { RunStats } from "../src/stats/collector.js";
 import {
   type MessageOutcome,
   OUTCOMES,
@@ -24,6 +25,7 @@ import {
   isFailure,
 } from "../src/stats/errors.js";
 import { mergeResults } from "../src/stats/merge-results.js";
+import { mergeSnapshots } from "../src/stats/merge-snapshots.js";
 import { buildResult, seriesResult } from "../src/stats/summarise.js";
 import { prng } from "./helpers/prng.js";
 

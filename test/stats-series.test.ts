@@ -2,12 +2,14 @@
  * The summarising maths: error classes, per-class rows and Apdex, the time series and its merge
  * across workers, and the plateau rate.
  */
+
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { firstSeenSpan } from "../src/report/figures.js";
-import { mergeSnapshots, RunStats } from "../src/stats/collector.js";
+import { RunStats } from "../src/stats/collector.js";
 import type { MessageOutcome } from "../src/stats/counts.js";
 import { classifyError } from "../src/stats/errors.js";
+import { mergeSnapshots } from "../src/stats/merge-snapshots.js";
 import type { SeriesPointResult } from "../src/stats/result.js";
 import { regroupSeries } from "../src/stats/series.js";
 import { buildResult, firstSeen, plateau, seriesResult } from "../src/stats/summarise.js";

@@ -154,17 +154,18 @@ describe("every phase's timeout is a counted outcome of that phase", () => {
     });
   }
 
-  test("rset: the RSET owed after a refused MAIL is never answered", async () => {
-    // Lock-step (no PIPELINING): the first MAIL is refused, so the next message starts with
-    // RSET, which gets no reply; the session fails there and the message is sent again on a
-    // new connection, where no RSET is owed.
+  test("rset: the RSET owed after a refused recipient is never answered", async () => {
+    // Lock-step (no PIPELINING): the first message's only RCPT is refused after its MAIL was
+    // taken, so the next message starts with RSET (a transaction is open; after a refused MAIL
+    // none is, and no RSET is sent: issue 15), which gets no reply; the session fails there and
+    // the message is sent again on a new connection, where no RSET is owed.
     const script: Script = {
       capabilities: ["8BITMIME"],
       onCommand: (line, session) => {
         if (line === "RSET") return null;
-        if (line.startsWith("MAIL") && session.index === 0 && !session.state.refused) {
+        if (line.startsWith("RCPT") && session.index === 0 && !session.state.refused) {
           session.state.refused = true;
-          return "550 5.7.1 not this one";
+          return "550 5.1.1 not this one";
         }
         return undefined;
       },

@@ -1,169 +1,227 @@
 /**
- * The handshake layer of a session: the banner, EHLO (LHLO for LMTP; HELO when EHLO is
- * refused), STARTTLS with its TLS handshake timed as its own phase (RFC 3207), and AUTH
- * (RFC 4954), in that order, before the first transaction.
+ * A session's handshake, as a collaborator the session holds: the banner, EHLO (LHLO for LMTP;
+ * HELO when EHLO is refused), STARTTLS with its TLS handshake timed as its own phase
+ * (RFC 3207), and AUTH (RFC 4954), in that order, before the first transaction. It moves the
+ * session through the handshake's states and hands over the capabilities when done.
  */
-import type tls from "node:tls";
-import { NO_CAPABILITIES, parseCapabilities } from "../smtp/capabilities.js";
-import type { Phase } from "../stats/result.js";
+
+import { type Capabilities, NO_CAPABILITIES, parseCapabilities } from "../smtp/capabilities.js";
+import type { Phase } from "../smtp/phases.js";
+import type { RunStats } from "../stats/collector.js";
+import type { ErrorRow } from "../stats/result.js";
+import type { SessionOptions } from "./options.js";
 import { Expect, PHASE_OF } from "./pending.js";
-import { authLoginAnswer, authPlainLine, chooseMechanism, upgradeToTls } from "./secure.js";
-import { SessionBase } from "./session-base.js";
+import { authLoginAnswer, authPlainLine, chooseMechanism } from "./secure.js";
+import { Dialogue, State } from "./state.js";
 import { recordReply } from "./transactions.js";
 
 const CRLF = "\r\n";
 
-export abstract class HandshakeSession extends SessionBase {
-  protected onConnect(): void {
-    const now = performance.now();
-    this.host.stats.record("connect", now - this.phaseSince);
-    this.connecting = false;
+/** What the handshake asks of its session. */
+export interface HandshakeHost {
+  readonly state: State;
+  /** When the reply being handled arrived (or the step began): the phase timer's start. */
+  readonly phaseSince: number;
+  /** The connection is encrypted (implicit TLS, or STARTTLS done). */
+  readonly encrypted: boolean;
+  enter(state: State): void;
+  /** Writes one command and expects its reply; `shown` replaces it in the -v trace. */
+  command(line: string, kind: Expect, slot: number, shown?: string): void;
+  /** Waits for a reply without sending anything (the banner). */
+  expect(kind: Expect): void;
+  /** Keep each reply's text (EHLO keywords) or only what the trace needs. */
+  captureText(on: boolean): void;
+  /** STARTTLS's 220 came: drop what was read before it and start TLS over the socket. */
+  startTls(): void;
+  /** Sends QUIT and moves to `as` (Quitting, or Refusing when no work was possible). */
+  quit(as: State): void;
+  /** Ends the connection now; the reply that ended it is already counted, in `row`. */
+  closeNow(row: ErrorRow): void;
+  /** This connection's ordinal in the run, for where an error first came. */
+  readonly connection: number;
+  /** The handshake is done: transactions may start. */
+  ready(caps: Capabilities, dialogue: Dialogue): void;
+}
+
+export class Handshake {
+  private connectedAt = 0;
+  private tlsStartedAt = 0;
+  private ehloSentAt = 0;
+  private authSentAt = 0;
+  /** When the 220 banner came (performance.now()); 0 before it. */
+  private bannerAt = 0;
+  /** What EHLO offered, kept across the AUTH exchange. */
+  private caps: Capabilities = NO_CAPABILITIES;
+
+  constructor(
+    private readonly session: HandshakeHost,
+    private readonly config: SessionOptions,
+    private readonly stats: RunStats,
+  ) {}
+
+  /** Reached a 220 banner. */
+  get established(): boolean {
+    return this.bannerAt > 0;
+  }
+
+  /** The socket connected (TCP, or TCP before an implicit-TLS handshake). */
+  connected(now: number): void {
     this.connectedAt = now;
-    this.phaseSince = now;
-    if (this.host.config.tls === "implicit") {
-      this.handshaking = true; // the banner comes after the handshake
-      this.tlsStartedAt = now;
+    if (this.config.tls === "implicit") {
+      this.tlsStartedAt = now; // the banner comes after the handshake
+      this.session.enter(State.Tls);
       return;
     }
     // Nothing is sent before the banner: the client speaks once it has the 220 greeting
     // (RFC 5321 §3.1, §4.3.2).
-    this.pending.push(Expect.Banner, 0);
+    this.session.enter(State.Banner);
+    this.session.expect(Expect.Banner);
   }
 
-  /** The TLS handshake finished: implicit TLS waits for the banner, STARTTLS says EHLO again. */
-  protected onSecure(): void {
-    const now = performance.now();
-    this.host.stats.record("tls", now - this.tlsStartedAt);
-    this.handshaking = false;
-    this.tlsDone = true;
-    this.phaseSince = now;
-    if (this.host.trace && this.id === 0) {
-      const s = this.socket as tls.TLSSocket;
-      this.host.trace(`= TLS ${s.getProtocol()} ${s.getCipher()?.name ?? ""}`);
-    }
-    if (this.host.config.tls === "implicit") {
+  /** A TLS handshake finished: implicit TLS waits for the banner, STARTTLS says EHLO again. */
+  secured(now: number): void {
+    this.stats.record("tls", now - this.tlsStartedAt);
+    if (this.config.tls === "implicit") {
       this.connectedAt = now;
-      this.pending.push(Expect.Banner, 0);
+      this.session.enter(State.Banner);
+      this.session.expect(Expect.Banner);
       return;
     }
     // RFC 3207 §4.2: forget what EHLO said before the handshake and ask again.
-    this.caps = NO_CAPABILITIES;
     this.greet(now);
   }
 
-  protected greet(now: number): void {
-    this.parser.captureText = true;
-    this.ehloSentAt = now;
-    // RFC 2033 §4.1: LMTP greets with LHLO; its reply is read like EHLO's.
-    const verb = this.host.config.lmtp ? "LHLO" : "EHLO";
-    this.command(`${verb} ${this.host.config.helo}${CRLF}`, Expect.Ehlo, 0);
+  /** A reply to a handshake step: the banner, EHLO/HELO, STARTTLS or AUTH. */
+  onReply(kind: Expect, code: number, lines: string[] | null): void {
+    switch (kind) {
+      case Expect.Banner:
+        this.onBanner(code, lines);
+        return;
+      case Expect.Ehlo:
+      case Expect.Helo:
+        this.onGreeting(kind, code, lines);
+        return;
+      default:
+        this.onSecureStep(kind, code, lines);
+    }
   }
 
-  protected onBanner(code: number, lines: string[] | null): void {
-    const now = this.phaseSince;
-    this.host.stats.record("banner", now - this.connectedAt);
+  private greet(now: number): void {
+    this.session.captureText(true);
+    this.ehloSentAt = now;
+    this.session.enter(State.Greeting);
+    // RFC 2033 §4.1: LMTP greets with LHLO; its reply is read like EHLO's.
+    const verb = this.config.lmtp ? "LHLO" : "EHLO";
+    this.session.command(`${verb} ${this.config.helo}${CRLF}`, Expect.Ehlo, 0);
+  }
+
+  private onBanner(code: number, lines: string[] | null): void {
+    const now = this.session.phaseSince;
+    this.stats.record("banner", now - this.connectedAt);
     if (code !== 220) {
       // 554 (or anything else) instead of 220: no service here (RFC 5321 §3.1).
-      this.closeNow(recordReply(this.host.stats, code, lines, "banner", this.connection));
+      this.session.closeNow(
+        recordReply(this.stats, code, lines, "banner", this.session.connection),
+      );
       return;
     }
-    this.established = true;
-    this.host.stats.connectionEstablished();
+    this.bannerAt = now;
+    this.stats.connectionEstablished();
     this.greet(now);
   }
 
-  protected onGreeting(kind: Expect, code: number, lines: string[] | null): void {
-    this.parser.captureText = this.host.trace !== null;
+  private onGreeting(kind: Expect, code: number, lines: string[] | null): void {
+    this.session.captureText(false);
     if (code === 250) {
-      this.host.stats.record("ehlo", this.phaseSince - this.ehloSentAt);
-      this.caps = kind === Expect.Ehlo && lines ? parseCapabilities(lines) : NO_CAPABILITIES;
-      this.pipelined = this.caps.pipelining && this.host.config.pipelining === "auto";
-      this.chunked = this.pipelined && this.caps.chunking && this.host.config.chunking;
-      this.secureOrStart();
+      this.stats.record("ehlo", this.session.phaseSince - this.ehloSentAt);
+      const caps = kind === Expect.Ehlo && lines ? parseCapabilities(lines) : NO_CAPABILITIES;
+      this.secureOrStart(caps);
       return;
     }
-    if (kind === Expect.Ehlo && code >= 500 && !this.host.config.lmtp) {
+    if (kind === Expect.Ehlo && code >= 500 && !this.config.lmtp) {
       // RFC 5321 §4.1.4: a server that does not know EHLO still knows HELO.
-      this.parser.captureText = true;
-      this.command(`HELO ${this.host.config.helo}${CRLF}`, Expect.Helo, 0);
+      this.session.captureText(true);
+      this.session.command(`HELO ${this.config.helo}${CRLF}`, Expect.Helo, 0);
       return;
     }
-    recordReply(this.host.stats, code, lines, PHASE_OF[kind], this.connection);
-    this.greetingRefused = true;
-    this.quit();
+    recordReply(this.stats, code, lines, PHASE_OF[kind], this.session.connection);
+    this.session.quit(State.Refusing);
   }
 
   /** After EHLO: STARTTLS, then AUTH, when the run asks for them; then the transactions. */
-  protected secureOrStart(): void {
-    const { config } = this.host;
-    if (config.tls === "starttls" && !this.tlsDone) {
-      if (this.caps.starttls) this.command(`STARTTLS${CRLF}`, Expect.StartTls, 0);
-      else this.refuse("starttls", "STARTTLS not offered by the server");
+  private secureOrStart(caps: Capabilities): void {
+    const { config, session } = this;
+    if (config.tls === "starttls" && !session.encrypted) {
+      if (!caps.starttls) {
+        this.refuse("starttls", "STARTTLS not offered by the server");
+        return;
+      }
+      session.enter(State.StartTls);
+      session.command(`STARTTLS${CRLF}`, Expect.StartTls, 0);
       return;
     }
-    if (config.auth && !this.authDone) {
-      const mechanism = chooseMechanism(config, this.caps);
+    if (config.auth) {
+      const mechanism = chooseMechanism(config, caps);
       if (!mechanism) {
-        const offered = this.caps.auth.join(" ") || "none";
+        const offered = caps.auth.join(" ") || "none";
         this.refuse("auth", `no AUTH mechanism to use (offered: ${offered})`);
         return;
       }
       this.authSentAt = performance.now();
+      session.enter(State.Auth);
       if (mechanism === "PLAIN") {
-        this.command(
-          authPlainLine(config.auth.user, config.auth.pass),
-          Expect.Auth,
-          0,
-          "AUTH PLAIN ****",
-        );
+        const line = authPlainLine(config.auth.user, config.auth.pass);
+        session.command(line, Expect.Auth, 0, "AUTH PLAIN ****");
       } else {
-        this.command(`AUTH LOGIN${CRLF}`, Expect.AuthUser, 0);
+        session.command(`AUTH LOGIN${CRLF}`, Expect.AuthUser, 0);
       }
+      this.caps = caps;
       return;
     }
-    this.nextStep();
+    this.ready(caps);
+  }
+
+  private ready(caps: Capabilities): void {
+    const pipelined = caps.pipelining && this.config.pipelining === "auto";
+    const chunked = pipelined && caps.chunking && this.config.chunking;
+    const dialogue = chunked
+      ? Dialogue.Chunked
+      : pipelined
+        ? Dialogue.Pipelined
+        : Dialogue.LockStep;
+    this.session.ready(caps, dialogue);
   }
 
   /** Replies to STARTTLS and to the AUTH exchange. */
-  protected onSecureStep(kind: Expect, code: number, lines: string[] | null): void {
+  private onSecureStep(kind: Expect, code: number, lines: string[] | null): void {
+    const { session } = this;
     if (code >= 400) {
-      recordReply(this.host.stats, code, lines, PHASE_OF[kind], this.connection);
-      this.greetingRefused = true;
-      this.quit();
+      recordReply(this.stats, code, lines, PHASE_OF[kind], session.connection);
+      session.quit(State.Refusing);
       return;
     }
-    const auth = this.host.config.auth!;
+    const auth = this.config.auth!;
     switch (kind) {
       case Expect.StartTls:
-        // RFC 3207 §5: nothing the server sent before the handshake may be acted on.
-        this.parser.reset();
-        this.handshaking = true;
-        this.tlsStartedAt = this.phaseSince;
-        this.socket = upgradeToTls(this.socket, this.host.config, this.onBytes);
-        this.socket.on("secureConnect", () => this.onSecure());
-        this.socket.on("error", (err: NodeJS.ErrnoException) => this.onSocketError(err));
-        this.socket.on("close", () => this.onClose());
+        this.tlsStartedAt = session.phaseSince;
+        session.enter(State.Tls);
+        session.startTls();
         return;
       case Expect.AuthUser:
-        this.command(authLoginAnswer(auth.user), Expect.AuthPassword, 0, "****");
+        session.command(authLoginAnswer(auth.user), Expect.AuthPassword, 0, "****");
         return;
       case Expect.AuthPassword:
-        this.command(authLoginAnswer(auth.pass), Expect.Auth, 0, "****");
+        session.command(authLoginAnswer(auth.pass), Expect.Auth, 0, "****");
         return;
       case Expect.Auth:
-        this.host.stats.record("auth", this.phaseSince - this.authSentAt);
-        this.authDone = true;
-        this.nextStep();
+        this.stats.record("auth", session.phaseSince - this.authSentAt);
+        this.ready(this.caps);
     }
   }
 
   /** The server cannot give what the run requires: counted under `phase`, then QUIT. */
-  protected refuse(phase: Phase, text: string): void {
-    this.host.stats.failure("unsupported", phase, text, 1, this.connection);
-    this.greetingRefused = true;
-    this.quit();
+  private refuse(phase: Phase, text: string): void {
+    this.stats.failure("unsupported", phase, text, 1, this.session.connection);
+    this.session.quit(State.Refusing);
   }
-
-  /** Starts the next transaction (or QUIT) once the handshake is done. */
-  protected abstract nextStep(): void;
 }

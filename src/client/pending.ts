@@ -122,3 +122,28 @@ export function replyFits(kind: Expect, code: number): boolean {
       return code >= 250 && code < 300;
   }
 }
+
+/**
+ * Why a reply cannot answer the command it lines up with, or null: a positive reply that does
+ * not fit (replyFits), or a 2xx whose enhanced status code is an address status (X.1.Y,
+ * RFC 3463: what MAIL and RCPT get) where the final reply to a message (or RSET's) is due: the server
+ * skipped or delayed that reply, and what arrives is the next MAIL's. `subject`: the reply's
+ * enhanced-code subject, -1 when it has none. LMTP's per-recipient replies after the data may
+ * carry 2.1.5 (RFC 2033 §4.2), so they are not held to it.
+ */
+export function replyMismatch(
+  kind: Expect,
+  code: number,
+  subject: number,
+  lmtp: boolean,
+): string | null {
+  if (code >= 400) return null;
+  if (!replyFits(kind, code)) return `reply ${code} does not answer ${PHASE_OF[kind]}`;
+  // RSET gets 2.0.0; with BDAT it follows a transaction still in flight, whose skipped final
+  // reply would shift the next MAIL's 2.1.0 onto it.
+  const final = kind === Expect.Dot || kind === Expect.Bdat || kind === Expect.Rset;
+  if (final && subject === 1 && !lmtp) {
+    return `reply ${code} with an address status (X.1.Y) cannot answer ${PHASE_OF[kind]}`;
+  }
+  return null;
+}

@@ -5,6 +5,7 @@
  * against Postfix's smtpd_hard_error_limit).
  */
 import type net from "node:net";
+import type { Phase } from "../smtp/phases.js";
 import { enhancedCode, ReplyParser } from "../smtp/reply-parser.js";
 import { openTransport, type TlsSettings, upgradeToTls } from "./secure.js";
 import { transportFailure } from "./transport.js";
@@ -36,6 +37,8 @@ export class ProbeConnection {
   private queued: ProbeReply[] = [];
   private ended: ProbeReply | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /** How far the connection got: connect, the TLS handshake (implicit TLS), then the banner. */
+  private reached: "connect" | "tls" | "banner" = "connect";
 
   private constructor(
     private socket: net.Socket,
@@ -61,12 +64,25 @@ export class ProbeConnection {
   static async open(
     settings: TlsSettings,
     timeoutMs: number,
-  ): Promise<{ connection: ProbeConnection; banner: ProbeReply }> {
+  ): Promise<{ connection: ProbeConnection; banner: ProbeReply; phase: Phase }> {
     let connection: ProbeConnection | null = null;
     const socket = openTransport(settings, (chunk) => connection?.parser.push(chunk));
-    connection = new ProbeConnection(socket, timeoutMs);
-    const banner = await connection.next();
-    return { connection, banner };
+    const opened = new ProbeConnection(socket, timeoutMs);
+    connection = opened;
+    const implicit = settings.tls === "implicit";
+    socket.once("connect", () => {
+      opened.reached = implicit ? "tls" : "banner";
+    });
+    if (implicit) {
+      socket.once("secureConnect", () => {
+        opened.reached = "banner";
+      });
+    }
+    const banner = await opened.next();
+    // A reply, or a failure once connected (a banner timeout, an over-long banner), is the
+    // banner's; a failure before is the connect's (or the TLS handshake's).
+    const phase: Phase = banner.code !== 0 ? "banner" : opened.reached;
+    return { connection: opened, banner, phase };
   }
 
   /**

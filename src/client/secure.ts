@@ -5,10 +5,11 @@
  */
 import type net from "node:net";
 import tls from "node:tls";
-import type { Target } from "../config/parse.js";
-import type { SecuritySettings } from "../config/run-config.js";
 import type { Capabilities } from "../smtp/capabilities.js";
+import type { Endpoint, SecurityOptions, TlsSettings } from "./options.js";
 import { openConnection } from "./transport.js";
+
+export type { TlsSettings } from "./options.js";
 
 /**
  * The connection a session starts with. Plain sessions read through the shared buffer; sessions
@@ -35,12 +36,9 @@ export function openTransport(
   return socket;
 }
 
-function tcpOrPath(target: Target): { host?: string; port?: number; path?: string } {
+function tcpOrPath(target: Endpoint): { host?: string; port?: number; path?: string } {
   return target.kind === "unix" ? { path: target.path } : { host: target.host, port: target.port };
 }
-
-/** What TLS needs to know: the settings, and the target for SNI. */
-export type TlsSettings = SecuritySettings & { readonly target: Target | null };
 
 function tlsOptions(config: TlsSettings): tls.ConnectionOptions {
   const target = config.target!;
@@ -68,10 +66,7 @@ export function upgradeToTls(
 export type AuthMechanism = "PLAIN" | "LOGIN";
 
 /** The mechanism asked for, or PLAIN when offered (one round trip), else LOGIN; null: none fits. */
-export function chooseMechanism(
-  config: SecuritySettings,
-  caps: Capabilities,
-): AuthMechanism | null {
+export function chooseMechanism(config: SecurityOptions, caps: Capabilities): AuthMechanism | null {
   const wanted = config.auth?.mechanism;
   if (wanted) return caps.auth.includes(wanted) ? wanted : null;
   if (caps.auth.includes("PLAIN")) return "PLAIN";

@@ -1,18 +1,23 @@
 /**
- * What every session shares: the connection and its lifecycle, the pending-reply ring, the
- * transaction ledger, timeouts, and how a session ends. The SMTP dialogue is layered on top:
- * handshake.ts (banner, EHLO, STARTTLS, AUTH), then session.ts (transactions).
+ * What every session shares: the connection and its lifecycle (one `state`, see state.ts), the
+ * pending-reply ring, the transaction ledger, timeouts, and how a session ends. The handshake
+ * (banner, EHLO, STARTTLS, AUTH) is a collaborator, handshake.ts; the transactions are
+ * session.ts.
  */
 import type net from "node:net";
-import type { RunConfig } from "../config/run-config.js";
-import { type MessageClass, type MessageWire, QUIT_COMMAND } from "../messages/wire.js";
+import type tls from "node:tls";
 import { type Capabilities, NO_CAPABILITIES } from "../smtp/capabilities.js";
-import { ReplyParser } from "../smtp/reply-parser.js";
+import type { Phase } from "../smtp/phases.js";
+import { QUIT_COMMAND } from "../smtp/pipelining.js";
+import { enhancedCode, ReplyParser } from "../smtp/reply-parser.js";
 import type { RunStats } from "../stats/collector.js";
 import type { Failure } from "../stats/errors.js";
-import type { ErrorRow, Phase } from "../stats/result.js";
+import type { ErrorRow } from "../stats/result.js";
+import { Handshake, type HandshakeHost } from "./handshake.js";
+import type { MessageKind, SessionMessages, SessionOptions } from "./options.js";
 import { Expect, PendingReplies, PHASE_OF } from "./pending.js";
-import { openTransport } from "./secure.js";
+import { openTransport, upgradeToTls } from "./secure.js";
+import { Dialogue, State } from "./state.js";
 import { traceWrite } from "./trace.js";
 import { type Transaction, TransactionRing, TX_SLOTS } from "./transactions.js";
 import { transportFailure } from "./transport.js";
@@ -24,57 +29,49 @@ export const NOT_YET = -2;
 
 /** What a session needs from the run that owns it. */
 export interface SessionHost {
-  readonly config: RunConfig;
-  readonly wire: MessageWire;
+  readonly config: SessionOptions;
   readonly stats: RunStats;
+  /** The messages of a session whose transaction ring has `slots` slots. */
+  messagesFor(slots: number): SessionMessages;
+  /** The class index of message `seq` (per-class counts of a message that never started). */
+  classIndexOf(seq: number): number;
   /** The next message's sequence number, NO_WORK, or NOT_YET (the open model's lull). */
   takeMessage(session: SessionBase): number;
   /** Intended start (performance.now() time) of the message takeMessage returned last. */
   readonly intendedMs: number;
   /** The session has nothing in flight and no message is due; `resume()` wakes it. */
   sessionIdle(session: SessionBase): void;
-  sessionEnded(session: SessionBase): void;
+  /**
+   * The socket closed and every message is settled. `cleanly`: the session QUIT after its work
+   * with nothing failed (it did what it was asked to do).
+   */
+  sessionEnded(session: SessionBase, cleanly: boolean): void;
   /** Prints one line of the conversation (-v), or null. */
   readonly trace: ((line: string) => void) | null;
+  /** Each state a session enters, when given (tests pin the transitions with it). */
+  readonly stateEntered?: (session: SessionBase, state: State) => void;
 }
 
-export abstract class SessionBase {
-  /** Reached a 220 banner. */
-  established = false;
-  /** Waiting for a message to become due (open model), connection open. */
-  idle = false;
-  /**
-   * The session could do no work: the server refused EHLO and HELO, STARTTLS or AUTH (or did
-   * not offer what the run requires).
-   */
-  protected greetingRefused = false;
-  /** A TLS handshake is under way (its own phase and timeout). */
-  protected handshaking = false;
-  protected tlsDone = false;
-  protected authDone = false;
-  protected tlsStartedAt = 0;
-  protected authSentAt = 0;
+export abstract class SessionBase implements HandshakeHost {
+  /** Where the session is in its life. */
+  state = State.Connecting;
   /** Transactions this session started. */
   messagesStarted = 0;
-  closed = false;
 
   protected socket: net.Socket;
   protected readonly parser: ReplyParser;
   protected readonly pending: PendingReplies;
   protected readonly txs: TransactionRing;
+  protected readonly handshake: Handshake;
   protected caps: Capabilities = NO_CAPABILITIES;
-  protected pipelined = false;
-  /** BDAT mode: whole transactions pipelined, up to config.window in flight. */
-  protected chunked = false;
+  protected dialogue = Dialogue.LockStep;
+  /** BDAT transactions written whose final reply has not come. */
   protected inFlight = 0;
   protected needRset = false;
-  protected quitSent = false;
-  protected failure = false;
-  protected connecting = true;
+  /** 4xx replies to MAIL in a row. */
+  protected mailDeferrals = 0;
   /** When the head expectation (or the connect) began: the phase timer's start. */
-  protected phaseSince: number;
-  protected connectedAt = 0;
-  protected ehloSentAt = 0;
+  phaseSince: number;
   protected quitSentAt = 0;
   protected readonly openedAt: number;
   protected waitTimer: NodeJS.Timeout | null = null;
@@ -98,8 +95,11 @@ export abstract class SessionBase {
     protected readonly host: SessionHost,
     readonly id: number,
     protected readonly preclaimed: number,
-    /** Reuse mode: QUIT after this many messages; 0: no cap. */
-    protected readonly cap: number,
+    /**
+     * Reuse mode: QUIT after this many messages; 0: no cap. Lowered to the messages started
+     * when the server names a per-session limit (onMailRefused).
+     */
+    protected cap: number,
   ) {
     this.preclaimedIntendedMs = host.intendedMs;
     const { config, stats } = host;
@@ -116,6 +116,7 @@ export abstract class SessionBase {
     this.pending = new PendingReplies(Math.max(2 * recipients + 16, chunked + 8));
     this.parser = new ReplyParser(this);
     this.parser.captureText = host.trace !== null;
+    this.handshake = new Handshake(this, config, stats);
     this.phaseSince = performance.now();
     this.openedAt = this.phaseSince;
     stats.touch(performance.timeOrigin + this.phaseSince);
@@ -125,8 +126,7 @@ export abstract class SessionBase {
     this.socket = openTransport(config, this.onBytes, local);
     this.socket.on("connect", () => this.onConnect());
     if (config.tls === "implicit") this.socket.on("secureConnect", () => this.onSecure());
-    this.socket.on("error", (err: NodeJS.ErrnoException) => this.onSocketError(err));
-    this.socket.on("close", () => this.onClose());
+    this.listen();
   }
 
   protected readonly onBytes = (chunk: Buffer): void => {
@@ -134,32 +134,68 @@ export abstract class SessionBase {
     this.parser.push(chunk);
   };
 
+  private listen(): void {
+    this.socket.on("error", (err: NodeJS.ErrnoException) => this.onSocketError(err));
+    this.socket.on("close", () => this.onClose());
+  }
+
+  /** The phase a reply, failure or timeout now is counted under, from the state. */
+  phase(): Phase {
+    switch (this.state) {
+      case State.Connecting:
+        return "connect";
+      case State.Tls:
+        return "tls";
+    }
+    if (this.pending.count > 0) return PHASE_OF[this.pending.headKind];
+    // QUIT answered: whatever comes now comes after it.
+    if (this.state === State.Quitting || this.state === State.Refusing) return "quit";
+    return this.handshake.established ? "mail" : "banner";
+  }
+
   /** Called by the run's sweeper; a reached timeout is a counted outcome of its phase. */
   checkTimeout(now: number): void {
-    if (this.closed) return;
+    const { state } = this;
+    if (state >= State.Failed) return;
+    const waiting = state === State.Connecting || state === State.Tls || this.pending.count > 0;
+    if (!waiting) return;
+    const phase = this.phase();
     const { timeouts } = this.host.config;
-    let phase: Phase;
-    if (this.connecting) phase = "connect";
-    else if (this.handshaking) phase = "tls";
-    else if (this.pending.count > 0) phase = PHASE_OF[this.pending.headKind];
-    else return;
     if (now - this.phaseSince <= timeouts[phase]) return;
     this.abort("timeout", phase, `no reply within ${timeouts[phase]} ms`);
   }
 
-  /** Ends the session now; in-flight messages are settled as failed when the socket closes. */
+  /**
+   * Ends the session now (a hard stop); in-flight messages are settled as failed when the
+   * socket closes. Unless it was done anyway (QUIT sent, nothing else in flight), that is a
+   * `local` failure: the client cut it, not the server.
+   */
   stop(): void {
     if (this.waitTimer) clearTimeout(this.waitTimer);
+    if (this.state < State.Failed && !this.orderly()) {
+      this.host.stats.failure("local", this.phase(), "session cut by the client (stop)");
+      this.enter(State.Stopped);
+    }
     this.socket.destroy();
   }
 
-  onProtocolError(reason: string): void {
-    this.abort("protocol", this.currentPhase(), reason);
+  /** QUIT sent, and nothing but its reply in flight. */
+  private orderly(): boolean {
+    const quitSent = this.state === State.Quitting || this.state === State.Refusing;
+    return quitSent && this.pending.count <= 1 && this.txs.openCount() === 0;
   }
 
-  /** The session ended with QUIT and no failure: it did what it was asked to do. */
-  get endedCleanly(): boolean {
-    return this.quitSent && !this.failure && !this.greetingRefused;
+  onProtocolError(reason: string): void {
+    this.abort("protocol", this.phase(), reason);
+  }
+
+  enter(state: State): void {
+    this.state = state;
+    this.host.stateEntered?.(this, state);
+  }
+
+  get encrypted(): boolean {
+    return (this.socket as tls.TLSSocket).encrypted === true;
   }
 
   /** The next message for this session, NO_WORK when its share is done, or NOT_YET. */
@@ -171,17 +207,45 @@ export abstract class SessionBase {
     return this.host.takeMessage(this);
   }
 
+  /**
+   * Reuse mode: a 4xx to MAIL that names a per-session limit (OpenSMTPD's `452 4.5.3 Too many
+   * messages sent` after 100 messages, kept for every later MAIL of the session), or
+   * --reconnect-after-deferrals of them in a row, ends the session after what is in flight, so
+   * that a new connection takes over the remaining work; counted once per session.
+   */
+  protected onMailRefused(code: number, lines: string[] | null): void {
+    if (code < 400 || code >= 500) {
+      this.mailDeferrals = 0;
+      return;
+    }
+    this.mailDeferrals++;
+    const { mode, reconnectAfterDeferrals } = this.host.config;
+    if (mode !== "reuse" || (this.cap > 0 && this.messagesStarted >= this.cap)) return;
+    const inARow = reconnectAfterDeferrals > 0 && this.mailDeferrals >= reconnectAfterDeferrals;
+    if (!inARow && !namesSessionLimit(lines)) return;
+    this.cap = this.messagesStarted;
+    this.host.stats.reconnectWanted();
+  }
+
   /** `now`: performance.now() when the caller has just read it. */
-  protected newTransaction(seq: number, kind: MessageClass, now: number): Transaction {
+  protected newTransaction(seq: number, kind: MessageKind, now: number): Transaction {
     const intended = this.preclaimed >= 0 ? this.preclaimedIntendedMs : this.host.intendedMs;
     this.messagesStarted++;
     return this.txs.start(seq, kind, now, intended);
   }
 
   /** Writes one command; `shown` replaces it in the -v trace (credentials). */
-  protected command(line: string, kind: Expect, slot: number, shown?: string): void {
+  command(line: string, kind: Expect, slot: number, shown?: string): void {
     this.write(Buffer.from(line, "latin1"), shown);
     this.pending.push(kind, slot);
+  }
+
+  expect(kind: Expect): void {
+    this.pending.push(kind, 0);
+  }
+
+  captureText(on: boolean): void {
+    this.parser.captureText = on || this.host.trace !== null;
   }
 
   protected write(buf: Buffer, shown?: string): void {
@@ -192,32 +256,33 @@ export abstract class SessionBase {
     this.socket.write(buf);
   }
 
-  protected quit(): void {
-    if (this.quitSent) return;
-    this.quitSent = true;
+  quit(as = State.Quitting): void {
+    if (this.state >= State.Quitting) return;
+    this.enter(as);
     this.quitSentAt = performance.now();
     this.write(QUIT_COMMAND);
     this.pending.push(Expect.Quit, 0);
   }
 
-  protected currentPhase(): Phase {
-    if (this.connecting) return "connect";
-    if (this.handshaking) return "tls";
-    if (this.pending.count > 0) return PHASE_OF[this.pending.headKind];
-    return this.established ? "mail" : "banner";
+  startTls(): void {
+    // RFC 3207 §5: nothing the server sent before the handshake may be acted on.
+    this.parser.reset();
+    this.socket = upgradeToTls(this.socket, this.host.config, this.onBytes);
+    this.socket.on("secureConnect", () => this.onSecure());
+    this.listen();
   }
 
   /** Counts a failure without a reply (timeout, protocol error) and closes the connection. */
   protected abort(failure: Failure, phase: Phase, text: string): void {
-    if (this.failure || this.closed) return;
-    this.failure = true;
+    if (this.state >= State.Failed) return;
+    this.enter(State.Failed);
     this.endingRow = this.countFailure(failure, phase, text);
     this.socket.destroy();
   }
 
   /** Ends the session on a reply that is already counted, in `row` (a 421, a refused banner). */
-  protected closeNow(row: ErrorRow): void {
-    this.failure = true;
+  closeNow(row: ErrorRow): void {
+    this.enter(State.Failed);
     this.endingRow = row;
     this.socket.destroy();
   }
@@ -229,48 +294,73 @@ export abstract class SessionBase {
   }
 
   protected onSocketError(err: NodeJS.ErrnoException): void {
-    if (this.failure) return;
-    this.failure = true;
-    this.endingRow = this.countFailure(
-      transportFailure(err.code),
-      this.currentPhase(),
-      err.message,
-    );
+    if (this.state >= State.Failed) return;
+    const phase = this.phase();
+    this.enter(State.Failed);
+    this.endingRow = this.countFailure(transportFailure(err.code), phase, err.message);
   }
 
-  protected onClose(): void {
-    if (this.closed) return;
-    this.closed = true;
+  /** The socket connected (TCP, or TCP before an implicit-TLS handshake). */
+  private onConnect(): void {
+    const now = performance.now();
+    this.host.stats.record("connect", now - this.phaseSince);
+    this.phaseSince = now;
+    this.handshake.connected(now);
+  }
+
+  /** A TLS handshake finished. */
+  private onSecure(): void {
+    const now = performance.now();
+    this.phaseSince = now;
+    if (this.host.trace && this.id === 0) {
+      const s = this.socket as tls.TLSSocket;
+      this.host.trace(`= TLS ${s.getProtocol()} ${s.getCipher()?.name ?? ""}`);
+    }
+    this.handshake.secured(now);
+  }
+
+  private onClose(): void {
+    if (this.state === State.Closed) return;
     if (this.waitTimer) clearTimeout(this.waitTimer);
     const { stats } = this.host;
-    const orderly = this.quitSent && this.pending.count <= 1 && this.txs.openCount() === 0;
-    if (!orderly && !this.failure) {
+    if (!this.orderly() && this.state < State.Failed) {
       const text = "connection closed by the server";
-      this.endingRow = this.countFailure("closed", this.currentPhase(), text);
+      this.endingRow = this.countFailure("closed", this.phase(), text);
     }
+    const cleanly = this.state === State.Quitting;
     const now = performance.now();
     let lost = this.txs.failOpen(now);
     if (this.preclaimed >= 0 && this.messagesStarted === 0) {
       // Per-message mode: the connection failed before its message could start.
-      stats.messagesFailedToStart(this.host.wire.classOf(this.preclaimed).index);
+      stats.messagesFailedToStart(this.host.classIndexOf(this.preclaimed));
       lost++;
     }
     // The ending failure's row counts one lost message; those pipelined behind it get theirs.
     if (this.endingRow && lost > 1) stats.lostWithSession(this.endingRow, lost - 1);
     stats.connectionClosed();
-    if (!this.established) stats.connectionRefused();
+    // A session the client cut before the banner was not refused by anyone.
+    const stopped = this.state === State.Stopped;
+    if (!this.handshake.established && !stopped) stats.connectionRefused();
     else stats.record("session", now - this.openedAt);
     this.pending.clear();
+    this.enter(State.Closed);
     stats.touch(performance.timeOrigin + now);
-    this.host.sessionEnded(this);
+    this.host.sessionEnded(this, cleanly);
   }
 
-  /** The socket connected (TCP, or TCP before an implicit-TLS handshake). */
-  protected abstract onConnect(): void;
-
-  /** A TLS handshake finished. */
-  protected abstract onSecure(): void;
+  /** The handshake is done: transactions may start. */
+  abstract ready(caps: Capabilities, dialogue: Dialogue): void;
 
   /** One complete reply (the reply parser's handler). */
   abstract onReply(code: number, lines: string[] | null): void;
+}
+
+/**
+ * A MAIL reply that names a limit of the session rather than of the message or the sender:
+ * RFC 3463 X.5.3 ("too many recipients" at RCPT, "too many messages" at MAIL in OpenSMTPD).
+ */
+export function namesSessionLimit(lines: string[] | null): boolean {
+  const first = lines?.[0] ?? "";
+  if (enhancedCode(first) === "4.5.3") return true;
+  return /too many messages/i.test((lines ?? []).join(" "));
 }

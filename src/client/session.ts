@@ -9,25 +9,26 @@
  * Every message a session takes is settled exactly once: accepted, rejected or failed.
  */
 
-import { MessageFactory } from "../messages/factory.js";
-import { After, Before } from "../messages/wire.js";
+import type { Capabilities } from "../smtp/capabilities.js";
 import { END_OF_DATA } from "../smtp/message.js";
-import { HandshakeSession } from "./handshake.js";
-import { Expect, PHASE_OF, replyFits } from "./pending.js";
-import { NO_WORK, NOT_YET } from "./session-base.js";
+import { After, Before } from "../smtp/pipelining.js";
+import { Expect, PHASE_OF, replyMismatch } from "./pending.js";
+import { NO_WORK, NOT_YET, SessionBase } from "./session-base.js";
+import { Dialogue, State } from "./state.js";
 import { traceReply } from "./trace.js";
 import { recordReply, type Transaction, Verdict } from "./transactions.js";
 
 export { NO_WORK, NOT_YET, type SessionHost } from "./session-base.js";
+export { State } from "./state.js";
 
 const CRLF = "\r\n";
 
-export class Session extends HandshakeSession {
+export class Session extends SessionBase {
   /** The messages in the transaction ring's slots, and the bytes each step writes. */
-  private readonly messages = new MessageFactory(this.host.wire, this.txs.slots.length);
+  private readonly messages = this.host.messagesFor(this.txs.slots.length);
 
   onReply(code: number, lines: string[] | null): void {
-    if (this.failure) return; // the connection is being torn down; later bytes are moot
+    if (this.state >= State.Failed) return; // the outcome is counted; later bytes are moot
     if (this.host.trace && this.id === 0) traceReply(this.host.trace, code, lines);
     if (this.pending.count === 0) {
       this.onProtocolError(`unexpected reply ${code} with no command in flight`);
@@ -37,10 +38,15 @@ export class Session extends HandshakeSession {
     const slot = this.pending.headSlot;
     this.pending.shift();
     this.phaseSince = this.readAt;
-    if (code < 400 && !replyFits(kind, code)) {
-      this.abort("protocol", PHASE_OF[kind], `reply ${code} does not answer ${PHASE_OF[kind]}`);
+    const lmtp = this.host.config.lmtp;
+    const mismatch = replyMismatch(kind, code, this.parser.enhancedSubject, lmtp);
+    if (mismatch !== null) {
+      // Out of step: the message held for confirmation stays open and fails with the session.
+      this.abort("protocol", PHASE_OF[kind], mismatch);
       return;
     }
+    const confirms = kind === Expect.Data || kind === Expect.Rset || kind === Expect.Quit;
+    if (confirms || code === 421) this.txs.confirmHeld();
     if (code === 421) {
       // RFC 5321 §3.8: the server is closing the channel; whatever is in flight is lost.
       const message = this.txs.oldestOpen();
@@ -49,55 +55,66 @@ export class Session extends HandshakeSession {
       );
       return;
     }
+    this.dispatch(kind, slot, code, lines);
+  }
+
+  /** Hands a reply to the step that awaits it: a transaction's, QUIT's, or the handshake's. */
+  private dispatch(kind: Expect, slot: number, code: number, lines: string[] | null): void {
+    const tx = this.txs.slots[slot];
     switch (kind) {
-      case Expect.Banner:
-        this.onBanner(code, lines);
-        break;
-      case Expect.Ehlo:
-      case Expect.Helo:
-        this.onGreeting(kind, code, lines);
-        break;
       case Expect.Mail:
-        this.onMail(this.txs.slots[slot], code, lines);
-        break;
+        this.onMail(tx, code, lines);
+        return;
       case Expect.Rcpt:
-        this.onRcpt(this.txs.slots[slot], code, lines);
-        break;
+        this.onRcpt(tx, code, lines);
+        return;
       case Expect.Data:
-        this.onData(this.txs.slots[slot], code, lines);
-        break;
+        this.onData(tx, code, lines);
+        return;
       case Expect.Dot:
-        this.onDot(this.txs.slots[slot], code, lines);
-        break;
+        this.onDot(tx, code, lines);
+        return;
+      case Expect.Bdat:
+        this.onBdat(tx, code, lines);
+        return;
       case Expect.Rset:
         if (code >= 400) recordReply(this.host.stats, code, lines, "rset", this.connection);
         if (!this.pipelined) this.nextStep();
-        break;
-      case Expect.Bdat:
-        this.onBdat(this.txs.slots[slot], code, lines);
-        break;
-      case Expect.StartTls:
-      case Expect.Auth:
-      case Expect.AuthUser:
-      case Expect.AuthPassword:
-        this.onSecureStep(kind, code, lines);
-        break;
+        return;
       case Expect.Quit:
         this.host.stats.record("quit", this.phaseSince - this.quitSentAt);
         // RFC 5321 §4.1.1.10: after 221 the session is over; closing now rather than waiting
         // for the server's FIN frees the slot for its next connection one event sooner.
         this.socket.destroy();
-        break;
+        return;
+      default:
+        this.handshake.onReply(kind, code, lines);
     }
+  }
+
+  /** Commands travel in groups (RFC 2920), with DATA or BDAT. */
+  private get pipelined(): boolean {
+    return this.dialogue !== Dialogue.LockStep;
+  }
+
+  ready(caps: Capabilities, dialogue: Dialogue): void {
+    this.caps = caps;
+    this.dialogue = dialogue;
+    this.enter(State.Ready);
+    this.nextStep();
   }
 
   private onMail(tx: Transaction, code: number, lines: string[] | null): void {
     if (code < 300) {
+      this.mailDeferrals = 0;
+      tx.mailAccepted = true;
       if (!this.pipelined) this.command(this.messages.rcptLine(tx.slot, 0), Expect.Rcpt, tx.slot);
       return;
     }
+    // No transaction was opened, so none needs an RSET: an RSET here is a "non-mail" command,
+    // and Exim drops a session after 10 of those in a row (smtp_accept_max_nonmail).
     this.txs.reject(tx, code, lines, "mail", this.phaseSince);
-    this.needRset = true;
+    this.onMailRefused(code, lines);
     if (!this.pipelined) this.afterMessage();
   }
 
@@ -115,7 +132,7 @@ export class Session extends HandshakeSession {
     const last = tx.rcptReplies === tx.recipients;
     if (last && tx.rcptOk === 0 && tx.verdict === Verdict.Open) {
       this.txs.settle(tx, "rejected", this.phaseSince);
-      this.needRset = true;
+      this.needRset = tx.mailAccepted; // the server still holds the sender (RFC 5321 §4.1.1.5)
     }
     if (this.pipelined) return;
     if (!last) this.command(this.messages.rcptLine(tx.slot, tx.rcptReplies), Expect.Rcpt, tx.slot);
@@ -137,7 +154,7 @@ export class Session extends HandshakeSession {
       return;
     }
     this.txs.reject(tx, code, lines, "data", this.phaseSince);
-    this.needRset = true;
+    this.needRset = tx.mailAccepted;
     if (this.pending.count === 0) this.afterMessage();
   }
 
@@ -147,8 +164,10 @@ export class Session extends HandshakeSession {
       code = 250; // a recipient took it; the others' refusals are counted already
     }
     if (!tx.voided) {
-      if (code < 300) this.accept(tx);
+      if (code < 300) this.acceptOrHold(tx);
       else this.txs.reject(tx, code, lines, "dot", this.phaseSince);
+    } else {
+      this.needRset = false; // the empty message's dot ended the transaction
     }
     if (this.pending.count === 0) this.afterMessage();
   }
@@ -176,19 +195,26 @@ export class Session extends HandshakeSession {
     return this.host.config.lmtp && !tx.voided ? tx.rcptOk : 1;
   }
 
-  /** The final reply took the message: its latencies (intended and actual start) and verdict. */
-  private accept(tx: Transaction): void {
-    const latency = this.phaseSince - tx.intendedMs;
-    this.host.stats.record("transaction", latency);
-    this.host.stats.record("transactionUncorrected", this.phaseSince - tx.startMs);
-    this.host.stats.recordPhase(tx.cls, "data", this.phaseSince - tx.dataSentAt);
-    this.txs.settle(tx, "accepted", this.phaseSince, latency);
+  /**
+   * A 2xx final reply (the dot's, or BDAT LAST's) while the next transaction's replies are due
+   * could be the next command's reply, should the server have skipped or delayed it (RFC 2920
+   * §3.1: replies are matched by order alone): the message is held in the ring until the order
+   * is confirmed (TransactionRing.hold); a mismatch first fails it with the session.
+   */
+  private acceptOrHold(tx: Transaction): void {
+    // DATA: the next envelope (MAIL first) is due; BDAT: the next transaction (RSET first).
+    const next = this.pending.count > 0 ? this.pending.headKind : Expect.Quit;
+    if (next === Expect.Mail || next === Expect.Rset) {
+      this.txs.hold(tx, this.phaseSince);
+    } else {
+      this.txs.accept(tx, this.phaseSince);
+    }
   }
 
   /** The last transaction is done and nothing is in flight: pause (-w/-R) or go on. */
   private afterMessage(): void {
     const { waitMs, randomWait } = this.host.config;
-    if (waitMs > 0 && !this.quitSent) {
+    if (waitMs > 0 && this.state < State.Quitting) {
       const delay = randomWait ? Math.random() * waitMs : waitMs;
       this.waitTimer = setTimeout(() => {
         this.waitTimer = null;
@@ -200,9 +226,9 @@ export class Session extends HandshakeSession {
   }
 
   /** Starts the next transaction, an RSET first when one is owed, or QUIT when done. */
-  protected nextStep(): void {
-    if (this.quitSent || this.closed) return;
-    if (this.chunked) {
+  private nextStep(): void {
+    if (this.state !== State.Ready) return;
+    if (this.dialogue === Dialogue.Chunked) {
       this.fillWindow();
       return;
     }
@@ -214,7 +240,7 @@ export class Session extends HandshakeSession {
     }
     const seq = this.claim();
     if (seq === NOT_YET) {
-      this.idle = true;
+      this.enter(State.Idle);
       this.host.sessionIdle(this);
       return;
     }
@@ -227,8 +253,8 @@ export class Session extends HandshakeSession {
 
   /** Wakes an idle session: a message is due, or the run is draining (then it QUITs). */
   resume(): void {
-    if (!this.idle || this.closed) return;
-    this.idle = false;
+    if (this.state !== State.Idle) return;
+    this.enter(State.Ready);
     this.nextStep();
   }
 
@@ -268,7 +294,7 @@ export class Session extends HandshakeSession {
       const seq = this.claim();
       if (seq === NOT_YET) {
         if (this.inFlight === 0) {
-          this.idle = true;
+          this.enter(State.Idle);
           this.host.sessionIdle(this);
         }
         break;
@@ -285,6 +311,12 @@ export class Session extends HandshakeSession {
   private beginChunked(seq: number): void {
     const now = performance.now();
     const tx = this.startMessage(seq, now);
+    // RFC 3030 §2: after a refused BDAT the server's state is indeterminate, and the reply may
+    // come only after this transaction is written: Exim answers 503 to BDAT when every
+    // recipient was refused but keeps the sender, so a MAIL behind it would get "503 sender
+    // already given" while its RCPT and BDAT still deliver. An RSET in the same write ahead of
+    // every transaction that follows one still in flight costs no round trip.
+    if (this.inFlight > 0) this.needRset = true;
     this.inFlight++;
     const before = this.rsetOwed();
     tx.dataSentAt = now;
@@ -297,9 +329,10 @@ export class Session extends HandshakeSession {
   private onBdat(tx: Transaction, code: number, lines: string[] | null): void {
     this.inFlight--;
     if (tx.verdict === Verdict.Open) {
-      if (code < 300) this.accept(tx);
+      if (code < 300) this.acceptOrHold(tx);
       else this.txs.reject(tx, code, lines, "bdat", this.phaseSince);
     }
+    if (code >= 400 && tx.mailAccepted) this.needRset = true; // indeterminate (RFC 3030 §2)
     this.afterMessage();
   }
 
@@ -350,7 +383,7 @@ export class Session extends HandshakeSession {
     this.messages.written(this.socket.writableLength > 0);
     if (after === After.Quit) {
       this.quitSentAt = now;
-      this.quitSent = true;
+      this.enter(State.Quitting);
       this.pending.push(Expect.Quit, 0);
     }
   }

@@ -5,11 +5,11 @@
  * error table. The messages themselves (class, content, bytes) are the MessageFactory's.
  */
 
-import type { MessageClass } from "../messages/wire.js";
 import { enhancedCode } from "../smtp/reply-parser.js";
 import type { RunStats } from "../stats/collector.js";
 import type { MessageOutcome as Outcome } from "../stats/counts.js";
 import type { ErrorRow, Phase } from "../stats/result.js";
+import type { MessageKind as MessageClass } from "./options.js";
 
 /** Settlement states of a transaction. */
 export enum Verdict {
@@ -28,6 +28,8 @@ export interface Transaction {
   intendedMs: number;
   /** When the message content was written: the data phase's start. */
   dataSentAt: number;
+  /** When its final reply came (a held acceptance is counted at this time). */
+  finalAt: number;
   /** Message class (index into the run's classes) and its recipients. */
   cls: number;
   recipients: number;
@@ -37,6 +39,8 @@ export interface Transaction {
   dotReplies: number;
   dotOk: number;
   verdict: Verdict;
+  /** The server took its MAIL: a transaction is open there until the final reply or an RSET. */
+  mailAccepted: boolean;
   /** The 354 came although the transaction had failed: only an empty message was sent. */
   voided: boolean;
 }
@@ -50,6 +54,8 @@ export const TX_SLOTS = 4;
 export class TransactionRing {
   readonly slots: Transaction[] = [];
   private next = 0;
+  /** A message whose dot got 2xx, waiting for the order to be confirmed (hold). */
+  private held: Transaction | null = null;
 
   constructor(
     private readonly stats: RunStats,
@@ -65,6 +71,7 @@ export class TransactionRing {
         startMs: 0,
         intendedMs: 0,
         dataSentAt: 0,
+        finalAt: 0,
         cls: 0,
         recipients: 0,
         rcptReplies: 0,
@@ -72,6 +79,7 @@ export class TransactionRing {
         dotReplies: 0,
         dotOk: 0,
         verdict: Verdict.Counted,
+        mailAccepted: false,
         voided: false,
       });
     }
@@ -97,6 +105,7 @@ export class TransactionRing {
     tx.dotReplies = 0;
     tx.dotOk = 0;
     tx.verdict = Verdict.Open;
+    tx.mailAccepted = false;
     tx.voided = false;
     tx.cls = kind.index;
     tx.recipients = kind.recipients;
@@ -111,6 +120,37 @@ export class TransactionRing {
     this.stats.touch(performance.timeOrigin + atMs);
   }
 
+  /** The final reply took the message: its latencies (intended and actual start) and verdict. */
+  accept(tx: Transaction, atMs: number): void {
+    const latency = atMs - tx.intendedMs;
+    this.stats.record("transaction", latency);
+    this.stats.record("transactionUncorrected", atMs - tx.startMs);
+    this.stats.recordPhase(tx.cls, "data", atMs - tx.dataSentAt);
+    this.settle(tx, "accepted", atMs, latency);
+  }
+
+  /**
+   * A 2xx to the final dot while the next envelope's replies are due could be the next MAIL's
+   * reply, should the server have skipped or delayed the dot's (RFC 2920 §3.1: replies are
+   * matched by order alone). The message stays open, held, until a reply that only its own
+   * place in the order explains (DATA's, QUIT's, RSET's, or a 421) confirms the order; with
+   * enhanced status codes a shifted MAIL reply (X.1.Y) is caught first. If the session
+   * ends first (a mismatch, a timeout) it fails with the others: never accepted on another
+   * command's reply.
+   */
+  hold(tx: Transaction, atMs: number): void {
+    tx.finalAt = atMs;
+    this.held = tx;
+  }
+
+  /** The order is confirmed: the held message, if any, is accepted as of its final reply. */
+  confirmHeld(): void {
+    const tx = this.held;
+    if (tx === null) return;
+    this.held = null;
+    if (tx.verdict === Verdict.Open) this.accept(tx, tx.finalAt);
+  }
+
   /** Rejects an open transaction with the reply that refused it. */
   reject(tx: Transaction, code: number, lines: string[] | null, phase: Phase, atMs: number): void {
     if (tx.verdict !== Verdict.Open) return;
@@ -120,6 +160,7 @@ export class TransactionRing {
 
   /** The connection is gone: whatever is still open failed. Returns how many. */
   failOpen(atMs: number): number {
+    this.held = null;
     let failed = 0;
     for (const tx of this.slots) {
       if (tx.verdict !== Verdict.Open) continue;

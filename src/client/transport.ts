@@ -3,8 +3,8 @@
  * TLS and STARTTLS (node:tls over the same socket) slot in without touching the SMTP logic.
  */
 import net from "node:net";
-import type { Target } from "../config/parse.js";
 import type { Failure } from "../stats/errors.js";
+import type { Endpoint } from "./options.js";
 
 /**
  * One read buffer for every connection on this thread. Node reads into it and hands the bytes
@@ -19,7 +19,7 @@ const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
  * it keeps the stream interface ('data' events), which a later STARTTLS upgrade needs.
  */
 export function openConnection(
-  target: Target,
+  target: Endpoint,
   onBytes: ((chunk: Buffer) => void) | null,
   localAddress?: string,
 ): net.Socket {

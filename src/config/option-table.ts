@@ -4,9 +4,11 @@
  * help, plan keys and raw types follow from the rows (config/options.ts); rows are in help order.
  */
 import { DEFAULT_APDEX_MS } from "../stats/summarise.js";
+import { MESSAGE_OPTIONS } from "./message-options.js";
 import { defaultsOf, durationText, type OptionTable } from "./options.js";
 import { TIMEOUT_OPTIONS } from "./timeout-options.js";
 
+export { MESSAGE_OPTIONS } from "./message-options.js";
 export { TIMEOUT_OPTIONS } from "./timeout-options.js";
 
 /** What a run sends and how its sessions behave. */
@@ -117,6 +119,13 @@ export const RUN_OPTIONS = {
     group: "Run:",
     describe: "First backoff after a failed session",
     default: "100ms",
+  },
+  "reconnect-after-deferrals": {
+    kind: "text",
+    group: "Run:",
+    describe:
+      "Reuse mode: reconnect after N 4xx MAIL replies in a row (0: on a session limit only)",
+    default: 3,
   },
   duration: {
     alias: "d",
@@ -251,67 +260,6 @@ export const SECURITY_OPTIONS = {
     group: "TLS and AUTH:",
     describe: "plain or login",
     shown: "PLAIN when offered, else LOGIN",
-  },
-} as const satisfies OptionTable;
-
-/** Message sources, address lists, DSN and XVERP, and the plan file itself. */
-export const MESSAGE_OPTIONS = {
-  plan: {
-    kind: "text",
-    group: "Plan:",
-    describe: "Plan file (YAML or JSON): options, vars, classes",
-    plan: false,
-  },
-  set: {
-    kind: "list",
-    group: "Plan:",
-    describe: "Override a plan value or variable: --set rate=500 --set target=mx:25",
-    plan: false,
-  },
-  file: {
-    alias: "F",
-    kind: "text",
-    group: "Messages:",
-    describe: "Send this .eml file (bare LF normalised), like smtp-source -F",
-  },
-  eml: { kind: "text", group: "Messages:", describe: "Send the *.eml files of this directory" },
-  mbox: {
-    kind: "text",
-    group: "Messages:",
-    describe: "Replay the messages of this mbox file (mboxrd or mboxo)",
-  },
-  template: {
-    kind: "text",
-    group: "Messages:",
-    describe: "Message template with {{seq}} {{class}} {{timestamp}} {{epochMs}} {{token}}",
-  },
-  "source-order": {
-    kind: "text",
-    group: "Messages:",
-    describe: "--eml/--mbox order: sequential or random",
-    default: "sequential",
-  },
-  seed: { kind: "text", group: "Messages:", describe: "Seed of the random order, to repeat a run" },
-  "from-file": {
-    kind: "text",
-    group: "Messages:",
-    describe: "Sender addresses, one a line, used in turn",
-  },
-  "to-file": {
-    kind: "text",
-    group: "Messages:",
-    describe: "Recipient addresses, one a line, used in turn",
-  },
-  xverp: { kind: "flag", group: "Messages:", describe: "Ask for XVERP on MAIL (Postfix)" },
-  "dsn-ret": {
-    kind: "text",
-    group: "Messages:",
-    describe: "DSN RET= on MAIL: full or hdrs (RFC 3461)",
-  },
-  "dsn-notify": {
-    kind: "text",
-    group: "Messages:",
-    describe: "DSN NOTIFY= on RCPT: NEVER or SUCCESS,FAILURE,DELAY",
   },
 } as const satisfies OptionTable;
 

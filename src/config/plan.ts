@@ -6,7 +6,7 @@
  */
 
 import { readFileSync } from "node:fs";
-import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, type YAMLMap } from "yaml";
 import { camel } from "./options.js";
 import { ConfigError, parseAddress, parseCount, parseLine } from "./parse.js";
 import { parseSizes } from "./sizes.js";
@@ -69,40 +69,9 @@ export function planFromSets(sets: readonly string[]): Plan {
 
 /** Reads and checks a plan; `sets` are the `--set key=value` overrides. */
 export function loadPlan(path: string, sets: readonly string[]): Plan {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new ConfigError(
-      "--plan",
-      `cannot read "${path}" (${code}); give a YAML or JSON plan file`,
-    );
-  }
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0];
-    const at = e.linePos?.[0].line ?? 1;
-    throw new ConfigError("--plan", `${path}:${at}: ${e.message.split("\n")[0]}`);
-  }
-  const lineOf = (node: Node | null | undefined) =>
-    node?.range ? `${path}:${lines.linePos(node.range[0]).line}` : path;
-  const root = doc.contents;
-  if (!isMap(root))
-    throw new ConfigError("--plan", `${path}: the plan must be a mapping of options`);
+  const { root, lineOf } = readPlanFile(path);
   const overrides = parseSets(sets);
-  const vars: Record<string, string> = {};
-  const varsNode = root.get("vars", true);
-  if (varsNode !== undefined) {
-    if (!isMap(varsNode))
-      throw new ConfigError("--plan", `${lineOf(varsNode as Node)}: vars must be a mapping`);
-    for (const pair of varsNode.items)
-      vars[String((pair.key as Node & { value: unknown }).value)] = String(
-        (pair.value as { value?: unknown })?.value ?? "",
-      );
-  }
-  for (const [key, value] of overrides) if (key in vars) vars[key] = value;
+  const vars = planVars(root, lineOf, overrides);
   const interpolate = (value: unknown, where: string): unknown => {
     if (typeof value !== "string") return value;
     return value.replace(/\$\{([^}]*)\}/g, (_, name: string) => {
@@ -136,6 +105,55 @@ export function loadPlan(path: string, sets: readonly string[]): Plan {
   }
   const classes = classesNode ? parseClasses(classesNode, lineOf, interpolate) : [];
   return { options, classes, where };
+}
+
+type LineOf = (node: Node | null | undefined) => string;
+
+/** The plan file parsed: its top-level mapping, and "file:line" of any node in it. */
+function readPlanFile(path: string): { root: YAMLMap; lineOf: LineOf } {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new ConfigError(
+      "--plan",
+      `cannot read "${path}" (${code}); give a YAML or JSON plan file`,
+    );
+  }
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0];
+    const at = e.linePos?.[0].line ?? 1;
+    throw new ConfigError("--plan", `${path}:${at}: ${e.message.split("\n")[0]}`);
+  }
+  const lineOf: LineOf = (node) =>
+    node?.range ? `${path}:${lines.linePos(node.range[0]).line}` : path;
+  const root = doc.contents;
+  if (!isMap(root))
+    throw new ConfigError("--plan", `${path}: the plan must be a mapping of options`);
+  return { root, lineOf };
+}
+
+/** The plan's `vars`, with `--set NAME=…` overriding those it names. */
+function planVars(
+  root: YAMLMap,
+  lineOf: LineOf,
+  overrides: readonly [string, string][],
+): Record<string, string> {
+  const vars: Record<string, string> = {};
+  const varsNode = root.get("vars", true);
+  if (varsNode !== undefined) {
+    if (!isMap(varsNode))
+      throw new ConfigError("--plan", `${lineOf(varsNode as Node)}: vars must be a mapping`);
+    for (const pair of varsNode.items)
+      vars[String((pair.key as Node & { value: unknown }).value)] = String(
+        (pair.value as { value?: unknown })?.value ?? "",
+      );
+  }
+  for (const [key, value] of overrides) if (key in vars) vars[key] = value;
+  return vars;
 }
 
 function parseSets(sets: readonly string[]): [string, string][] {

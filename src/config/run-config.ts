@@ -79,6 +79,11 @@ export interface RunConfig extends SecuritySettings {
   readonly reconnectAttempts: number;
   /** First backoff after a failed session, doubled per consecutive failure up to 16×. */
   readonly reconnectDelayMs: number;
+  /**
+   * Reuse mode: 4xx replies to MAIL in a row after which a session QUITs so that a new
+   * connection takes over its work (0: only a 4xx naming a per-session limit does that).
+   */
+  readonly reconnectAfterDeferrals: number;
   /** Resolution of the result's time series, ms. */
   readonly intervalMs: number;
   /** Worker threads the sessions are spread over; 1 runs them on the main thread. */
@@ -154,16 +159,7 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
     uniqueRecipients: Boolean(raw.uniqueRecipients),
     ...parseWait(raw),
     timeouts: parseTimeouts(raw.timeout, raw.everyTimeout),
-    reconnectAttempts: parseCount(
-      "--reconnect-attempts",
-      raw.reconnectAttempts ?? DEFAULTS.reconnectAttempts,
-      1,
-      1000,
-    ),
-    reconnectDelayMs: parseDuration(
-      "--reconnect-delay",
-      raw.reconnectDelay ?? DEFAULTS.reconnectDelay,
-    ),
+    ...parseReconnect(raw),
     intervalMs: parseInterval(raw.interval),
     workers: parseCount("--workers", raw.workers ?? defaultWorkers(), 1, 256),
     verbose: Boolean(raw.verbose),
@@ -357,4 +353,26 @@ function parseSources(raw: unknown): string[] {
     out.push(part);
   }
   return out;
+}
+
+/** How reuse-mode sessions reconnect: after failures (backoff) and after deferred MAILs. */
+function parseReconnect(raw: RawRunOptions) {
+  return {
+    reconnectAttempts: parseCount(
+      "--reconnect-attempts",
+      raw.reconnectAttempts ?? DEFAULTS.reconnectAttempts,
+      1,
+      1000,
+    ),
+    reconnectDelayMs: parseDuration(
+      "--reconnect-delay",
+      raw.reconnectDelay ?? DEFAULTS.reconnectDelay,
+    ),
+    reconnectAfterDeferrals: parseCount(
+      "--reconnect-after-deferrals",
+      raw.reconnectAfterDeferrals ?? DEFAULTS.reconnectAfterDeferrals,
+      0,
+      1_000_000,
+    ),
+  };
 }

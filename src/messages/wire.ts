@@ -8,27 +8,16 @@
 import type { Capabilities } from "../smtp/capabilities.js";
 import { HeaderPlaceholderError } from "../smtp/header-slots.js";
 import { END_OF_DATA, generateBody, type HeaderFields, HeaderTemplate } from "../smtp/message.js";
+import { After, Before, QUIT_COMMAND as QUIT } from "../smtp/pipelining.js";
 import { classCycle } from "./cycle.js";
 import { loadAddressList, loadEml, loadEmlDir, loadMbox, loadTemplate } from "./index.js";
 import { type MessageSource, SourceError } from "./source.js";
 import type { MessageClassSpec, MessageOptions } from "./spec.js";
 
 const CRLF = "\r\n";
-const QUIT = Buffer.from(`QUIT${CRLF}`, "latin1");
 const RSET = `RSET${CRLF}`;
 
-/** What travels in the same write as a message body, after its final dot (RFC 2920 §3.1). */
-export enum After {
-  Nothing = 0,
-  Quit = 1,
-  Envelope = 2,
-}
-
-/** What opens an envelope group: an RSET when the last transaction failed (RFC 5321 §4.1.1.5). */
-export enum Before {
-  Nothing = 0,
-  Rset = 1,
-}
+export { After, Before } from "../smtp/pipelining.js";
 
 /** What the session's accounting needs of a message's class. */
 export interface MessageClass {

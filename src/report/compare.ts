@@ -72,7 +72,6 @@ function loadLines(runs: readonly Result[]): string[] {
 
 export function renderCompare(runs: readonly Result[], options: { color: boolean }): string {
   const paint = painter(options.color);
-  const { base, reuse } = pair(runs);
   const first = runs[0];
   const out: string[] = [
     paint.bold(`mailvolley compare → ${first.target}`) +
@@ -82,7 +81,18 @@ export function renderCompare(runs: readonly Result[], options: { color: boolean
     "",
     ...headline(runs),
     "",
+    figuresTable(runs),
+    "",
+    latencyTable(runs),
+    "",
+    'Ratios are reuse / per-message: ×0.10 means a tenth, ×10 ten times as much; "4 vs 2,000" where a ratio would not read as a number.',
   ];
+  return `${out.join("\n")}\n`;
+}
+
+/** The runs' figures side by side, each with its ratio reuse / per-message. */
+function figuresTable(runs: readonly Result[]): string {
+  const { base, reuse } = pair(runs);
   const head = ["", ...runs.map((r) => r.mode), "reuse / per-message"];
   const rows: string[][] = [head];
   const line = (label: string, pick: (r: Result) => number, show: (v: number) => string) => {
@@ -124,9 +134,15 @@ export function renderCompare(runs: readonly Result[], options: { color: boolean
   for (const c of classes) {
     line(`  ${ERROR_CLASS_LABELS[c]}`, (r) => r.errorClasses?.[c] ?? 0, count);
   }
-  const right = head.map((_, i) => i > 0);
-  out.push(table(rows, right), "");
+  return table(
+    rows,
+    head.map((_, i) => i > 0),
+  );
+}
 
+/** p50 and p99 of each phase in both runs, with their ratios. */
+function latencyTable(runs: readonly Result[]): string {
+  const { base, reuse } = pair(runs);
   const lat: string[][] = [
     ["Latency (ms)", ...runs.map((r) => `${r.mode} p50 / p99`), "p50 ratio", "p99 ratio"],
   ];
@@ -141,15 +157,8 @@ export function renderCompare(runs: readonly Result[], options: { color: boolean
       ratio(base.latency[key].p99, reuse.latency[key].p99),
     ]);
   }
-  out.push(
-    table(
-      lat,
-      lat[0].map((_, i) => i > 0),
-    ),
+  return table(
+    lat,
+    lat[0].map((_, i) => i > 0),
   );
-  out.push(
-    "",
-    'Ratios are reuse / per-message: ×0.10 means a tenth, ×10 ten times as much; "4 vs 2,000" where a ratio would not read as a number.',
-  );
-  return `${out.join("\n")}\n`;
 }

@@ -67,6 +67,16 @@ export function latencyCell(
   return l.count === 0 ? "-" : ms(l[key] ?? 0);
 }
 
+/**
+ * Which part of a run spread over machines a Result is, as --shard names it: "shard 1/3 on
+ * host-b", "3 shards merged"; "" for a run on one machine.
+ */
+export function shardText(result: Result): string {
+  if (result.shards && result.shards.length > 0) return `${result.shards.length} shards merged`;
+  const s = result.shard;
+  return s && s.count > 1 ? `shard ${s.index}/${s.count} on ${s.host}` : "";
+}
+
 /** Thousands separated by commas, so 50000 reads as 50,000. */
 export function fmt(value: number, digits = 0): string {
   return value.toLocaleString("en-US", {

@@ -22,6 +22,7 @@ import {
   ms,
   PHASE_ROWS,
   ratio,
+  shardText,
   statisticsRows,
 } from "./figures.js";
 import { chartRun } from "./html-chart-runs.js";
@@ -129,7 +130,8 @@ function runLine(r: Result): string {
   const load = r.run
     ? `<p class="run load">${esc(r.mode)} load: ${esc(r.run.load)} (mailvolley ${esc(r.run.version)}, Node.js ${esc(r.run.node)}, on ${esc(r.run.host)})</p>`
     : "";
-  return `<p class="run">${esc(r.mode)}: run ${esc(r.runId)}, started ${esc(r.startedAt)}, ${fmt(r.sessions)} sessions, ${esc(r.target)}</p>${load}`;
+  const shard = shardText(r);
+  return `<p class="run">${esc(r.mode)}: run ${esc(r.runId)}, started ${esc(r.startedAt)}, ${fmt(r.sessions)} sessions, ${esc(r.target)}${shard ? `, ${esc(shard)}` : ""}</p>${load}`;
 }
 
 function section(title: string, html: string): string {

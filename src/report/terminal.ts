@@ -14,6 +14,7 @@ import {
   latencyCell,
   ms,
   PHASE_ROWS,
+  shardText,
   statisticsRows,
   thresholdActual,
 } from "./figures.js";
@@ -31,7 +32,7 @@ export function renderSummary(result: Result, options: TerminalOptions): string 
   const paint = painter(options.color);
   const out: string[] = [
     paint.bold(`mailvolley ${result.mode} → ${result.target}`) +
-      `  (${result.sessions} sessions, run ${result.runId})`,
+      `  (${[`${result.sessions} sessions`, `run ${result.runId}`, shardText(result)].filter(Boolean).join(", ")})`,
     ...verdictLine(result, paint),
     "",
     ...overview(result, paint),
@@ -74,6 +75,7 @@ function overview(result: Result, paint: Paint): string[] {
       `opened ${fmt(c.opened)}`,
       `established ${fmt(c.established)}`,
       (c.refused ? paint.red : id)(`refused ${fmt(c.refused)}`),
+      ...(c.reconnects ? [paint.yellow(`reconnects ${fmt(c.reconnects)}`)] : []),
       `${fmt(c.perMessage, 4)} per message`,
     ]),
     row("Recipients", [

@@ -6,6 +6,7 @@
  */
 import { Session, type SessionHost } from "../client/session.js";
 import type { RunConfig } from "../config/run-config.js";
+import { MessageFactory } from "../messages/factory.js";
 import { MessageWire } from "../messages/wire.js";
 import { RunStats, type StatsSnapshot } from "../stats/collector.js";
 import { GeneratorLoadSampler, type ThreadLoad } from "../stats/generator-load.js";
@@ -204,13 +205,21 @@ class LoadRun implements SessionHost {
     this.idle.add(session);
   }
 
-  sessionEnded(session: Session): void {
+  messagesFor(slots: number): MessageFactory {
+    return new MessageFactory(this.wire, slots);
+  }
+
+  classIndexOf(seq: number): number {
+    return this.wire.classOf(seq).index;
+  }
+
+  sessionEnded(session: Session, cleanly: boolean): void {
     const slot = this.slotOf.get(session)!;
     this.slotOf.delete(session);
     this.idle.delete(session);
     slot.session = null;
     if (this.config.mode === "reuse") {
-      const worked = session.messagesStarted > 0 || session.endedCleanly;
+      const worked = session.messagesStarted > 0 || cleanly;
       slot.failures = worked ? 0 : slot.failures + 1;
       if (slot.failures > 0 && !this.hardStopped) {
         if (slot.failures >= this.config.reconnectAttempts) {

@@ -73,15 +73,21 @@ type Probe = (config: ProbeConfig, deadline: number) => Promise<Outcome>;
 async function greet(
   config: ProbeConfig,
 ): Promise<{ connection: ProbeConnection; refusal: Refusal | null }> {
-  const { connection, banner } = await ProbeConnection.open(config, config.replyTimeoutMs);
+  const opened = await ProbeConnection.open(config, config.replyTimeoutMs);
+  const { connection, banner } = opened;
   const refused = (reply: ProbeReply, phase: Phase) => {
     connection.close();
     return { connection, refusal: refusal(reply, phase) };
   };
-  if (banner.code !== 220) return refused(banner, banner.code === 0 ? "connect" : "banner");
+  if (banner.code !== 220) return refused(banner, opened.phase);
   let hello = await hail(connection, config);
   if (hello.code !== 250) return refused(hello, hello.phase);
   if (config.tls === "starttls") {
+    // As run does: a server that does not offer STARTTLS is not sent it (RFC 3207 §4).
+    if (!parseCapabilities(hello.lines).starttls) {
+      const text = "STARTTLS not offered by the server";
+      return refused({ code: 0, reply: "unsupported", enhanced: "", text, lines: [] }, "starttls");
+    }
     const started = await connection.startTls(config);
     if (started.code !== 220) {
       // A reply (or none) to STARTTLS is phase starttls; a failed handshake after its 220, tls.
@@ -163,15 +169,11 @@ const connectionRate: Probe = async (config, deadline) => {
   let allowed = 0;
   let atMs = performance.now();
   while (allowed < config.max && performance.now() < deadline) {
-    const { connection, banner } = await ProbeConnection.open(config, config.replyTimeoutMs);
+    const { connection, banner, phase } = await ProbeConnection.open(config, config.replyTimeoutMs);
     atMs = performance.now();
     if (banner.code !== 220) {
       connection.close();
-      return {
-        allowed,
-        atMs,
-        refusal: refusal(banner, banner.code === 0 ? "connect" : "banner"),
-      };
+      return { allowed, atMs, refusal: refusal(banner, phase) };
     }
     await connection.quit();
     allowed++;

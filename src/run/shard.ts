@@ -2,17 +2,19 @@
  * Splits a run's sessions and messages across worker threads and merges what they count.
  * One worker runs in-process (no thread); more use a piscina pool, one task per worker.
  */
+
 import { MessageChannel } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { RunConfig } from "../config/run-config.js";
 import type { MessageWire } from "../messages/wire.js";
-import { mergeSnapshots, summariseMerged } from "../stats/collector.js";
+import { summariseMerged } from "../stats/collector.js";
 import { RunOrdinals } from "../stats/first-errors.js";
 import {
   GeneratorLoadSampler,
   type ThreadLoad,
   workerThreadName,
 } from "../stats/generator-load.js";
+import { mergeSnapshots } from "../stats/merge-snapshots.js";
 import { mergeStartLateness } from "../stats/start-lateness.js";
 import {
   type LoadShare,

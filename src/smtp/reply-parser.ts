@@ -14,6 +14,7 @@ const CR = 13;
 const SPACE = 32;
 const HYPHEN = 45;
 const DIGIT_0 = 48;
+const DOT = 46;
 
 /**
  * RFC 5321 §4.5.3.1.5 caps a reply line at 512 octets; real servers exceed it in EHLO and error
@@ -36,6 +37,12 @@ export interface ReplyHandler {
 export class ReplyParser {
   /** Capture the text of every reply, not only of error replies (set while reading EHLO). */
   captureText = false;
+  /**
+   * The subject of the current reply's enhanced status code (RFC 3463 `class.subject.detail`,
+   * e.g. 1 for 2.1.0: addressing), read from its first line's bytes; -1 when it has none.
+   * Valid while onReply runs.
+   */
+  enhancedSubject = -1;
   private carry: Buffer | null = null;
   private code = 0;
   private lineCount = 0;
@@ -118,6 +125,7 @@ export class ReplyParser {
     }
     if (this.lineCount === 0) {
       this.code = code;
+      this.enhancedSubject = subjectAt(buf, start + 4, end, d0);
       if (this.captureText || code >= 400) this.lines = [];
     } else if (code !== this.code) {
       return this.fail("multi-line reply changes its code");
@@ -142,6 +150,24 @@ export class ReplyParser {
     this.handler.onProtocolError(reason);
     return false;
   }
+}
+
+/**
+ * The subject of an enhanced status code `class.subject.detail` at buf[at, end) whose class is
+ * the reply code's first digit, or -1. Bytes only: no string on the hot path.
+ */
+function subjectAt(buf: Buffer, at: number, end: number, cls: number): number {
+  if (end - at < 5 || buf[at] - DIGIT_0 !== cls || buf[at + 1] !== DOT) return -1;
+  let subject = 0;
+  let i = at + 2;
+  for (; i < end && i - at - 2 < 3; i++) {
+    const d = buf[i] - DIGIT_0;
+    if (d < 0 || d > 9) break;
+    subject = subject * 10 + d;
+  }
+  if (i === at + 2 || i >= end || buf[i] !== DOT) return -1;
+  const detail = buf[i + 1] - DIGIT_0;
+  return i + 1 < end && detail >= 0 && detail <= 9 ? subject : -1;
 }
 
 /**

@@ -6,8 +6,6 @@
  */
 import type { Latency, PhaseLatency } from "../smtp/phases.js";
 import {
-  addCounters,
-  addOutcomes,
   type Counters,
   type MessageOutcome,
   type OutcomeCounts,
@@ -15,10 +13,10 @@ import {
   zeroOutcomes,
 } from "./counts.js";
 import { ERROR_CLASSES, errorClassIndex, errorKey, type Failure } from "./errors.js";
-import { type FirstError, FirstErrors, mergeFirstErrors, RunOrdinals } from "./first-errors.js";
-import { addEncoded, LatencyRecorder, toMicros } from "./histogram.js";
+import { type FirstError, FirstErrors, RunOrdinals } from "./first-errors.js";
+import { LatencyRecorder, toMicros } from "./histogram.js";
 import { type ErrorRow, type Phase, RESULT_LATENCIES } from "./result.js";
-import { DEFAULT_INTERVAL_MS, mergeSeries, SeriesRecorder, type SeriesSnapshot } from "./series.js";
+import { DEFAULT_INTERVAL_MS, SeriesRecorder, type SeriesSnapshot } from "./series.js";
 
 export {
   fractionAtOrBelow,
@@ -209,6 +207,11 @@ export class RunStats {
     this.count.connectionsRefused++;
   }
 
+  /** A session ends itself to reconnect: the server named a per-session limit at MAIL. */
+  reconnectWanted(): void {
+    this.count.reconnects++;
+  }
+
   /** Records a message phase's latency (ms) both for the run and for the message's class. */
   recordPhase(classIndex: number, phase: ClassPhase, ms: number): void {
     const us = toMicros(ms);
@@ -331,70 +334,3 @@ export class RunStats {
 
 /** The text that starts the row of messages lost behind a session's ending failure. */
 export const LOST_WITH_SESSION = "in flight when the session ended: ";
-
-/** Merges snapshots from several workers (or sessions) into one, as if one had counted all. */
-export function mergeSnapshots(parts: readonly StatsSnapshot[]): StatsSnapshot {
-  const counters = zeroCounters();
-  const rows = new Map<string, ErrorRow>();
-  let first = 0;
-  let last = 0;
-  for (const part of parts) {
-    addCounters(counters, part.counters);
-    for (const row of part.errors) {
-      const key = errorKey(row.reply, row.enhanced, row.phase, row.text);
-      const have = rows.get(key);
-      if (have) have.count += row.count;
-      else rows.set(key, { ...row });
-    }
-    if (part.firstEventMs > 0 && (first === 0 || part.firstEventMs < first)) {
-      first = part.firstEventMs;
-    }
-    if (part.lastEventMs > last) last = part.lastEventMs;
-  }
-  const histograms = {} as Record<HistogramName, string>;
-  for (const name of HISTOGRAM_NAMES) {
-    histograms[name] = addEncoded(parts.map((part) => part.histograms[name]));
-  }
-  return {
-    counters,
-    errors: [...rows.values()],
-    histograms,
-    firstEventMs: first,
-    lastEventMs: last,
-    classes: mergeClasses(parts),
-    series: mergeSeries(parts.map((p) => p.series ?? { intervalMs: 0, points: [] })),
-    firstErrors: parts.every((p) => p.firstErrors)
-      ? mergeFirstErrors(parts.map((p) => p.firstErrors ?? []))
-      : undefined,
-  };
-}
-
-/** Classes merge by name, in order of first appearance. */
-function mergeClasses(parts: readonly StatsSnapshot[]): ClassSnapshot[] {
-  type Entry = { snap: ClassSnapshot; histograms: string[]; phases: Record<ClassPhase, string[]> };
-  const byName = new Map<string, Entry>();
-  for (const part of parts) {
-    for (const c of part.classes ?? []) {
-      let entry = byName.get(c.name);
-      if (!entry) {
-        entry = {
-          snap: { name: c.name, ...zeroOutcomes(), histogram: "" },
-          histograms: [],
-          phases: { envelope: [], data: [] },
-        };
-        byName.set(c.name, entry);
-      }
-      addOutcomes(entry.snap, c);
-      entry.histograms.push(c.histogram);
-      for (const phase of CLASS_PHASES) {
-        const encoded = c.phases?.[phase];
-        if (encoded) entry.phases[phase].push(encoded);
-      }
-    }
-  }
-  return [...byName.values()].map(({ snap, histograms, phases }) => ({
-    ...snap,
-    histogram: addEncoded(histograms),
-    phases: { envelope: addEncoded(phases.envelope), data: addEncoded(phases.data) },
-  }));
-}

@@ -55,6 +55,8 @@ export interface Counters extends OutcomeCounts {
   connectionsOpened: number;
   connectionsEstablished: number;
   connectionsRefused: number;
+  /** Sessions the client ended to reconnect, after a per-session limit at MAIL (Result.connections.reconnects). */
+  reconnects: number;
   /** Open model: arrivals dropped because no session could start them in time. */
   dropped: number;
 }
@@ -69,6 +71,7 @@ export function zeroCounters(): Counters {
     connectionsOpened: 0,
     connectionsEstablished: 0,
     connectionsRefused: 0,
+    reconnects: 0,
     dropped: 0,
   };
 }

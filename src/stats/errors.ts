@@ -32,7 +32,8 @@ export const ERROR_CLASS_LABELS: Record<ErrorClass, string> = {
  * refused: TCP connection refused; reset: connection reset (ECONNRESET, EPIPE); protocol: the
  * peer sent something that is not SMTP; socket: any other socket error; unsupported: the server
  * does not offer what the run requires (STARTTLS or AUTH), a refusal rather than a network
- * fault; unsent: the run ended with the message never started because no session could open.
+ * fault; unsent: the run ended with the message never started because no session could open;
+ * local: the client cut the session itself (a hard stop), not the server.
  */
 export const FAILURE_CLASS = {
   timeout: "transport",
@@ -43,6 +44,7 @@ export const FAILURE_CLASS = {
   socket: "transport",
   unsupported: "rejected",
   unsent: "unsent",
+  local: "transport",
 } as const satisfies Record<string, ErrorClass>;
 export type Failure = keyof typeof FAILURE_CLASS;
 
@@ -52,8 +54,8 @@ export function isFailure(reply: string): reply is Failure {
 }
 
 /**
- * refused: TCP connection refused, or 421/554 instead of the banner (Postfix anvil answers a
- * connection count or rate limit with 421 4.7.0 at the banner).
+ * refused: TCP connection refused, or a 4xx/5xx instead of the banner (Postfix anvil answers a
+ * connection count or rate limit with 421 4.7.0 at the banner; others 554, 450 or 500).
  * rateLimited: 450, or any 4xx with an RFC 3463 enhanced code 4.7.x (policy), at any other phase
  * (anvil's message rate limit: 450 4.7.1 at MAIL).
  * temporary: any other 4xx. rejected: any 5xx not at the banner, and `unsupported`.
@@ -63,9 +65,8 @@ export function isFailure(reply: string): reply is Failure {
 export function classifyError(reply: string, enhanced: string, phase: Phase): ErrorClass {
   if (isFailure(reply)) return FAILURE_CLASS[reply];
   const first = reply.charCodeAt(0);
-  if ((phase === "banner" || phase === "connect") && (reply === "421" || reply === "554")) {
-    return "refused";
-  }
+  const atBanner = phase === "banner" || phase === "connect";
+  if (atBanner && (first === 52 /* 4 */ || first === 53) /* 5 */) return "refused";
   if (first === 52 /* 4 */) {
     return reply === "450" || enhanced.startsWith("4.7.") ? "rateLimited" : "temporary";
   }

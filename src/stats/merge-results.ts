@@ -2,15 +2,16 @@
  * Runs sharded across machines, merged: each shard's saved Result carries its counters, error
  * rows and encoded histograms, so the shards merge as if one generator had counted everything.
  */
+
 import {
   HISTOGRAM_NAMES,
   type HistogramName,
-  mergeSnapshots,
   newHistogramEncoded,
   type StatsSnapshot,
 } from "./collector.js";
 import { outcomesOf } from "./counts.js";
 import { mergeGenerator } from "./generator-merge.js";
+import { mergeSnapshots } from "./merge-snapshots.js";
 import type { Result } from "./result.js";
 import { checkShards, type ShardSummary } from "./shard-check.js";
 import { buildResult, seriesSnapshot } from "./summarise.js";
@@ -32,6 +33,7 @@ export function snapshotOfResult(r: Result): StatsSnapshot {
       connectionsOpened: r.connections.opened,
       connectionsEstablished: r.connections.established,
       connectionsRefused: r.connections.refused,
+      reconnects: r.connections.reconnects ?? 0,
     },
     errors: r.errors.map(({ reply, enhanced, phase, text, count }) => ({
       reply,

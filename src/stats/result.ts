@@ -63,8 +63,8 @@ export interface ErrorRow {
    * "timeout", "closed" (peer closed the connection), "refused" (TCP connection refused),
    * "reset", "protocol" (the peer sent something that is not SMTP), "socket" (other socket
    * error), "unsupported" (the server lacks what the run requires, STARTTLS or AUTH), "unsent"
-   * (the run ended with the message never started because no session could be opened). See
-   * FAILURE_CLASS in errors.ts.
+   * (the run ended with the message never started because no session could be opened), "local"
+   * (the client cut the session itself: a hard stop). See FAILURE_CLASS in errors.ts.
    */
   reply: string;
   /** RFC 3463 enhanced status code from the reply text ("4.7.0"), or "". */
@@ -262,6 +262,13 @@ export interface Result {
     established: number;
     /** Connections refused before a 220: TCP failure, 421/554 or timeout at the banner. */
     refused: number;
+    /**
+     * Sessions the client ended with QUIT to reconnect, after a 4xx to MAIL naming a
+     * per-session limit (enhanced code 4.5.3, or "too many messages") or after
+     * --reconnect-after-deferrals 4xx replies to MAIL in a row; a new connection takes over
+     * the remaining work. Absent in results written before it existed.
+     */
+    reconnects?: number;
     /** connections.opened / messages.attempted. */
     perMessage: number;
   };

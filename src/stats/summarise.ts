@@ -42,11 +42,7 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
   const { counters: c } = snapshot;
   const elapsedMs = Math.max(0, snapshot.lastEventMs - snapshot.firstEventMs);
   const elapsedSeconds = elapsedMs / 1000;
-  const errors: ResultErrorRow[] = [...snapshot.errors]
-    .sort((a, b) => b.count - a.count || a.reply.localeCompare(b.reply))
-    .map((row) => ({ ...row, class: classifyError(row.reply, row.enhanced, row.phase) }));
-  const errorClasses = zeroErrorClasses();
-  for (const row of errors) errorClasses[row.class] += row.count;
+  const { errors, errorClasses } = classifiedErrors(snapshot.errors);
   const satisfiedMs = meta.apdexMs ?? DEFAULT_APDEX_MS;
   const apdex = { satisfiedMs, toleratingMs: 4 * satisfiedMs };
   const all: ClassSnapshot = {
@@ -80,12 +76,7 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
       transactionMs: summariseHistogram(snapshot.histograms.transactionUncorrected),
     },
     recipients: { attempted: c.rcptAttempted, accepted: c.rcptAccepted, rejected: c.rcptRejected },
-    connections: {
-      opened: c.connectionsOpened,
-      established: c.connectionsEstablished,
-      refused: c.connectionsRefused,
-      perMessage: c.attempted > 0 ? round(c.connectionsOpened / c.attempted, 4) : 0,
-    },
+    connections: connectionsOf(c),
     throughput: {
       messagesPerSecond: elapsedSeconds > 0 ? round(c.accepted / elapsedSeconds, 1) : 0,
       plateau: plateau(series),
@@ -106,6 +97,29 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
   };
   if (meta.sink) result.sink = meta.sink;
   return result;
+}
+
+/** Error rows, most frequent first, each with its class; and the occurrences by class. */
+function classifiedErrors(rows: StatsSnapshot["errors"]): {
+  errors: ResultErrorRow[];
+  errorClasses: Result["errorClasses"];
+} {
+  const errors: ResultErrorRow[] = [...rows]
+    .sort((a, b) => b.count - a.count || a.reply.localeCompare(b.reply))
+    .map((row) => ({ ...row, class: classifyError(row.reply, row.enhanced, row.phase) }));
+  const errorClasses = zeroErrorClasses();
+  for (const row of errors) errorClasses[row.class] += row.count;
+  return { errors, errorClasses };
+}
+
+function connectionsOf(c: StatsSnapshot["counters"]): Result["connections"] {
+  return {
+    opened: c.connectionsOpened,
+    established: c.connectionsEstablished,
+    refused: c.connectionsRefused,
+    reconnects: c.reconnects,
+    perMessage: c.attempted > 0 ? round(c.connectionsOpened / c.attempted, 4) : 0,
+  };
 }
 
 function summariseClass(

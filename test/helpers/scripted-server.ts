@@ -6,7 +6,8 @@
  *
  * Command mode splits input at LF; pipelined commands in one chunk are answered in order.
  * After a 354 reply the server is in DATA mode until `CRLF.CRLF` (RFC 5321 §4.1.1.4), then
- * answers the dot and parses what follows in the same chunk as commands again.
+ * answers the dot and parses what follows in the same chunk as commands again. `BDAT n [LAST]`
+ * (RFC 3030) is answered once its n octets have arrived; a LAST chunk completes a message.
  */
 import net from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -162,6 +163,10 @@ class ScriptedConnection implements ScriptedSession {
   private held: Buffer[] = [];
   private batched: Buffer[] = [];
   private chunkCommands: string[] = [];
+  /** A BDAT line whose chunk is still arriving, the octets still due, and the message so far. */
+  private bdatLine = "";
+  private bdatLeft = 0;
+  private bdatContent: Buffer[] = [];
   private queue: Promise<void> = Promise.resolve();
 
   constructor(
@@ -203,6 +208,10 @@ class ScriptedConnection implements ScriptedSession {
 
   private drain(): void {
     while (!this.finished) {
+      if (this.bdatLine !== "") {
+        if (!this.takeChunk()) return;
+        continue;
+      }
       if (this.inData) {
         // The terminator's CRLF may be the one that ended the DATA line (an empty message).
         const from = Math.max(this.dataStart - 2, 0);
@@ -229,6 +238,12 @@ class ScriptedConnection implements ScriptedSession {
       this.commands.push(line);
       this.record.commands.push(line);
       this.chunkCommands.push(line);
+      const bdat = /^BDAT (\d+)( LAST)?\s*$/i.exec(line);
+      if (bdat) {
+        this.bdatLine = line;
+        this.bdatLeft = Number(bdat[1]);
+        continue;
+      }
       const spec = toSpec(this.script.onCommand?.(line, this), () =>
         defaultReply(line, this.script.capabilities),
       );
@@ -246,6 +261,27 @@ class ScriptedConnection implements ScriptedSession {
         if (this.input.length > 2) this.dataChunk(this.input.subarray(2));
       }
     }
+  }
+
+  /** Reads BDAT chunk octets; once all are in, answers the BDAT line. False: more to come. */
+  private takeChunk(): boolean {
+    const take = Math.min(this.bdatLeft, this.input.length);
+    this.bdatContent.push(Buffer.from(this.input.subarray(0, take)));
+    this.input = this.input.subarray(take);
+    this.bdatLeft -= take;
+    if (this.bdatLeft > 0) return false;
+    const line = this.bdatLine;
+    this.bdatLine = "";
+    const last = / LAST\s*$/i.test(line);
+    const spec = toSpec(this.script.onCommand?.(line, this), () => {
+      if (!last) return { reply: "250 2.0.0 chunk ok" };
+      this.messages++;
+      this.record.messages.push(Buffer.concat(this.bdatContent));
+      return { reply: "250 2.0.0 Ok: queued" };
+    });
+    if (last) this.bdatContent = [];
+    this.act(spec);
+    return true;
   }
 
   /** Offers newly arrived DATA content to the script (only while still in DATA mode). */
