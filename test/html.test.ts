@@ -14,7 +14,9 @@ import { executeRun } from "../src/run/run.js";
 import type { Result } from "../src/stats/result.js";
 import { fixedResult } from "./helpers/fixed-result.js";
 import { requirePeer } from "./helpers/peer.js";
+import { runClient } from "./helpers/run-client.js";
 import { tempDir } from "./helpers/tmp.js";
+import { portOf, withSink } from "./sink-helpers.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ARGS = [
@@ -44,6 +46,17 @@ interface PageCheck {
   figures: { field: string; value: number; text: string }[];
   /** The charts' legend labels, by chart id. */
   legends: Record<string, string[]>;
+  /** What each chart recorded on its element: x range and unit, the marks' labels. */
+  charts: Record<string, { xMin: number; xMax: number; xUnit: string; markers: string[] }>;
+  /** Every legend value cell's text and the x row's display, cursor off the charts. */
+  legendValues: string[];
+  xRowsShown: number;
+  /** Legend markers' border ("1.5px dashed rgb(…)") by chart id and label. */
+  markerStyles: Record<string, Record<string, string>>;
+  /** With the cursor in the middle of the throughput chart: its legend values, x row first. */
+  hovered: string[];
+  /** Share of the throughput chart's plot columns where the accepted/s line's colour shows. */
+  acceptedCoverage: number;
 }
 
 async function openInChromium(html: string): Promise<PageCheck> {
@@ -85,10 +98,95 @@ async function openInChromium(html: string): Promise<PageCheck> {
         ]),
       ),
     );
-    return { errors, requests, canvases, figures, legends };
+    const charts = await page.$$eval("div.chart", (divs) =>
+      Object.fromEntries(
+        divs.map((d) => [
+          d.id,
+          {
+            xMin: Number(d.dataset.xMin),
+            xMax: Number(d.dataset.xMax),
+            xUnit: d.dataset.xUnit ?? "",
+            markers: (d.dataset.markers ?? "").split("|").filter((m) => m !== ""),
+          },
+        ]),
+      ),
+    );
+    const legendValues = await page.$$eval(".u-legend td", (tds) =>
+      tds.map((t) => t.textContent ?? ""),
+    );
+    const xRowsShown = await page.$$eval(
+      ".u-legend tr.mv-x",
+      (rows) => rows.filter((r) => getComputedStyle(r).display !== "none").length,
+    );
+    const markerStyles = await page.$$eval("div.chart", (divs) =>
+      Object.fromEntries(
+        divs.map((d) => [
+          d.id,
+          Object.fromEntries(
+            [...d.querySelectorAll(".u-legend tr")].map((tr) => [
+              tr.querySelector(".u-label")?.textContent ?? "",
+              (tr.querySelector(".u-marker") as HTMLElement | null)?.style.border ?? "",
+            ]),
+          ),
+        ]),
+      ),
+    );
+    const acceptedCoverage = await page.evaluate(lineCoverage, "rgb(36, 113, 163)");
+    const over = await page.$("#chart-throughput .u-over");
+    await over?.scrollIntoViewIfNeeded();
+    const box = over ? await over.boundingBox() : null;
+    if (box) await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    const hovered = await page.$$eval("#chart-throughput .u-legend td", (tds) =>
+      tds.map((t) => t.textContent ?? ""),
+    );
+    return {
+      errors,
+      requests,
+      canvases,
+      figures,
+      legends,
+      charts,
+      legendValues,
+      xRowsShown,
+      markerStyles,
+      hovered,
+      acceptedCoverage,
+    };
   } finally {
     await browser.close();
   }
+}
+
+/**
+ * Runs in the page: the share of the throughput plot's pixel columns holding the colour `rgb`,
+ * read off the canvas inside the plot area (uPlot's .u-over lies over it).
+ */
+function lineCoverage(rgb: string): number {
+  const wrap = document.querySelector("#chart-throughput .u-wrap");
+  const canvas = wrap?.querySelector("canvas");
+  const over = wrap?.querySelector(".u-over") as HTMLElement | null;
+  if (!canvas || !over) return 0;
+  const ratio = canvas.width / canvas.getBoundingClientRect().width;
+  const [r, g, b] = (rgb.match(/\d+/g) ?? []).map(Number);
+  const left = Math.round(over.offsetLeft * ratio);
+  const top = Math.round(over.offsetTop * ratio);
+  const width = Math.round(over.offsetWidth * ratio);
+  const height = Math.round(over.offsetHeight * ratio);
+  const pixels = canvas.getContext("2d")?.getImageData(left, top, width, height).data;
+  if (!pixels) return 0;
+  let columns = 0;
+  for (let x = 0; x < width; x++) {
+    for (let y = 0; y < height; y++) {
+      const i = (y * width + x) * 4;
+      const near =
+        Math.abs(pixels[i] - r) + Math.abs(pixels[i + 1] - g) + Math.abs(pixels[i + 2] - b);
+      if (pixels[i + 3] > 0 && near < 40) {
+        columns++;
+        break;
+      }
+    }
+  }
+  return columns / width;
 }
 
 function at(doc: unknown, path: string): unknown {
@@ -131,6 +229,68 @@ test("HTML of a real run: charts drawn, no console errors, no network, numbers e
   const fields = check.figures.map((f) => f.field);
   assert.ok(fields.includes("messages.dropped"));
   assert.ok(fields.includes("latencyUncorrected.transactionMs.p99"));
+  // The x axis spans the run, from its first connect to its last reply, in ms under 2 s.
+  const scale = doc.elapsedSeconds < 2 ? 1000 : 1;
+  for (const id of ["chart-throughput", "chart-latency", "chart-sessions"]) {
+    const chart = check.charts[id];
+    assert.equal(chart.xUnit, scale === 1000 ? "ms" : "s", id);
+    assert.equal(chart.xMin, 0, id);
+    assert.ok(Math.abs(chart.xMax - doc.elapsedSeconds * scale) < 1e-6, `${id}: ${chart.xMax}`);
+  }
+  // No "--" in the legends: nothing while the cursor is away, figures while it is on a chart.
+  assert.ok(check.legendValues.length > 6, check.legendValues.join());
+  assert.deepEqual([...new Set(check.legendValues)], [""]);
+  assert.equal(check.xRowsShown, 0);
+  assert.ok(!check.hovered.includes("--"), check.hovered.join());
+  assert.ok(
+    check.hovered.every((v) => /^\d+(\.\d+)?$/.test(v)),
+    check.hovered.join(),
+  );
+});
+
+test("a run of one interval under a second: an x axis in ms over the run, a line across it", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  const doc = JSON.parse(JSON.stringify(fixedResult("reuse"))) as Result;
+  doc.series.points = doc.series.points.slice(0, 1);
+  doc.elapsedSeconds = 0.4;
+  const check = await openInChromium(renderHtml([doc]));
+  assert.deepEqual(check.errors, []);
+  assert.deepEqual(check.charts["chart-throughput"], {
+    xMin: 0,
+    xMax: 400,
+    xUnit: "ms",
+    markers: ["knee", "first rate limited (connection 4)"],
+  });
+  // One interval is a step over the whole run, not one dot at 0.
+  assert.ok(check.acceptedCoverage > 0.9, `accepted/s drawn over ${check.acceptedCoverage}`);
+});
+
+test("a run refused by the gateway: the first refusal marked on the charts, exact", async (t) => {
+  if (skipWithoutChromium(t)) return;
+  let result: Result | undefined;
+  await withSink({ maxConnectionRate: "30/60s" }, async (sink) => {
+    result = await runClient(`127.0.0.1:${portOf(sink)}`, {
+      sessions: 4,
+      messages: 300,
+      mode: "per-message",
+      reconnectAttempts: 1000,
+    });
+  });
+  const doc = JSON.parse(JSON.stringify(result)) as Result;
+  const refused = doc.firstSeen?.find((f) => f.class === "refused");
+  assert.equal(refused?.connection, 31);
+  const html = renderHtml([doc]);
+  const marker = `{"x":${refused.atSeconds},"label":"first refused by gateway (connection 31)"`;
+  assert.ok(html.includes(marker), marker);
+  const check = await openInChromium(html);
+  assert.deepEqual(check.errors, []);
+  for (const id of ["chart-throughput", "chart-errors", "chart-sessions"]) {
+    assert.deepEqual(check.charts[id].markers, [
+      "knee",
+      "first refused by gateway (connection 31)",
+    ]);
+  }
+  assert.deepEqual(check.legends["chart-errors"], ["ms", "refused by gateway"]);
 });
 
 test("dropped arrivals: the scheduled rate beside the achieved one, and dropped/s", async (t) => {
@@ -163,6 +323,24 @@ test("compare HTML shows both runs, errors included, numbers equal the JSON", as
   assert.ok(check.figures.some((f) => f.field === "runs.0.errorClasses.refused" && f.value === 40));
   assert.ok(check.figures.some((f) => f.field.startsWith("runs.1.")));
   checkFigures(check, doc);
+  // A colour a run on every chart, errors too; the error class told by the dash.
+  const style = check.markerStyles;
+  const colour = (id: string, label: string) => style[id][label].replace(/^.*?(rgb\(.*\))$/, "$1");
+  const perMessage = colour("chart-throughput", "per-message accepted/s");
+  const reuse = colour("chart-throughput", "reuse accepted/s");
+  assert.notEqual(perMessage, reuse);
+  assert.equal(colour("chart-errors", "per-message rate limited"), perMessage);
+  assert.equal(colour("chart-errors", "reuse rate limited"), reuse);
+  assert.equal(colour("chart-errors", "per-message refused by gateway"), perMessage);
+  assert.match(style["chart-errors"]["per-message refused by gateway"], /solid/);
+  assert.match(style["chart-errors"]["per-message rate limited"], /dashed/);
+  assert.ok(
+    check.charts["chart-errors"].markers.includes(
+      "per-message: first refused by gateway (connection 10)",
+    ),
+    check.charts["chart-errors"].markers.join(),
+  );
+  assert.ok(check.charts["chart-errors"].markers.includes("reuse: knee"));
 });
 
 test("reply text from the server is escaped, not markup", () => {
@@ -177,5 +355,6 @@ test("the knee is written under the overview and marked on the charts", () => {
   const result = fixedResult("reuse");
   const html = renderHtml([result]);
   assert.match(html, /<p class="knee">Knee — success fell to 97\.00 % at 0\.070 s/);
-  assert.match(html, /"knee":0\.08/); // x: 0.070 s after the first connect, 10 ms into its interval
+  // x: seconds since the first connect, as in Result.knee.
+  assert.match(html, /\{"x":0\.07,"label":"knee","class":null\}/);
 });

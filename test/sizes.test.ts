@@ -10,7 +10,7 @@ import { functionsOf, lineCount, readSources } from "./helpers/source-tree.js";
 const MAX_FILE_LINES = 400;
 const MAX_FUNCTION_LINES = 60;
 /** Functions over the limit that issue 11 has not yet split: a list that may only shrink. */
-const FUNCTION_DEBT = ["src/report/html-charts.ts drawCharts"];
+const FUNCTION_DEBT: string[] = [];
 
 describe("sizes", () => {
   const sources = readSources("src");

@@ -25,7 +25,8 @@ import {
   shardText,
   statisticsRows,
 } from "./figures.js";
-import { type ChartRun, drawCharts } from "./html-charts.js";
+import { chartRun } from "./html-chart-runs.js";
+import { chartScript } from "./html-charts.js";
 import { latenessLine, ratioVerdict, THREAD_COLUMNS, threadRows, verdictLines } from "./verdict.js";
 
 export interface HtmlOptions {
@@ -48,12 +49,7 @@ export function renderHtml(runs: readonly Result[], options: HtmlOptions = {}): 
     (compare
       ? `mailvolley compare: ${runs.map((r) => r.mode).join(" vs ")} → ${runs[0].target}`
       : `mailvolley ${runs[0].mode} → ${runs[0].target}`);
-  const chartRuns: ChartRun[] = runs.map((r) => ({
-    label: r.mode,
-    intervalMs: r.series?.intervalMs ?? 1000,
-    knee: kneeX(r),
-    points: (r.series?.points ?? []).map(({ histogram: _h, ...p }) => p),
-  }));
+  const chartRuns = runs.map(chartRun);
   const labels = Object.fromEntries(ERROR_CLASSES.map((c) => [c, ERROR_CLASS_LABELS[c]]));
   const body = [
     `<header><h1>${esc(title)}</h1>${runs.map((r) => runLine(r)).join("")}</header>`,
@@ -92,7 +88,7 @@ ${body}
 <script>${uplotAsset("uPlot.iife.min.js")}</script>
 <script>
 const data = JSON.parse(document.getElementById("mailvolley-data").textContent);
-(${drawCharts.toString()})(data.runs, uPlot, data.labels);
+${chartScript("data")}
 </script>
 </body></html>
 `;
@@ -110,7 +106,7 @@ td.text { white-space: normal; max-width: 480px; }
 th { background: #f4f6f7; font-weight: 600; }
 .ratio { color: #566573; } .good { color: #1e8449; font-weight: 600; } .bad { color: #c0392b; font-weight: 600; }
 .pass { color: #1e8449; } .fail { color: #c0392b; font-weight: 600; }
-.chart { min-height: 40px; }
+.chart { min-height: 40px; } .mv-idle .u-legend th::after { content: ""; }
 .verdict { padding: 8px 12px; margin: 12px 0; border-left: 4px solid #b7950b; background: #fef9e7; }
 .verdict.generator { border-color: #c0392b; background: #fdedec; } .verdict.target { border-color: #1e8449; background: #eafaf1; }
 .verdict p { margin: 0; }
@@ -118,13 +114,6 @@ th { background: #f4f6f7; font-weight: 600; }
 .thresholds-banner.pass { background: #eafaf1; color: #1e8449; } .thresholds-banner.fail { background: #fdedec; color: #c0392b; }
 .thresholds-banner ul { margin: 4px 0 0; font-size: 14px; } .headline p { margin: 2px 0; font-size: 15px; } .verdict ul { margin: 4px 0 0; padding-left: 20px; color: #566573; }
 `;
-
-/** Result.knee on the charts' x axis: seconds since the run's first interval. */
-function kneeX(r: Result): number | null {
-  const first = r.series?.points[0];
-  if (!r.knee?.fell || !first) return null;
-  return (Date.parse(r.startedAt) + r.knee.fell.atSeconds * 1000 - first.t) / 1000;
-}
 
 /** Where success fell below 100% in each run, in words; marked "knee" on the charts. */
 function knees(runs: readonly Result[]): string {
