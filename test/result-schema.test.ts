@@ -195,3 +195,14 @@ test("the schema's names are the code's: schema ids, phases, error classes, late
   const failures = Object.keys(FAILURE_CLASS).join("|");
   assert.equal(defs.errorRow.properties.reply.pattern, `^([0-9]{3}|${failures})$`);
 });
+
+test("a run a signal stopped, and a compare whose second run it kept from starting", () => {
+  const stopped = { ...(readJson(GOLDEN) as object), stoppedBy: "SIGTERM" };
+  assertValid(stopped, "a result stopped by SIGTERM");
+  assert.ok(
+    problems({ ...stopped, stoppedBy: "SIGHUP" }).length > 0,
+    "an unknown signal is refused",
+  );
+  const compare = { schema: COMPARE_SCHEMA, runs: [readJson(GOLDEN)], notRun: ["reuse"] };
+  assertValid(compare, "a compare stopped during --pause");
+});
