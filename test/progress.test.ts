@@ -1,7 +1,7 @@
 /** The live progress line: percent done and ETA by whichever bound ends the run, in 80 columns. */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { doneFraction, formatProgress } from "../src/cli/progress.js";
+import { doneFraction, formatProgress, pauseLine } from "../src/cli/progress.js";
 import type { Progress } from "../src/run/load.js";
 import { newHistogramEncoded, summariseHistogram } from "../src/stats/collector.js";
 
@@ -60,5 +60,12 @@ describe("progress", () => {
       total: { messages: INFINITE, durationMs: 0 },
     });
     assert.equal(short, "1s sent 10 acc 10 10/s p99 0.0ms err 0 sess 0");
+  });
+
+  test("a compare's pause counts down in whole seconds, never below 0", () => {
+    assert.equal(pauseLine(60_000, "reuse"), "pause: 60s left before the reuse run");
+    assert.equal(pauseLine(59_001, "reuse"), "pause: 60s left before the reuse run");
+    assert.equal(pauseLine(400, "per-message"), "pause: 1s left before the per-message run");
+    assert.equal(pauseLine(-5, "reuse"), "pause: 0s left before the reuse run");
   });
 });

@@ -107,3 +107,14 @@ test("mailvolley run on a terminal shows one live progress line", async (t) => {
     await sink.close();
   }
 });
+
+test("compare on a terminal counts its --pause down on one line", async (t) => {
+  if (!requirePeer(t, "util-linux script", haveScript(), "apt-get install bsdutils")) return;
+  const run = onTty(["compare", "-m", "20", "-s", "2", "--pause", "1500ms"]);
+  const output = await run.output;
+  assert.ok(
+    output.includes("\rpause: 2s left before the reuse run"),
+    JSON.stringify(output.slice(0, 400)),
+  );
+  assert.match(output, /Session reuse delivered/);
+});

@@ -18,7 +18,7 @@ import type { Mode, Result } from "../stats/result.js";
 import { EXIT, loadExitCode } from "./exit-codes.js";
 import { type CommandArgv, givenOptions, loadOptions, tableOptions } from "./load-options.js";
 import { checkWritable, exportsOf, writeOutput } from "./output.js";
-import { progressPrinter } from "./progress.js";
+import { pauseCountdown, progressPrinter } from "./progress.js";
 import { applyThresholds, compareDoc, generatorGate, printBreaches } from "./report-command.js";
 import { announceStop } from "./run-command.js";
 import { checkSeriesOut, SeriesStreams } from "./series-stream.js";
@@ -92,7 +92,8 @@ async function runBoth(
           `mailvolley compare: pausing ${(pauseMs / 1000).toFixed(1)}s before the ${config.mode} run\n`,
         );
       }
-      await signals.pause(pauseMs);
+      const clear = quiet ? () => {} : pauseCountdown(process.stderr, pauseMs, config.mode);
+      await signals.pause(pauseMs).finally(clear);
     }
     if (signals.received !== null) break;
     if (!quiet) process.stderr.write(`mailvolley compare: ${config.mode} run…\n`);

@@ -112,3 +112,28 @@ export function formatProgress(
   if (progress.dropped > 0) parts.push(`drop ${compactCount(progress.dropped)}`);
   return parts.join(" ");
 }
+
+/** The countdown line of a compare's --pause: "pause: 43s left before the reuse run". */
+export function pauseLine(leftMs: number, next: string): string {
+  return `pause: ${Math.max(0, Math.ceil(leftMs / 1000))}s left before the ${next} run`;
+}
+
+/**
+ * On a terminal, counts a pause down on one line rewritten once a second; elsewhere nothing (the
+ * caller's one line says how long it is). Returns the function that clears it.
+ */
+export function pauseCountdown(
+  stream: NodeJS.WriteStream,
+  pauseMs: number,
+  next: string,
+): () => void {
+  if (!stream.isTTY) return () => {};
+  const end = performance.now() + pauseMs;
+  const show = () => stream.write(`\r${pauseLine(end - performance.now(), next)}\u001b[K`);
+  show();
+  const timer = setInterval(show, 1000);
+  return () => {
+    clearInterval(timer);
+    stream.write("\r\u001b[K");
+  };
+}
