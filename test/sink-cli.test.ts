@@ -69,7 +69,7 @@ test("bad input: one line naming the option, exit code 2, no stack trace", async
     [["--expect", "many"], /--expect many: give a whole number/],
     [["--fault", "rcpt:maybe"], /--fault rcpt:maybe: unknown action/],
     [["--max-message-rate", "5/xs"], /--max-message-rate 5\/xs: write a rate as N\/60s/],
-    [["--idle-exit", "soon"], /--idle-exit soon: write a duration/],
+    [["--idle-exit", "soon"], /^mailvolley: --idle-exit: "soon" is not a duration; give e\.g\. /],
     [["--bare-lf", "sometimes"], /--bare-lf sometimes: use accept, reject or normalize/],
     [["--json", "/nonexistent-dir/counts.json"], /--json: cannot write .*ENOENT/],
   ];

@@ -4,7 +4,7 @@
  * writes --json and exits: 0, or 1 when --expect N disagrees, 2 for bad input.
  */
 import type { ArgumentsCamelCase, Argv } from "yargs";
-import { ConfigError } from "../config/parse.js";
+import { ConfigError, parseDuration } from "../config/parse.js";
 import { SINK_OPTIONS } from "../config/sink-option-table.js";
 import {
   type Sink,
@@ -15,7 +15,6 @@ import {
   somaxconn,
   startSink,
 } from "../sink/index.js";
-import { parseDuration } from "../sink/options.js";
 import { EXIT } from "./exit-codes.js";
 import { tableOptions } from "./load-options.js";
 import { checkOutputPath, writeExport } from "./output.js";
@@ -128,7 +127,7 @@ export function sinkConfigFromArgv(argv: SinkArgv): {
     idleTimeout:
       argv.idleTimeout === undefined
         ? undefined
-        : parseDuration(argv.idleTimeout, "idle-timeout") / 1000,
+        : parseDuration("--idle-timeout", argv.idleTimeout) / 1000,
     faults: (argv.fault ?? []).map(String),
     seed: count(raw, "seed"),
     maxConnections: count(raw, "max-connections"),
@@ -142,7 +141,8 @@ export function sinkConfigFromArgv(argv: SinkArgv): {
     dump: argv.dump,
     exitAfterMessages: count(raw, "exit-after-messages"),
     exitAfterSessions: count(raw, "exit-after-sessions"),
-    idleExitMs: argv.idleExit === undefined ? undefined : parseDuration(argv.idleExit, "idle-exit"),
+    idleExitMs:
+      argv.idleExit === undefined ? undefined : parseDuration("--idle-exit", argv.idleExit),
   };
   return {
     options,

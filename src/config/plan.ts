@@ -11,31 +11,13 @@ import { camel } from "./options.js";
 import { ConfigError, parseAddress, parseCount, parseLine } from "./parse.js";
 import { parseSizes } from "./sizes.js";
 
-export type SourceKindSpec = "eml" | "eml-dir" | "mbox" | "template";
+/** A class and its source, as messages/ reads them: one definition, messages/spec.ts. */
+export type {
+  MessageClassSpec as ClassSpec,
+  SourceSpec,
+} from "../messages/spec.js";
 
-export interface SourceSpec {
-  readonly kind: SourceKindSpec;
-  readonly path: string;
-  readonly order: "sequential" | "random";
-  /** Seed of a random order (repeatable runs); drawn when absent. */
-  readonly seed?: number;
-}
-
-/** One message class: its share of the messages and what sets its messages apart. */
-export interface ClassSpec {
-  readonly name: string;
-  /** Relative weight; shares are kept exact over every whole cycle of messages. */
-  readonly share: number;
-  readonly subject?: string;
-  /** Extra header lines, in order. */
-  readonly headers: readonly (readonly [string, string])[];
-  /** Generated body sizes with their weights, as --size takes them (one size, or several). */
-  readonly sizes?: readonly { readonly size: number; readonly weight: number }[];
-  readonly from?: string;
-  readonly to?: string;
-  readonly recipients?: number;
-  readonly source?: SourceSpec;
-}
+import type { MessageClassSpec as ClassSpec } from "../messages/spec.js";
 
 export interface Plan {
   /** Top-level run options as written (long names, camelCase), before validation. */

@@ -1,6 +1,7 @@
 /**
  * What the messages of a run are made of, as messages/ reads it: the run's checked config
- * (config/run-config.ts) satisfies these shapes, so messages/ never imports config/.
+ * (config/run-config.ts) satisfies these shapes, and config/ takes the class shapes from here
+ * (one definition); messages/ never imports config/.
  */
 import type { SourceKind, SourceOrder } from "./source.js";
 
