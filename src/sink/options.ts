@@ -192,7 +192,7 @@ export function parseListen(text: string, option = "listen"): ListenSpec {
 }
 
 /** Parses `N/60s`, `N/1m`, `N` (per 60 s). */
-export function parseRate(value: Rate | string, option: string): Rate {
+export function parseRate(option: string, value: Rate | string): Rate {
   if (typeof value !== "string") return checkRate(value, option);
   const m = /^(\d+)(?:\/(\d*)(ms|s|m|h)?)?$/.exec(value.trim());
   if (!m) throw new SinkOptionError(option, `--${option} ${value}: write a rate as N/60s`);
@@ -208,7 +208,7 @@ function checkRate(rate: Rate, option: string): Rate {
 }
 
 /** Parses `300ms`, `5s`, `2m`, `1h` or plain seconds into milliseconds. */
-export function parseDuration(value: string | number, option: string): number {
+export function parseDuration(option: string, value: string | number): number {
   if (typeof value === "number") return checkCount(value * 1000, option);
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
   if (!m) throw new SinkOptionError(option, `--${option} ${value}: write a duration like 30s`);
@@ -258,7 +258,7 @@ export function fillSinkOptions(options: SinkOptions): FilledSinkOptions {
     maxCommandLine: count("max-command-line", options.maxCommandLine, 512),
     maxTextLine: count("max-text-line", options.maxTextLine),
     bareLf: parseBareLf(options.bareLf),
-    idleTimeoutMs: parseDuration(options.idleTimeout ?? 300, "idle-timeout"),
+    idleTimeoutMs: parseDuration("idle-timeout", options.idleTimeout ?? 300),
     faults: Object.freeze((options.faults ?? []).map(toFaultRule)),
     seed: count("seed", options.seed, Math.floor(Math.random() * 2 ** 31)),
     maxConnections: count("max-connections", options.maxConnections),
@@ -297,7 +297,7 @@ function parseBareLf(value: string | undefined): BareLfPolicy {
 }
 
 function optionalRate(value: Rate | string | undefined, option: string): Rate | undefined {
-  return value === undefined ? undefined : parseRate(value, option);
+  return value === undefined ? undefined : parseRate(option, value);
 }
 
 function subjectRegex(source: string | undefined): RegExp | undefined {
