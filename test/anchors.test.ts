@@ -1,4 +1,5 @@
 /** What the anchors accept: k6's and Go's durations, KB/KiB sizes, rates over any window, k6's p(99). */
+
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,6 +9,7 @@ import { ConfigError, parseDuration, parseRate } from "../src/config/parse.js";
 import { loadPlan } from "../src/config/plan.js";
 import { parseOctets, parseSizes } from "../src/config/sizes.js";
 import { parseThreshold } from "../src/config/thresholds.js";
+import { parseDuration as parseSinkDuration } from "../src/sink/options.js";
 
 const refused = (run: () => unknown, line: RegExp) =>
   assert.throws(run, (e: Error) => e instanceof ConfigError && line.test(e.message));
@@ -25,6 +27,9 @@ describe("values as users type them", () => {
     );
     refused(() => parseDuration("-d", "s"), /is not a duration/);
     refused(() => parseDuration("-d", "-5s"), /is not a duration/);
+    // One grammar (stats/units.ts): the sink reads durations as run does.
+    assert.equal(parseSinkDuration("idle-timeout", "1m30s"), 90_000);
+    assert.equal(parseSinkDuration("idle-timeout", "90"), 90_000);
   });
 
   test("rates: per second, minute or hour, or over any window", () => {

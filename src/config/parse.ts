@@ -2,7 +2,9 @@
  * Turning raw option text into checked values. Every failure is a ConfigError that names the
  * option and the fix; the CLI prints its message as one line and exits 2.
  */
+
 import { isIP } from "node:net";
+import { durationMs, windowRate } from "../stats/units.js";
 
 export class ConfigError extends Error {
   constructor(
@@ -88,20 +90,17 @@ export function parseCount(option: string, raw: unknown, min: number, max = 1e12
   return value;
 }
 
-const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
 /**
  * A duration in milliseconds: `250ms`, `1.5s`, `2m`, `1h`, or several as k6 and Go write them
  * (`1m30s`, `1h5m`); a bare number is seconds, as in Postfix smtp-source's -w.
  */
 export function parseDuration(option: string, raw: unknown): number {
   const text = String(raw).trim();
-  if (/^\d+(?:\.\d+)?$/.test(text)) return Math.round(Number(text) * DURATION_UNITS.s);
-  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
-  if (parts.length === 0 || parts.map((p) => p[0]).join("") !== text) {
+  const ms = durationMs(text);
+  if (ms === null) {
     throw new ConfigError(option, `"${text}" is not a duration; give e.g. 500ms, 10s, 2m or 1m30s`);
   }
-  return Math.round(parts.reduce((ms, p) => ms + Number(p[1]) * DURATION_UNITS[p[2]], 0));
+  return ms;
 }
 
 const RATE_UNITS: Record<string, number> = { s: 1, m: 1 / 60, h: 1 / 3600 };
@@ -142,10 +141,8 @@ export interface WindowRate {
  */
 export function parseWindowRate(option: string, raw: unknown): WindowRate {
   const text = String(raw).trim();
-  const match = /^(\d+)(?:\/(\d*)(ms|s|m|h)?)?$/.exec(text);
-  if (!match) throw new ConfigError(option, `"${text}" is not a rate; give N/60s, e.g. 30/60s`);
-  const amount = match[2] ? Number(match[2]) : match[3] ? 1 : 60;
-  const rate = { count: Number(match[1]), windowMs: amount * DURATION_UNITS[match[3] ?? "s"] };
+  const rate = windowRate(text);
+  if (!rate) throw new ConfigError(option, `"${text}" is not a rate; give N/60s, e.g. 30/60s`);
   if (rate.count <= 0 || rate.windowMs <= 0) {
     throw new ConfigError(option, "the count and the window must be above 0");
   }

@@ -2,6 +2,7 @@
  * The sink's options as the library and the CLI give them, and the one place that checks them and
  * fills in defaults. The session and server code only ever see a FilledSinkOptions.
  */
+import { durationMs, windowRate } from "../stats/units.js";
 import { type FaultRule, parseFaultRule } from "./faults.js";
 import { DEFAULT_BACKLOG } from "./kernel.js";
 
@@ -194,10 +195,9 @@ export function parseListen(text: string, option = "listen"): ListenSpec {
 /** Parses `N/60s`, `N/1m`, `N` (per 60 s). */
 export function parseRate(option: string, value: Rate | string): Rate {
   if (typeof value !== "string") return checkRate(value, option);
-  const m = /^(\d+)(?:\/(\d*)(ms|s|m|h)?)?$/.exec(value.trim());
-  if (!m) throw new SinkOptionError(option, `--${option} ${value}: write a rate as N/60s`);
-  const amount = m[2] ? Number(m[2]) : m[3] ? 1 : 60;
-  return checkRate({ count: Number(m[1]), windowMs: amount * unitMs(m[3]) }, option);
+  const rate = windowRate(value);
+  if (!rate) throw new SinkOptionError(option, `--${option} ${value}: write a rate as N/60s`);
+  return checkRate(rate, option);
 }
 
 function checkRate(rate: Rate, option: string): Rate {
@@ -210,17 +210,10 @@ function checkRate(rate: Rate, option: string): Rate {
 /** Parses `300ms`, `5s`, `2m`, `1h` or plain seconds into milliseconds. */
 export function parseDuration(option: string, value: string | number): number {
   if (typeof value === "number") return checkCount(value * 1000, option);
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
-  if (!m) throw new SinkOptionError(option, `--${option} ${value}: write a duration like 30s`);
-  return Number(m[1]) * unitMs(m[2]);
-}
-
-/** Milliseconds in one `unit` (ms, s, m, h; seconds when absent). */
-function unitMs(unit: string | undefined): number {
-  if (unit === "ms") return 1;
-  if (unit === "m") return 60_000;
-  if (unit === "h") return 3_600_000;
-  return 1000;
+  const ms = durationMs(value);
+  if (ms === null)
+    throw new SinkOptionError(option, `--${option} ${value}: write a duration like 30s`);
+  return ms;
 }
 
 function checkCount(value: number | undefined, option: string, fallback = 0): number {
