@@ -17,6 +17,7 @@ const BIN = fileURLToPath(new URL("../../bin/mailvolley.js", import.meta.url));
 test("-S with placeholders: each message carries its own sequence number, time and class", async () => {
   const dir = mkdtempSync(join(tmpdir(), "mv-subject-"));
   const sink = await startSink({ listen: ["127.0.0.1:0"], dump: dir });
+  let closed = false;
   try {
     const { port } = sink.addresses[0];
     const before = Date.now();
@@ -26,6 +27,9 @@ test("-S with placeholders: each message carries its own sequence number, time a
       subject: "load {{seq}} sent {{epochMs}} ({{class}})",
     });
     assert.equal(result.messages.accepted, 5);
+    // The dump is written after the reply: closing the sink waits for every write.
+    await sink.close();
+    closed = true;
     const dumped = readdirSync(dir).map((f) => readFileSync(join(dir, f), "latin1"));
     assert.equal(dumped.length, 5);
     const subjects = dumped.map((m) => m.match(/^Subject: (.*)\r$/m)?.[1] ?? "").sort();
@@ -37,7 +41,7 @@ test("-S with placeholders: each message carries its own sequence number, time a
     }
     assert.equal(new Set(dumped.map((m) => m.length)).size, 1, "one size for every message");
   } finally {
-    await sink.close();
+    if (!closed) await sink.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });
