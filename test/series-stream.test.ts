@@ -124,7 +124,7 @@ describe("--out", () => {
 
   test("bad --out: one line naming it, exit 2, no file", async () => {
     for (const [value, pattern] of [
-      ["xml=x.xml", /--out: "xml=x\.xml": give ndjson=FILE or csv=FILE/],
+      ["xml=x.xml", /--out: "xml=x\.xml": give ndjson=FILE, csv=FILE or prometheus=FILE/],
       ["ndjson", /--out: "ndjson": give ndjson=FILE/],
       ["csv=-", /--out: "csv=-": stream to a file/],
       [`csv=${join(dir, "no-such-dir", "x.csv")}`, /--out: cannot write/],

@@ -13,6 +13,7 @@ import type { Mode, Result, SeriesPointResult } from "../stats/result.js";
 import type { SeriesPoint } from "../stats/series.js";
 import { seriesResult } from "../stats/summarise.js";
 import { checkOutputPath } from "./output.js";
+import { PrometheusFile } from "./prometheus.js";
 
 /**
  * One streamed line's fields: the series point with its time and mode, without its histogram and
@@ -56,6 +57,7 @@ export function checkSeriesOut(outs: readonly SeriesOut[]): void {
 
 export class SeriesStreams {
   private readonly files: { fd: number; line: (p: StreamedPoint) => string }[];
+  private readonly totals: PrometheusFile[];
   private lastT = Number.NEGATIVE_INFINITY;
 
   /** Creates (truncates) the files and writes the CSV header; call once the input is valid. */
@@ -63,10 +65,14 @@ export class SeriesStreams {
     outs: readonly SeriesOut[],
     private readonly intervalMs: number,
   ) {
-    this.files = outs.map((out) => {
+    this.totals = outs
+      .filter((out) => out.format === "prometheus")
+      .map((out) => new PrometheusFile(out.path));
+    this.files = outs.flatMap((out) => {
+      if (out.format === "prometheus") return [];
       const fd = openSync(out.path, "w");
       if (out.format === "csv") writeSync(fd, `${CSV_HEADER}\n`);
-      return { fd, line: out.format === "csv" ? csvLine : ndjsonLine };
+      return [{ fd, line: out.format === "csv" ? csvLine : ndjsonLine }];
     });
   }
 
@@ -77,13 +83,14 @@ export class SeriesStreams {
 
   /** Intervals complete across the workers, as a progress report brings them. */
   write(mode: Mode, points: readonly SeriesPoint[]): void {
-    if (points.length === 0 || this.files.length === 0) return;
+    if (points.length === 0 || this.files.length + this.totals.length === 0) return;
     this.emit(mode, seriesResult({ intervalMs: this.intervalMs, points: [...points] }).points);
   }
 
   /** The run's end: the intervals not yet streamed, from the final Result's series. */
   finish(result: Result): void {
     this.emit(result.mode, result.series.points);
+    for (const file of this.totals) file.finish(result);
   }
 
   close(): void {
@@ -96,6 +103,8 @@ export class SeriesStreams {
       this.lastT = point.t;
       const streamed = { time: new Date(point.t).toISOString(), mode, ...point };
       for (const file of this.files) writeSync(file.fd, file.line(streamed));
+      for (const file of this.totals) file.add(mode, streamed);
     }
+    for (const file of this.totals) file.flush();
   }
 }

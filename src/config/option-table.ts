@@ -255,7 +255,8 @@ export const REPORT_OPTIONS = {
   out: {
     kind: "list",
     group: "Reports:",
-    describe: "Stream the time series, a line per interval, repeatable: ndjson=FILE or csv=FILE",
+    describe:
+      "Stream the time series, repeatable: ndjson=FILE or csv=FILE (a line per interval), prometheus=FILE (running totals)",
   },
   "fail-on-generator-bound": {
     kind: "flag",

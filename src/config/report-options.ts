@@ -25,15 +25,18 @@ export interface ReportOptions {
   readonly failOnGeneratorBound: boolean;
 }
 
-/** The formats --out streams: k6's `--out csv=FILE` and `--out json=FILE` as NDJSON. */
-export const SERIES_FORMATS = ["ndjson", "csv"] as const;
+/**
+ * The formats --out streams: k6's `--out csv=FILE` and `--out json=FILE` as NDJSON, and the
+ * running totals for Prometheus' textfile collector.
+ */
+export const SERIES_FORMATS = ["ndjson", "csv", "prometheus"] as const;
 
 export interface SeriesOut {
   readonly format: (typeof SERIES_FORMATS)[number];
   readonly path: string;
 }
 
-/** `ndjson=FILE` or `csv=FILE`, repeatable. */
+/** `ndjson=FILE`, `csv=FILE` or `prometheus=FILE`, repeatable. */
 function parseSeriesOut(values: unknown): SeriesOut[] {
   const list = values === undefined ? [] : Array.isArray(values) ? values : [values];
   return list.map((value) => {
@@ -42,7 +45,7 @@ function parseSeriesOut(values: unknown): SeriesOut[] {
     const format = text.slice(0, at);
     const path = text.slice(at + 1);
     if (at < 0 || path === "" || !(SERIES_FORMATS as readonly string[]).includes(format)) {
-      throw new ConfigError("--out", `"${text}": give ndjson=FILE or csv=FILE`);
+      throw new ConfigError("--out", `"${text}": give ndjson=FILE, csv=FILE or prometheus=FILE`);
     }
     if (path === "-") {
       throw new ConfigError("--out", `"${text}": stream to a file; --json - gives stdout`);
