@@ -7,8 +7,7 @@
 import { renameSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { ERROR_CLASSES, type ErrorClass } from "../stats/errors.js";
-import type { Mode, Result } from "../stats/result.js";
-import type { StreamedPoint } from "./series-stream.js";
+import type { Mode, Result, SeriesPointResult } from "../stats/result.js";
 
 /** What the file says of one mode (compare writes both into one file). */
 interface Totals {
@@ -78,7 +77,7 @@ export class PrometheusFile {
   constructor(private readonly path: string) {}
 
   /** One complete interval of `mode`. */
-  add(mode: Mode, p: StreamedPoint): void {
+  add(mode: Mode, p: Omit<SeriesPointResult, "histogram" | "generator">): void {
     const t = this.totals(mode);
     t.sent += p.sent;
     t.accepted += p.accepted;
