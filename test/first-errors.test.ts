@@ -59,9 +59,11 @@ describe("first occurrence of an error class", () => {
     const [first] = result.firstSeen ?? [];
     assert.equal(first.class, "refused");
     // The threads number their connections in one sequence, in the order they call connect;
-    // the sink counts them in the order it accepts them. Two threads connecting within the
-    // same instant may swap, so across threads the ordinal is exact to the sessions in flight.
-    assert.ok(first.connection !== undefined && first.connection >= 31 && first.connection <= 34);
+    // the sink counts them in the order it accepts them. Connections in flight at once (at
+    // most the 4 sessions) may reach it in another order, either way, so across threads the
+    // ordinal of its 31st is exact to within 3 on each side.
+    const at = first.connection;
+    assert.ok(at !== undefined && at >= 28 && at <= 34, `first refused: connection ${at}`);
     assert.ok(first.sent <= 30 && first.sent >= 26, `${first.sent} messages started`);
   });
 
