@@ -85,6 +85,7 @@ export class SeriesStreams {
   write(mode: Mode, points: readonly SeriesPoint[]): void {
     if (points.length === 0 || this.files.length + this.totals.length === 0) return;
     this.emit(mode, seriesResult({ intervalMs: this.intervalMs, points: [...points] }).points);
+    for (const file of this.totals) file.flush();
   }
 
   /** The run's end: the intervals not yet streamed, from the final Result's series. */
@@ -105,6 +106,5 @@ export class SeriesStreams {
       for (const file of this.files) writeSync(file.fd, file.line(streamed));
       for (const file of this.totals) file.add(mode, streamed);
     }
-    for (const file of this.totals) file.flush();
   }
 }

@@ -111,7 +111,7 @@ export function parseRate(option: string, raw: unknown): number {
   const match = /^(\d+(?:\.\d+)?)(?:\/(s|m|h))?$/.exec(text);
   if (match) return Number(match[1]) * RATE_UNITS[match[2] ?? "s"];
   const windowed = /^(\d+(?:\.\d+)?)\/(.+)$/.exec(text);
-  const windowMs = windowed ? durationOrNull(windowed[2]) : null;
+  const windowMs = windowed ? durationMs(windowed[2]) : null;
   if (!windowed || windowMs === null || windowMs <= 0) {
     throw new ConfigError(
       option,
@@ -119,14 +119,6 @@ export function parseRate(option: string, raw: unknown): number {
     );
   }
   return (Number(windowed[1]) * 1000) / windowMs;
-}
-
-function durationOrNull(text: string): number | null {
-  try {
-    return parseDuration("", text);
-  } catch {
-    return null;
-  }
 }
 
 /** A limit counted over a sliding window, as the sink enforces it. */

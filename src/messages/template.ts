@@ -3,7 +3,7 @@
  * into literal Buffer pieces and slots; per message the pieces are joined with the slot values
  * into one Buffer, with no scan of the text.
  */
-import { randomFillSync } from "node:crypto";
+import { TokenPool } from "../smtp/header-slots.js";
 import { linesBefore, prepareContent, readSourceFile, readSubject } from "./content.js";
 import {
   type MessageContent,
@@ -19,8 +19,6 @@ const CLOSE = Buffer.from("}}", "latin1");
 const PLACEHOLDERS = ["seq", "class", "timestamp", "epochMs", "token"] as const;
 type Placeholder = (typeof PLACEHOLDERS)[number];
 const IDENTIFIER = /^[A-Za-z_][\w.-]*$/;
-/** Random octets per {{token}}: 128 bits, 32 hex digits, as unlikely to repeat as a UUID. */
-const TOKEN_OCTETS = 16;
 
 interface Slot {
   readonly name: Placeholder;
@@ -54,8 +52,7 @@ class TemplateSource implements MessageSource {
   private readonly classValues = new Map<string, Buffer>();
   private dateSecond = Number.NaN;
   private dateText = "";
-  private readonly tokenPool = Buffer.allocUnsafe(TOKEN_OCTETS * 256);
-  private tokenOffset = this.tokenPool.length;
+  private readonly tokens = new TokenPool();
 
   constructor(
     private readonly file: string,
@@ -90,7 +87,7 @@ class TemplateSource implements MessageSource {
     let size = this.totalBytes;
     for (const slot of this.slots) {
       let value: string | Buffer;
-      if (slot.name === "token") value = token ||= this.token();
+      if (slot.name === "token") value = token ||= this.tokens.next();
       else value = this.value(slot, vars);
       size += value.length;
       values.push(value);
@@ -148,17 +145,6 @@ class TemplateSource implements MessageSource {
       this.classValues.set(key, value);
     }
     return value;
-  }
-
-  /** 32 hex digits from a pool of random octets refilled 256 tokens at a time. */
-  private token(): string {
-    if (this.tokenOffset === this.tokenPool.length) {
-      randomFillSync(this.tokenPool);
-      this.tokenOffset = 0;
-    }
-    const start = this.tokenOffset;
-    this.tokenOffset += TOKEN_OCTETS;
-    return this.tokenPool.toString("hex", start, this.tokenOffset);
   }
 
   /** The next `{{name}}` at or after `from`; an unknown name is an error naming it and its line. */

@@ -24,6 +24,7 @@ import {
   ratio,
   shardText,
   statisticsRows,
+  thresholdActual,
 } from "./figures.js";
 import { chartRun } from "./html-chart-runs.js";
 import { chartScript } from "./html-charts.js";
@@ -308,7 +309,7 @@ function thresholdBanner(runs: readonly Result[]): string {
   const who = (r: Result) => (runs.length > 1 ? `${r.mode}: ` : "");
   const items = failed
     .map(({ run, t }) => {
-      const actual = t.actual === null ? "no data" : `actual ${fmt(t.actual, 3)}`;
+      const actual = t.actual === null ? "no data" : `actual ${thresholdActual(t)}`;
       return `<li>${esc(`${who(run)}${t.expression} (${actual})`)}</li>`;
     })
     .join("");

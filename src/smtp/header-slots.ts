@@ -50,13 +50,32 @@ export function markPlaceholders(
   return { text: marked, slots };
 }
 
-const TOKEN_OCTETS = WIDTH.token / 2;
+/** Random octets per token: 128 bits, 32 hex digits, as unlikely to repeat as a UUID. */
+const TOKEN_OCTETS = 16;
+
+/**
+ * `{{token}}`'s values, here and in message templates (messages/template.ts): 32 random hex
+ * digits each, from a pool of random octets refilled 256 tokens at a time.
+ */
+export class TokenPool {
+  private readonly pool = Buffer.allocUnsafe(TOKEN_OCTETS * 256);
+  private offset = this.pool.length;
+
+  next(): string {
+    if (this.offset === this.pool.length) {
+      randomFillSync(this.pool);
+      this.offset = 0;
+    }
+    const start = this.offset;
+    this.offset += TOKEN_OCTETS;
+    return this.pool.toString("hex", start, this.offset);
+  }
+}
 
 /** The slots of a rendered header: where each is, and how to fill it for one message. */
 export class HeaderSlots {
   private readonly at: { name: SlotName; offset: number }[] = [];
-  private readonly tokenPool = Buffer.allocUnsafe(TOKEN_OCTETS * 256);
-  private tokenOffset = this.tokenPool.length;
+  private readonly tokens = new TokenPool();
 
   /** Finds the slots, in order, among the NUL marks of `template`. */
   constructor(template: Buffer, names: readonly SlotName[]) {
@@ -74,26 +93,16 @@ export class HeaderSlots {
 
   /** Fills every slot of `out` for message `seq` sent at `epochMs`, `date` its RFC 5322 date. */
   fill(out: Buffer, seq: number, epochMs: number, date: Buffer, write: DecimalWriter): void {
-    let token = -1;
+    let token = "";
     for (const { name, offset } of this.at) {
       if (name === "seq") write(out, offset, WIDTH.seq, seq);
       else if (name === "epochMs") write(out, offset, WIDTH.epochMs, Math.floor(epochMs));
       else if (name === "timestamp") date.copy(out, offset);
       else {
-        if (token < 0) token = this.nextToken();
-        out.write(this.tokenPool.toString("hex", token, token + TOKEN_OCTETS), offset, "latin1");
+        token ||= this.tokens.next();
+        out.write(token, offset, "latin1");
       }
     }
-  }
-
-  private nextToken(): number {
-    if (this.tokenOffset >= this.tokenPool.length) {
-      randomFillSync(this.tokenPool);
-      this.tokenOffset = 0;
-    }
-    const at = this.tokenOffset;
-    this.tokenOffset += TOKEN_OCTETS;
-    return at;
   }
 }
 
