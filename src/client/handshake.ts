@@ -5,7 +5,7 @@
  * session through the handshake's states and hands over the capabilities when done.
  */
 
-import { type Capabilities, NO_CAPABILITIES, parseCapabilities } from "../smtp/capabilities.js";
+import { type Capabilities, capabilitiesOf, NO_CAPABILITIES } from "../smtp/capabilities.js";
 import type { Phase } from "../smtp/phases.js";
 import type { RunStats } from "../stats/collector.js";
 import type { ErrorRow } from "../stats/result.js";
@@ -134,7 +134,7 @@ export class Handshake {
     this.session.captureText(false);
     if (code === 250) {
       this.stats.record("ehlo", this.session.phaseSince - this.ehloSentAt);
-      const caps = kind === Expect.Ehlo && lines ? parseCapabilities(lines) : NO_CAPABILITIES;
+      const caps = kind === Expect.Ehlo && lines ? capabilitiesOf(lines) : NO_CAPABILITIES;
       this.secureOrStart(caps);
       return;
     }

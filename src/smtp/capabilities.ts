@@ -75,3 +75,26 @@ export function parseCapabilities(lines: readonly string[]): Capabilities {
   }
   return Object.freeze(caps);
 }
+
+/** The keyword lines of the last EHLO reply parsed on this thread, and what they offered. */
+let lastKeywords: readonly string[] = [];
+let lastCapabilities: Capabilities = NO_CAPABILITIES;
+
+/**
+ * parseCapabilities, remembering the last reply: a gateway answers every connection's EHLO with
+ * the same keywords, so in connection-per-message mode each connection after the first costs
+ * a comparison of its lines instead of a split, a regex and upper-casing per line. The first
+ * line (the greeting, which may name the client) is not compared; it offers nothing.
+ */
+export function capabilitiesOf(lines: readonly string[]): Capabilities {
+  if (sameKeywords(lines, lastKeywords)) return lastCapabilities;
+  lastCapabilities = parseCapabilities(lines);
+  lastKeywords = lines;
+  return lastCapabilities;
+}
+
+function sameKeywords(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length || a.length === 0) return false;
+  for (let i = 1; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
