@@ -3,7 +3,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { NO_CAPABILITIES, parseCapabilities } from "../src/smtp/capabilities.js";
+import { capabilitiesOf, NO_CAPABILITIES, parseCapabilities } from "../src/smtp/capabilities.js";
 import { ReplyParser } from "../src/smtp/reply-parser.js";
 import { AIOSMTPD_SESSION, SMTP_SERVER_SESSION, SMTP_SINK_SESSION } from "./helpers/transcripts.js";
 
@@ -85,4 +85,21 @@ test("results are frozen; NO_CAPABILITIES offers nothing", () => {
   assert.ok(Object.isFrozen(NO_CAPABILITIES));
   assert.equal(NO_CAPABILITIES.pipelining, false);
   assert.deepEqual(NO_CAPABILITIES.auth, []);
+});
+
+test("capabilitiesOf remembers the last reply, whatever its greeting, and no other", () => {
+  const sink = ehloLines(SMTP_SINK_SESSION);
+  const first = capabilitiesOf(sink);
+  assert.deepEqual(first, parseCapabilities(sink));
+  // Another connection to the same server: a greeting naming another client, the same keywords.
+  const again = capabilitiesOf(["other.example Hello [127.0.0.9]", ...sink.slice(1)]);
+  assert.equal(again, first);
+  // A server that offers less is parsed, not remembered from the last one.
+  const aiosmtpd = capabilitiesOf(ehloLines(AIOSMTPD_SESSION));
+  assert.equal(aiosmtpd.pipelining, false);
+  assert.equal(aiosmtpd.size, 33_554_432);
+  const fewer = capabilitiesOf(sink.slice(0, 2));
+  assert.deepEqual(fewer, parseCapabilities(sink.slice(0, 2)));
+  assert.notEqual(fewer, first);
+  assert.equal(capabilitiesOf([]).pipelining, false);
 });
