@@ -33,13 +33,11 @@ export function openConnection(
         },
       }
     : undefined;
-  const socket =
-    target.kind === "unix"
-      ? net.connect({ path: target.path, onread })
-      : net.connect({ host: target.host, port: target.port, onread, localAddress });
-  // Pipelined groups are written whole; Nagle would only add delay between them.
-  socket.setNoDelay(true);
-  return socket;
+  if (target.kind === "unix") return net.connect({ path: target.path, onread });
+  // Pipelined groups are written whole; Nagle would only add delay between them. Given here,
+  // TCP_NODELAY is set as the socket connects, without a call on the new socket.
+  const { host, port } = target;
+  return net.connect({ host, port, onread, localAddress, noDelay: true });
 }
 
 /** Errors that are this machine's limits, not the network's or the server's. */
