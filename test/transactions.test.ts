@@ -13,7 +13,9 @@ const alerts: MessageClass = { index: 1, recipients: 1 };
 
 function ring(slots = 4): { txs: TransactionRing; stats: RunStats } {
   const stats = new RunStats(["bulk", "alerts"]);
-  return { txs: new TransactionRing(stats, 1, slots), stats };
+  const txs = new TransactionRing(stats, slots);
+  txs.connection = 1;
+  return { txs, stats };
 }
 
 function settledTotal(stats: RunStats): number {

@@ -59,6 +59,16 @@ export class Handshake {
     private readonly stats: RunStats,
   ) {}
 
+  /** Back to the start, for the session's next connection. */
+  clear(): void {
+    this.connectedAt = 0;
+    this.tlsStartedAt = 0;
+    this.ehloSentAt = 0;
+    this.authSentAt = 0;
+    this.bannerAt = 0;
+    this.caps = NO_CAPABILITIES;
+  }
+
   /** Reached a 220 banner. */
   get established(): boolean {
     return this.bannerAt > 0;

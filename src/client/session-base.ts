@@ -9,7 +9,7 @@ import type tls from "node:tls";
 import { type Capabilities, NO_CAPABILITIES } from "../smtp/capabilities.js";
 import type { Phase } from "../smtp/phases.js";
 import { QUIT_COMMAND } from "../smtp/pipelining.js";
-import { enhancedCode, ReplyParser } from "../smtp/reply-parser.js";
+import { namesSessionLimit, ReplyParser } from "../smtp/reply-parser.js";
 import type { RunStats } from "../stats/collector.js";
 import type { Failure } from "../stats/errors.js";
 import type { ErrorRow } from "../stats/result.js";
@@ -76,42 +76,35 @@ export abstract class SessionBase implements HandshakeHost {
   /** When the head expectation (or the connect) began: the phase timer's start. */
   phaseSince: number;
   protected quitSentAt = 0;
-  protected readonly openedAt: number;
+  protected openedAt = 0;
   protected waitTimer: NodeJS.Timeout | null = null;
   /**
    * When the last chunk of replies was read: one clock read per chunk, shared by the replies in
    * it (they arrived together), instead of one per reply.
    */
   protected readAt = 0;
-  protected readonly preclaimedIntendedMs: number;
+  protected preclaimedIntendedMs = 0;
   /** This connection's ordinal in the run (from 1), for where an error first came. */
-  readonly connection: number;
+  connection = 0;
   /** The row of the failure that ended the session: its lost messages are counted there. */
   protected endingRow: ErrorRow | null = null;
 
   /**
-   * @param preclaimed per-message mode: the one message this connection carries, already
-   *   taken (host.intendedMs is its due time); -1 in reuse mode, where the session takes work
-   *   as it goes.
+   * Opens the session's first connection; `reopen` opens each later one.
+   * @param id the session's number in its thread (from 0): the -v trace follows session 0.
+   * @param preclaimed per-message mode: the one message this connection carries, already taken
+   *   (host.intendedMs is its due time); -1 in reuse mode, where the session takes work as it goes.
+   * @param cap reuse mode: QUIT after this many messages; 0: no cap. Lowered to the messages
+   *   started when the server names a per-session limit (onMailRefused).
    */
   constructor(
     protected readonly host: SessionHost,
-    readonly id: number,
-    protected readonly preclaimed: number,
-    /**
-     * Reuse mode: QUIT after this many messages; 0: no cap. Lowered to the messages started
-     * when the server names a per-session limit (onMailRefused).
-     */
+    public id: number,
+    protected preclaimed: number,
     protected cap: number,
   ) {
-    this.preclaimedIntendedMs = host.intendedMs;
     const { config, stats } = host;
-    this.connection = stats.connectionOpened();
-    this.txs = new TransactionRing(
-      stats,
-      this.connection,
-      config.chunking ? config.window + 2 : TX_SLOTS,
-    );
+    this.txs = new TransactionRing(stats, config.chunking ? config.window + 2 : TX_SLOTS);
     // Two envelopes and a QUIT can be in flight (with BDAT: a window of whole transactions);
     // 1000 is the most recipients a message takes.
     const recipients = Math.max(config.recipients, ...config.classes.map((c) => c.recipients ?? 0));
@@ -121,15 +114,53 @@ export abstract class SessionBase implements HandshakeHost {
     this.parser.captureText = host.trace !== null;
     this.handshake = new Handshake(this, config, stats);
     this.phaseSince = performance.now();
+    this.socket = this.connect();
+  }
+
+  /**
+   * The next connection of a closed session, as a new session `id` would open it, keeping the
+   * rings, parser, handshake and messages: connection-per-message mode builds none per message.
+   */
+  reopen(id: number, preclaimed: number, cap: number): void {
+    if (this.state !== State.Closed) throw new Error("reopen: the connection is still open");
+    this.state = State.Connecting;
+    this.id = id;
+    this.preclaimed = preclaimed;
+    this.cap = cap;
+    this.messagesStarted = 0;
+    this.caps = NO_CAPABILITIES;
+    this.dialogue = Dialogue.LockStep;
+    this.inFlight = 0;
+    this.needRset = false;
+    this.mailDeferrals = 0;
+    this.quitSentAt = 0;
+    this.waitTimer = null;
+    this.readAt = 0;
+    this.endingRow = null;
+    this.pending.clear();
+    this.parser.clear();
+    this.parser.captureText = this.host.trace !== null;
+    this.handshake.clear();
+    this.phaseSince = performance.now();
+    this.socket = this.connect();
+  }
+
+  /** Counts a new connection of the run and opens it; phaseSince is when it began. */
+  private connect(): net.Socket {
+    const { config, stats } = this.host;
+    this.preclaimedIntendedMs = this.host.intendedMs;
+    this.connection = stats.connectionOpened();
+    this.txs.connection = this.connection;
     this.openedAt = this.phaseSince;
     stats.touch(performance.timeOrigin + this.phaseSince);
     // Many source addresses: sessions take them in turn, as a sender with several IPs would.
     const sources = config.sourceAddresses;
-    const local = sources.length > 0 ? sources[id % sources.length] : undefined;
-    this.socket = openTransport(config, this.onBytes, local);
-    this.socket.on("connect", () => this.onConnect());
-    if (config.tls === "implicit") this.socket.on("secureConnect", () => this.onSecure());
-    this.listen();
+    const local = sources.length > 0 ? sources[this.id % sources.length] : undefined;
+    const socket = openTransport(config, this.onBytes, local);
+    socket.on("connect", this.onConnectEvent);
+    if (config.tls === "implicit") socket.on("secureConnect", this.onSecureEvent);
+    this.listen(socket);
+    return socket;
   }
 
   protected readonly onBytes = (chunk: Buffer): void => {
@@ -137,9 +168,15 @@ export abstract class SessionBase implements HandshakeHost {
     this.parser.push(chunk);
   };
 
-  private listen(): void {
-    this.socket.on("error", (err: NodeJS.ErrnoException) => this.onSocketError(err));
-    this.socket.on("close", () => this.onClose());
+  // The socket's listeners, made once per session rather than once per connection.
+  private readonly onConnectEvent = (): void => this.onConnect();
+  private readonly onSecureEvent = (): void => this.onSecure();
+  private readonly onErrorEvent = (err: NodeJS.ErrnoException): void => this.onSocketError(err);
+  private readonly onCloseEvent = (): void => this.onClose();
+
+  private listen(socket: net.Socket): void {
+    socket.on("error", this.onErrorEvent);
+    socket.on("close", this.onCloseEvent);
   }
 
   /** The phase a reply, failure or timeout now is counted under, from the state. */
@@ -272,8 +309,8 @@ export abstract class SessionBase implements HandshakeHost {
     // RFC 3207 §5: nothing the server sent before the handshake may be acted on.
     this.parser.reset();
     this.socket = upgradeToTls(this.socket, this.host.config, this.onBytes);
-    this.socket.on("secureConnect", () => this.onSecure());
-    this.listen();
+    this.socket.on("secureConnect", this.onSecureEvent);
+    this.listen(this.socket);
   }
 
   /** Counts a failure without a reply (timeout, protocol error) and closes the connection. */
@@ -331,7 +368,7 @@ export abstract class SessionBase implements HandshakeHost {
       const text = "connection closed by the server";
       this.endingRow = this.countFailure("closed", this.phase(), text);
     }
-    const cleanly = this.state === State.Quitting;
+    const cleanly = this.state === State.Quitting && this.endingRow === null;
     const now = performance.now();
     let lost = this.txs.failOpen(now);
     if (this.preclaimed >= 0 && this.messagesStarted === 0) {
@@ -357,14 +394,4 @@ export abstract class SessionBase implements HandshakeHost {
 
   /** One complete reply (the reply parser's handler). */
   abstract onReply(code: number, lines: string[] | null): void;
-}
-
-/**
- * A MAIL reply that names a limit of the session rather than of the message or the sender:
- * RFC 3463 X.5.3 ("too many recipients" at RCPT, "too many messages" at MAIL in OpenSMTPD).
- */
-export function namesSessionLimit(lines: string[] | null): boolean {
-  const first = lines?.[0] ?? "";
-  if (enhancedCode(first) === "4.5.3") return true;
-  return /too many messages/i.test((lines ?? []).join(" "));
 }

@@ -57,10 +57,11 @@ export class TransactionRing {
   /** A message whose dot got 2xx, waiting for the order to be confirmed (hold). */
   private held: Transaction | null = null;
 
+  /** The session's connection ordinal (RunStats.connectionOpened), set as each one opens. */
+  connection = 0;
+
   constructor(
     private readonly stats: RunStats,
-    /** The session's connection ordinal (RunStats.connectionOpened). */
-    private readonly connection: number,
     size = TX_SLOTS,
   ) {
     for (let slot = 0; slot < size; slot++) {

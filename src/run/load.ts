@@ -8,24 +8,17 @@ import { Session, type SessionHost } from "../client/session.js";
 import type { RunConfig } from "../config/run-config.js";
 import { MessageFactory } from "../messages/factory.js";
 import { MessageWire } from "../messages/wire.js";
-import { RunStats, type StatsSnapshot } from "../stats/collector.js";
-import { GeneratorLoadSampler, type ThreadLoad } from "../stats/generator-load.js";
-import { StartLateness, type StartLatenessSnapshot } from "../stats/start-lateness.js";
+import { RunStats } from "../stats/collector.js";
+import { GeneratorLoadSampler } from "../stats/generator-load.js";
+import { StartLateness } from "../stats/start-lateness.js";
 import type { ShareProgress } from "./progress.js";
 import { activeSessions, arrivalIntervalAt, sessionQuotas } from "./schedule.js";
+import type { LoadShare, RunningLoad, ShareOutcome } from "./share.js";
 import { StartGate } from "./start-at.js";
-import { ClosedWork, OpenWork, type SeqSpace, type WorkSource } from "./work.js";
-
-export interface LoadShare extends SeqSpace {
-  /** Session slots this share keeps busy. */
-  readonly sessions: number;
-  /** Messages this share delivers (Infinity: until the duration ends). */
-  readonly messages: number;
-  /** This share's fraction of the run's arrival rate (open model). */
-  readonly rateShare: number;
-}
+import { ClosedWork, OpenWork, type WorkSource } from "./work.js";
 
 export type { Progress, ProgressCounts, ShareProgress } from "./progress.js";
+export type { LoadShare, RunningLoad, ShareOutcome } from "./share.js";
 
 export interface LoadHooks {
   /** Prints the conversation of the first session (-v). */
@@ -40,15 +33,6 @@ export interface LoadHooks {
   readonly threadName?: string;
 }
 
-/** What one share hands back: its counts, its thread's own load, and its start lateness. */
-export interface ShareOutcome {
-  stats: StatsSnapshot;
-  /** One row per generator thread that ran the share (this thread; the run adds its main). */
-  threads: ThreadLoad[];
-  /** Open model: how late arrivals started against the schedule; null in the closed model. */
-  lateness: StartLatenessSnapshot | null;
-}
-
 export const PROGRESS_INTERVAL_MS = 1000;
 
 /** One clock for the time series and the sampler: performance.now() as epoch ms. */
@@ -60,6 +44,8 @@ const SWEEP_INTERVAL_MS = 100;
 interface Slot {
   readonly index: number;
   session: Session | null;
+  /** The slot's last session, closed: its next connection reuses the object (Session.reopen). */
+  closed: Session | null;
   /** Consecutive sessions of this slot that ended without starting a message. */
   failures: number;
   timer: NodeJS.Timeout | null;
@@ -121,6 +107,7 @@ class LoadRun implements SessionHost {
       this.slots.push({
         index: i,
         session: null,
+        closed: null,
         failures: 0,
         timer: null,
         parked: true,
@@ -230,6 +217,7 @@ class LoadRun implements SessionHost {
     this.slotOf.delete(session);
     this.idle.delete(session);
     slot.session = null;
+    slot.closed = session;
     if (this.config.mode === "reuse") {
       const worked = session.messagesStarted > 0 || cleanly;
       slot.failures = worked ? 0 : slot.failures + 1;
@@ -267,7 +255,11 @@ class LoadRun implements SessionHost {
     }
     slot.parked = false;
     const cap = this.drawCap();
-    const session = new Session(this, this.sessionsOpened++, preclaimed, cap);
+    const id = this.sessionsOpened++;
+    let session = slot.closed;
+    if (session === null) session = new Session(this, id, preclaimed, cap);
+    else session.reopen(id, preclaimed, cap);
+    slot.closed = null;
     slot.session = session;
     this.slotOf.set(session, slot);
   }
@@ -381,14 +373,6 @@ class LoadRun implements SessionHost {
     }
     this.finishIfIdle();
   }
-}
-
-export interface RunningLoad {
-  result: Promise<ShareOutcome>;
-  /** Ends every session now. */
-  stop: () => void;
-  /** Starts no more messages; in-flight ones get the grace period. */
-  drain: () => void;
 }
 
 /** Runs one share to completion (or until stopped), resolving with its counts. */

@@ -65,6 +65,13 @@ export class ReplyParser {
     this.lines = null;
   }
 
+  /** Back to a new connection's start: nothing read, nothing failed. */
+  clear(): void {
+    this.reset();
+    this.failed = false;
+    this.enhancedSubject = -1;
+  }
+
   /** True while a reply has begun but its last line has not arrived. */
   get midReply(): boolean {
     return this.carry !== null || this.lineCount > 0;
@@ -192,4 +199,14 @@ export function enhancedCode(text: string): string {
 
 function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
+}
+
+/**
+ * A MAIL reply that names a limit of the session rather than of the message or the sender:
+ * RFC 3463 X.5.3 ("too many recipients" at RCPT, "too many messages" at MAIL in OpenSMTPD).
+ */
+export function namesSessionLimit(lines: string[] | null): boolean {
+  const first = lines?.[0] ?? "";
+  if (enhancedCode(first) === "4.5.3") return true;
+  return /too many messages/i.test((lines ?? []).join(" "));
 }
