@@ -14,7 +14,8 @@
  */
 import net from "node:net";
 
-const [host, portText, sessionsText, messagesText] = process.argv.slice(2);
+const [host, portText, sessionsText, messagesText, mode] = process.argv.slice(2);
+const perMessage = mode === "per-message";
 const port = Number(portText);
 const sessions = Number(sessionsText);
 const messages = Number(messagesText);
@@ -43,6 +44,7 @@ const started = performance.now();
 const cpuBefore = process.cpuUsage();
 
 function session(): void {
+  if (perMessage) next++;
   /** 0: banner awaited, 1: EHLO's reply, 2: transactions, 3: last dot's reply, 4: QUIT's. */
   let stage = 0;
   let sent = 0;
@@ -82,11 +84,11 @@ function session(): void {
       socket.write(EHLO);
     } else if (stage === 1) {
       stage = 2;
-      next++;
+      if (!perMessage) next++; // per-message: taken when the connection opened
       sent++;
       socket.write(FIRST_ENVELOPE);
     } else if (digit === 0x33) {
-      if (next < messages) {
+      if (next < messages && !perMessage) {
         next++;
         sent++;
         socket.write(MESSAGE_THEN_ENVELOPE);
@@ -102,7 +104,9 @@ function session(): void {
   }
   socket.on("close", () => {
     accepted += sent;
-    if (--open === 0) finish();
+    open--;
+    if (perMessage && next < messages) session();
+    else if (open === 0) finish();
   });
   socket.on("error", (err) => {
     process.stderr.write(`floor: ${err.message}\n`);
@@ -122,4 +126,4 @@ function finish(): void {
   );
 }
 
-for (let i = 0; i < sessions; i++) session();
+for (let i = 0; i < sessions && i < messages; i++) session();

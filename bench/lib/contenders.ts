@@ -127,12 +127,13 @@ export async function runMailvolley(
 const FLOOR = fileURLToPath(new URL("../floor.js", import.meta.url));
 
 /**
- * One run of bench/floor.ts, the least a Node.js pipelined DATA client can do, against the
- * sink: its rate and CPU per message, measured from inside like mailvolley's.
+ * One run of bench/floor.ts, the least a Node.js pipelined DATA client can do (with
+ * `perMessage`, a connection per message), against the sink: its rate and CPU per message,
+ * measured from inside like mailvolley's.
  */
 export async function runFloor(
   sink: SinkProcess,
-  opts: { sessions: number; messages: number },
+  opts: { sessions: number; messages: number; perMessage?: boolean },
 ): Promise<Sample> {
   let sinkBefore = 0;
   const args = [
@@ -141,6 +142,7 @@ export async function runFloor(
     String(sink.port),
     String(opts.sessions),
     String(opts.messages),
+    ...(opts.perMessage ? ["per-message"] : []),
   ];
   const exited = await runTimed(process.execPath, args, RUN_TIMEOUT_MS, () => {
     sinkBefore = procCpuSeconds(sink.pid);
