@@ -88,6 +88,8 @@ export abstract class SessionBase implements HandshakeHost {
   connection = 0;
   /** The row of the failure that ended the session: its lost messages are counted there. */
   protected endingRow: ErrorRow | null = null;
+  /** Counts the connections this session object has opened (see listen). */
+  private generation = 0;
 
   /**
    * Opens the session's first connection; `reopen` opens each later one.
@@ -157,9 +159,8 @@ export abstract class SessionBase implements HandshakeHost {
     const sources = config.sourceAddresses;
     const local = sources.length > 0 ? sources[this.id % sources.length] : undefined;
     const socket = openTransport(config, this.onBytes, local);
-    socket.on("connect", this.onConnectEvent);
-    if (config.tls === "implicit") socket.on("secureConnect", this.onSecureEvent);
-    this.listen(socket);
+    this.generation++;
+    this.listen(socket, true, config.tls === "implicit");
     return socket;
   }
 
@@ -168,15 +169,18 @@ export abstract class SessionBase implements HandshakeHost {
     this.parser.push(chunk);
   };
 
-  // The socket's listeners, made once per session rather than once per connection.
-  private readonly onConnectEvent = (): void => this.onConnect();
-  private readonly onSecureEvent = (): void => this.onSecure();
-  private readonly onErrorEvent = (err: NodeJS.ErrnoException): void => this.onSocketError(err);
-  private readonly onCloseEvent = (): void => this.onClose();
-
-  private listen(socket: net.Socket): void {
-    socket.on("error", this.onErrorEvent);
-    socket.on("close", this.onCloseEvent);
+  /**
+   * Events of this connection's sockets only: with STARTTLS both the plain socket and the TLS
+   * socket over it report the close, and the second report must not reach the next connection
+   * when the first has already reopened the session.
+   */
+  private listen(socket: net.Socket, connect: boolean, secure: boolean): void {
+    const generation = this.generation;
+    const current = () => generation === this.generation;
+    if (connect) socket.on("connect", () => current() && this.onConnect());
+    if (secure) socket.on("secureConnect", () => current() && this.onSecure());
+    socket.on("error", (err: NodeJS.ErrnoException) => current() && this.onSocketError(err));
+    socket.on("close", () => current() && this.onClose());
   }
 
   /** The phase a reply, failure or timeout now is counted under, from the state. */
@@ -309,8 +313,7 @@ export abstract class SessionBase implements HandshakeHost {
     // RFC 3207 §5: nothing the server sent before the handshake may be acted on.
     this.parser.reset();
     this.socket = upgradeToTls(this.socket, this.host.config, this.onBytes);
-    this.socket.on("secureConnect", this.onSecureEvent);
-    this.listen(this.socket);
+    this.listen(this.socket, false, true);
   }
 
   /** Counts a failure without a reply (timeout, protocol error) and closes the connection. */
