@@ -99,7 +99,7 @@ function session(): void {
     } else if (stage === 3) {
       stage = 4; // the last dot's 250; the 221 follows
     } else if (stage === 4) {
-      socket.end();
+      socket.destroy(); // the 221 ends the session: no half-close and wait, as mailvolley does
     }
   }
   socket.on("close", () => {
