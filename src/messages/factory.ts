@@ -28,9 +28,21 @@ class OutgoingMessage {
   tail: Buffer | null = null;
 }
 
+/**
+ * BDAT: a slot's last transaction Buffer and the parts it was built from. A slot comes round
+ * again only after its transaction's final reply (a session keeps at most its window in flight
+ * and has two slots more), so the server has read those octets and the Buffer may be patched.
+ */
+class SlotTransaction {
+  buffer: Buffer | null = null;
+  prefix: Buffer | null = null;
+  body: Buffer | null = null;
+}
+
 export class MessageFactory {
   private readonly slots: Message[] = [];
   private readonly outgoing = new OutgoingMessage();
+  private readonly transactions: SlotTransaction[] = [];
 
   /** `slots`: as many as the session's transaction ring has; slot i carries its transaction i. */
   constructor(
@@ -38,7 +50,10 @@ export class MessageFactory {
     slots: number,
   ) {
     const kind = wire.classOf(0);
-    for (let i = 0; i < slots; i++) this.slots.push({ seq: -1, kind, content: null, size: 0 });
+    for (let i = 0; i < slots; i++) {
+      this.slots.push({ seq: -1, kind, content: null, size: 0 });
+      this.transactions.push(new SlotTransaction());
+    }
   }
 
   /**
@@ -127,14 +142,25 @@ export class MessageFactory {
     const m = this.slots[slot];
     const header = this.wire.headerOf(m.kind);
     // Content from a source or a size distribution is dot-stuffed; BDAT sends it as it is.
-    const raw = m.content ? unstuff(m.content) : this.wire.bodyOf(m.kind);
+    const generated = m.content === null;
+    const raw = generated ? this.wire.bodyOf(m.kind) : unstuff(m.content!);
     m.content = null;
     const size = header.length + raw.length;
     const prefix = this.wire.bdatPrefix(m, caps, before, size);
+    const kept = this.transactions[slot];
+    // A shared prefix (the fast path's constant envelope) and the same generated body: the
+    // slot's last Buffer already holds them and the header's template; patch its fields.
+    if (generated && kept.prefix === prefix && kept.body === raw && kept.buffer !== null) {
+      header.renderInto(kept.buffer.subarray(prefix.length), m.seq, epochMs, true);
+      return kept.buffer;
+    }
     const out = Buffer.allocUnsafe(prefix.length + size);
     prefix.copy(out);
     header.renderInto(out.subarray(prefix.length), m.seq, epochMs);
     raw.copy(out, prefix.length + header.length);
+    kept.buffer = generated ? out : null;
+    kept.prefix = prefix;
+    kept.body = raw;
     return out;
   }
 }
