@@ -56,12 +56,17 @@ function lmtpVerdicts(s: Session, headers: MessageHeaders | null, stuffed: boole
 }
 
 const NO_HEADERS: MessageHeaders = Object.freeze({ className: DEFAULT_CLASS, sentMs: -1 });
+/** The message's headers, read anew for each message: finishMessage uses them before it returns. */
+const headers: MessageHeaders = { className: DEFAULT_CLASS, sentMs: -1 };
 
 function inspect(s: Session): MessageHeaders {
-  const pieces = s.state.pieces;
-  if (pieces === null || pieces.length === 0) return NO_HEADERS;
-  const head = pieces.length === 1 ? pieces[0] : Buffer.concat(pieces);
-  return readHeaders(head, s.ctx.options.classBySubject);
+  const st = s.state;
+  const head = st.head;
+  if (head === null) return NO_HEADERS;
+  const bySubject = s.ctx.options.classBySubject;
+  if (!st.headSplit) return readHeaders(head, bySubject, st.headStart, st.headEnd, headers);
+  const joined = Buffer.concat(st.pieces!);
+  return readHeaders(joined, bySubject, 0, joined.length, headers);
 }
 
 function accepted(s: Session, headers: MessageHeaders | null, stuffed: boolean): void {
