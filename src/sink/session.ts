@@ -115,6 +115,7 @@ export class SinkSession implements Session {
   }
 
   private readonly onData = (chunk: Buffer): void => {
+    this.ctx.clock.tick();
     this.afterInput(chunk, this.process(chunk, 0));
   };
 
@@ -160,6 +161,7 @@ export class SinkSession implements Session {
       this.timer = null;
       this.suspended = false;
       if (this.socket.destroyed) return;
+      this.ctx.clock.tick();
       pos = this.process(chunk, pos);
       this.afterInput(chunk, pos);
       if (!this.suspended && this.state.mode < M_UPGRADE) this.socket.resume();

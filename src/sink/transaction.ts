@@ -72,17 +72,19 @@ function inspect(s: Session): MessageHeaders {
 function accepted(s: Session, headers: MessageHeaders | null, stuffed: boolean): void {
   const ctx = s.ctx;
   ctx.counters.messagesAccepted++;
-  ctx.counters.lastMessageMs = Date.now();
+  ctx.counters.lastMessageMs = ctx.clock.wallMs();
   ctx.envelopes?.write(s.state.envelope, true);
   if (ctx.classes !== null) {
     const sent = headers?.sentMs ?? -1;
     ctx.classes.accepted(
       headers?.className ?? DEFAULT_CLASS,
-      sent < 0 ? -1 : Math.max(0, epochNowMs() - sent),
+      sent < 0 ? -1 : Math.max(0, ctx.clock.epochMs() - sent),
     );
   }
-  const pieces = s.state.pieces;
-  if (ctx.options.dump !== undefined && pieces !== null) ctx.dump(pieces, stuffed);
+  if (ctx.options.dump !== undefined) {
+    const pieces = s.state.pieces;
+    if (pieces !== null) ctx.dump(pieces, stuffed);
+  }
   ctx.progress();
 }
 
@@ -90,9 +92,4 @@ function rejected(s: Session, headers: MessageHeaders | null): void {
   s.ctx.counters.messagesRejected++;
   s.ctx.envelopes?.write(s.state.envelope, false);
   s.ctx.classes?.rejected(headers?.className ?? DEFAULT_CLASS);
-}
-
-/** Epoch milliseconds with a sub-millisecond fraction, as the client stamps X-Mailvolley-Sent. */
-export function epochNowMs(): number {
-  return performance.timeOrigin + performance.now();
 }
