@@ -45,7 +45,7 @@ export async function chunkingBench(rounds: number): Promise<BenchOutput> {
   const data = rate(runs.data);
   const bdat = rate(runs.bdat);
   const sent = [...runs.data, ...runs.bdat].reduce((n, s) => n + s.accepted, 0);
-  const label = `${SESSIONS} sessions, ${fmt(MESSAGES)} messages`;
+  const label = `${SESSIONS} sessions, default --window, ${fmt(MESSAGES)} messages`;
   return {
     verdicts: [
       verdict(
