@@ -7,10 +7,10 @@
  */
 import type { RawRunOptions } from "../src/config/run-config.js";
 import { runMailvolley, type Sample } from "./lib/contenders.js";
-import { loadAverage, median } from "./lib/proc.js";
+import { median } from "./lib/proc.js";
 import { fmt, verdict } from "./lib/report.js";
 import { startBuiltinSink } from "./lib/sinks.js";
-import type { BenchOutput } from "./throughput.js";
+import { type Alternation, alternate, type BenchOutput } from "./throughput.js";
 
 /**
  * What a user would run on two cores: the default --workers (1), ten sessions, the default
@@ -26,24 +26,21 @@ const RATE_BOUND = 120_000;
 
 export async function chunkingBench(rounds: number): Promise<BenchOutput> {
   const sink = await startBuiltinSink();
-  const runs: { data: Sample[]; bdat: Sample[]; loadAverages: number[] } = {
-    data: [],
-    bdat: [],
-    loadAverages: [],
-  };
+  let alt: Alternation;
   let counted: number | null = null;
   try {
-    for (let i = 0; i < rounds; i++) {
-      runs.loadAverages.push(loadAverage());
-      runs.data.push(await runMailvolley(sink, CHUNKING_RUN));
-      runs.bdat.push(await runMailvolley(sink, { ...CHUNKING_RUN, chunking: true }));
-    }
+    alt = await alternate(
+      sink,
+      rounds,
+      (s) => runMailvolley(s, CHUNKING_RUN),
+      (s) => runMailvolley(s, { ...CHUNKING_RUN, chunking: true }),
+    );
   } finally {
     counted = await sink.stop();
   }
-  const rate = (xs: Sample[]) => median(xs.map((s) => s.messagesPerSecond));
-  const data = rate(runs.data);
-  const bdat = rate(runs.bdat);
+  const runs = { data: alt.a, bdat: alt.b, loadAverages: alt.loadAverages };
+  const data = alt.medianA;
+  const bdat = alt.medianB;
   const sent = [...runs.data, ...runs.bdat].reduce((n, s) => n + s.accepted, 0);
   const label = `${SESSIONS} sessions, default --window, ${fmt(MESSAGES)} messages`;
   return {
