@@ -42,7 +42,8 @@ class SlotTransaction {
 export class MessageFactory {
   private readonly slots: Message[] = [];
   private readonly outgoing = new OutgoingMessage();
-  private readonly transactions: SlotTransaction[] = [];
+  /** BDAT only, made on a slot's first transaction: DATA sessions pay nothing for it. */
+  private readonly transactions: (SlotTransaction | undefined)[] = [];
 
   /** `slots`: as many as the session's transaction ring has; slot i carries its transaction i. */
   constructor(
@@ -50,10 +51,7 @@ export class MessageFactory {
     slots: number,
   ) {
     const kind = wire.classOf(0);
-    for (let i = 0; i < slots; i++) {
-      this.slots.push({ seq: -1, kind, content: null, size: 0 });
-      this.transactions.push(new SlotTransaction());
-    }
+    for (let i = 0; i < slots; i++) this.slots.push({ seq: -1, kind, content: null, size: 0 });
   }
 
   /**
@@ -147,7 +145,11 @@ export class MessageFactory {
     m.content = null;
     const size = header.length + raw.length;
     const prefix = this.wire.bdatPrefix(m, caps, before, size);
-    const kept = this.transactions[slot];
+    let kept = this.transactions[slot];
+    if (kept === undefined) {
+      kept = new SlotTransaction();
+      this.transactions[slot] = kept;
+    }
     // A shared prefix (the fast path's constant envelope) and the same generated body: the
     // slot's last Buffer already holds them and the header's template; patch its fields.
     if (generated && kept.prefix === prefix && kept.body === raw && kept.buffer !== null) {
