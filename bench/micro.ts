@@ -15,6 +15,7 @@ import type { Capabilities } from "../src/smtp/capabilities.js";
 import { NO_CAPABILITIES, parseCapabilities } from "../src/smtp/capabilities.js";
 import { dotStuff, generateBody, HeaderTemplate } from "../src/smtp/message.js";
 import { type ReplyHandler, ReplyParser } from "../src/smtp/reply-parser.js";
+import { sinkMicro } from "./micro-sink.js";
 
 export interface MicroResult {
   name: string;
@@ -37,7 +38,7 @@ const settle = () => sleep(20);
  * Times `ops` calls of `fn` (after a warm-up), repeated until 0.5 s have passed, best batch
  * wins; then one batch with the heap measured.
  */
-async function measure(
+export async function measure(
   name: string,
   bytesPerOp: number,
   ops: number,
@@ -200,6 +201,7 @@ export async function microBench(): Promise<MicroResult[]> {
   out.push(await measure("smtp: dotStuff 1 MiB", text.length, 20, () => dotStuff(text)));
 
   out.push(await measure("smtp: generateBody 1 MiB", 1 << 20, 20, () => generateBody(1 << 20)));
+  out.push(...(await sinkMicro()));
   return out;
 }
 

@@ -4,7 +4,7 @@
  *
  *   groups: throughput (cases reuse-20 reuse-1 reuse-100 per-message-20 cpu floor workers
  *           pinned),
- *           sink, memory, micro
+ *           sink, chunking, memory, micro
  *   BENCH_ROUNDS=N   alternated rounds per comparison (default 5)
  *
  * A whole group writes bench/results/NAME.json (the figures the README quotes); some cases of
@@ -12,6 +12,7 @@
  * trying one case leaves the full results as they were.
  */
 import { fileURLToPath } from "node:url";
+import { chunkingBench } from "./chunking.js";
 import { loadAverage, runTimed } from "./lib/proc.js";
 import { commit, fmt, machine, type Verdict, verdictLine, writeResults } from "./lib/report.js";
 import { memoryBench } from "./memory.js";
@@ -29,7 +30,7 @@ const THROUGHPUT_CASES = [
   "workers",
   "pinned",
 ];
-const GROUPS = ["throughput", "sink", "memory", "micro"];
+const GROUPS = ["throughput", "sink", "chunking", "memory", "micro"];
 
 const args = process.argv.slice(2);
 for (const a of args) {
@@ -88,6 +89,7 @@ async function micro(): Promise<BenchOutput> {
 
 if (runGroup("throughput")) await group("throughput", () => throughputBench(rounds, cases));
 if (runGroup("sink")) await group("sink", () => sinkBench(rounds));
+if (runGroup("chunking")) await group("chunking", () => chunkingBench(rounds));
 if (runGroup("memory")) await group("memory", () => memoryBench());
 if (runGroup("micro")) await group("micro", micro);
 

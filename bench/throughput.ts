@@ -18,7 +18,7 @@ export interface BenchOutput {
 
 type Runner = (sink: SinkProcess) => Promise<Sample>;
 
-interface Alternation {
+export interface Alternation {
   a: Sample[];
   b: Sample[];
   medianA: number;
@@ -29,7 +29,7 @@ interface Alternation {
 }
 
 /** Runs a, b, a, b, … `rounds` times each against one sink and compares the median rates. */
-async function alternate(sink: SinkProcess, rounds: number, a: Runner, b: Runner) {
+export async function alternate(sink: SinkProcess, rounds: number, a: Runner, b: Runner) {
   const out: Alternation = { a: [], b: [], medianA: 0, medianB: 0, ratio: 0, loadAverages: [] };
   for (let i = 0; i < rounds; i++) {
     out.loadAverages.push(loadAverage());

@@ -4,12 +4,14 @@
  */
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import type net from "node:net";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { type SinkOptions, startSink } from "../src/sink/index.js";
 import { dotStuff, unstuff } from "../src/smtp/message.js";
 import { errorCount, runClient } from "./helpers/run-client.js";
 import { startScriptedServer } from "./helpers/scripted-server.js";
+import { driveSession } from "./helpers/session-driver.js";
 import { tempDir } from "./helpers/tmp.js";
 
 async function withSink<T>(
@@ -82,6 +84,42 @@ describe("BDAT", () => {
       assert.equal(errorCount(result, "554", "bdat"), 10);
       assert.equal(result.connections.opened, 1);
     });
+  });
+
+  test("the transactions refilled for one chunk of replies leave in one write", async () => {
+    // The server answers a whole window in one write (batch), so the client reads four final
+    // replies at once; their four refills must reach the socket's handle as one (writev) write.
+    const server = await startScriptedServer({
+      capabilities: ["PIPELINING", "CHUNKING", "ENHANCEDSTATUSCODES"],
+      batch: true,
+    });
+    try {
+      const driven = await driveSession(
+        `127.0.0.1:${server.port}`,
+        { chunking: true, window: 4 },
+        [0, 1, 2, 3, 4, 5, 6, 7],
+      );
+      const bdatsPerWrite: number[] = [];
+      const socket = (driven.session as unknown as { socket: net.Socket }).socket as net.Socket & {
+        _writeGeneric(writev: boolean, data: unknown, encoding: string, cb: unknown): void;
+      };
+      const writeGeneric = socket._writeGeneric;
+      socket._writeGeneric = function (writev, data, encoding, cb) {
+        const chunks = writev ? (data as { chunk: Buffer }[]).map((d) => d.chunk) : [data];
+        const text = chunks.map((c) => Buffer.from(c as Buffer).toString("latin1")).join("");
+        bdatsPerWrite.push(text.match(/^BDAT /gm)?.length ?? 0);
+        return writeGeneric.call(this, writev, data, encoding, cb);
+      };
+      assert.equal(await driven.ended, true);
+      assert.equal(driven.stats.counters.accepted, 8);
+      assert.equal(server.connections[0].messages.length, 8);
+      assert.deepEqual(
+        bdatsPerWrite.filter((n) => n > 0),
+        [4, 4],
+      );
+    } finally {
+      await server.close();
+    }
   });
 
   test("without CHUNKING offered, --chunking falls back to DATA", async () => {

@@ -165,4 +165,27 @@ describe("MessageFactory.bdatTransaction", () => {
       else assert.equal(seqOf(Buffer.from(out, "latin1")), 3);
     }
   });
+
+  test("a slot's next transaction is patched into its last Buffer, byte for byte a fresh one", async () => {
+    const messages = await factory();
+    const build = async (seq: number, at: number, before: Before) => {
+      const fresh = await factory();
+      fresh.begin(0, seq, at);
+      return text(fresh.bdatTransaction(0, caps, before, at));
+    };
+    messages.begin(0, 3, epochMs);
+    const first = messages.bdatTransaction(0, caps, Before.Nothing, epochMs);
+    const later = epochMs + 61_234.5; // another second, minute and millisecond fraction
+    messages.begin(0, 123_456, later);
+    const second = messages.bdatTransaction(0, caps, Before.Nothing, later);
+    assert.equal(second, first, "the slot's Buffer is reused");
+    assert.equal(text(second), await build(123_456, later, Before.Nothing));
+    messages.begin(1, 4, later);
+    assert.notEqual(messages.bdatTransaction(1, caps, Before.Nothing, later), first);
+    // Another prefix (RSET first) does not fit the kept Buffer: a new one, exact too.
+    messages.begin(0, 9, epochMs);
+    const withRset = messages.bdatTransaction(0, caps, Before.Rset, epochMs);
+    assert.notEqual(withRset, first);
+    assert.equal(text(withRset), await build(9, epochMs, Before.Rset));
+  });
 });

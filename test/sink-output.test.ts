@@ -5,12 +5,14 @@
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import type { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { readHeaders } from "../src/sink/headers.js";
 import type { Sink } from "../src/sink/index.js";
-import { codes, portOf, RawClient, withSink } from "./sink-helpers.js";
+import type { SinkServer } from "../src/sink/server.js";
+import { codes, portOf, RawClient, ScriptedSocket, withSink } from "./sink-helpers.js";
 
 const TXN = "MAIL FROM:<a@x>\r\nRCPT TO:<b@x>\r\nDATA\r\n";
 
@@ -42,6 +44,53 @@ test("header reading: class, send time, subject class, folded values, header blo
     readHeaders(Buffer.from("x-mailvolley-class: low\r\n\r\n"), undefined).className,
     "low",
   );
+});
+
+test("header reading within a range of a read chunk: nothing before or after it counts", () => {
+  const chunk = Buffer.from(
+    "X-Mailvolley-Class: before\r\n\r\nX-Mailvolley-Class: mid\r\nX-Mailvolley-Sent: 5.5\r\n\r\nX-Mailvolley-Class: after\r\n",
+  );
+  const start = chunk.indexOf("X-Mailvolley-Class: mid");
+  const end = chunk.indexOf("\r\n\r\n", start) + 4;
+  const out = { className: "stale", sentMs: 1 };
+  assert.equal(readHeaders(chunk, undefined, start, end, out), out, "written into the caller's");
+  assert.deepEqual(out, { className: "mid", sentMs: 5.5 });
+  // Cut inside the Sent field: only what is in range is read.
+  const cut = chunk.indexOf("Sent:") + 2;
+  assert.deepEqual(readHeaders(chunk, undefined, start, cut), { className: "mid", sentMs: -1 });
+});
+
+test("BDAT windows in one read and split at every byte: each message's class and send time", async () => {
+  await withSink({}, async (sink) => {
+    const sent = (performance.timeOrigin + performance.now() - 5).toFixed(3);
+    const message = (cls: string) =>
+      `Subject: x\r\nX-Mailvolley-Class: ${cls}\r\nX-Mailvolley-Sent: ${sent}\r\n\r\nbody\r\n`;
+    const bdat = (text: string) => `BDAT ${text.length} LAST\r\n${text}`;
+    const envelope = "RSET\r\nMAIL FROM:<a@x>\r\nRCPT TO:<b@x>\r\n";
+    // The third message's header is cut between two BDAT chunks, inside its Class field.
+    const third = message("a");
+    const cut = third.indexOf("Class:") + 3;
+    const stream =
+      `EHLO x\r\n${envelope}${bdat(message("a"))}${envelope}${bdat(message("b"))}` +
+      `${envelope}BDAT ${cut}\r\n${third.slice(0, cut)}${bdat(third.slice(cut))}QUIT\r\n`;
+    const replies = ["220", "250", ...Array(3 * 4 + 1).fill("250"), "221"];
+    for (let split = 0; split < stream.length; split++) {
+      const socket = new ScriptedSocket();
+      (sink as unknown as SinkServer).acceptSession(socket as unknown as Socket);
+      if (split > 0) socket.feed(stream.slice(0, split));
+      socket.feed(stream.slice(split));
+      assert.deepEqual(socket.output.match(/^\d{3}(?= )/gm), replies, `split ${split}`);
+    }
+    const { classes, messagesAccepted } = sink.stats();
+    const runs = stream.length;
+    assert.equal(messagesAccepted, 3 * runs);
+    assert.equal(classes.a.accepted, 2 * runs);
+    assert.equal(classes.b.accepted, runs);
+    assert.equal(classes.a.latencyMs.count, 2 * runs);
+    assert.equal(classes.b.latencyMs.count, runs);
+    assert.ok(classes.a.latencyMs.min >= 5, `latency ${classes.a.latencyMs.min} >= 5 ms`);
+    assert.equal(classes.default, undefined, "no message lost its class");
+  });
 });
 
 test("per-class counts and end-to-end latency from X-Mailvolley-Sent", async () => {

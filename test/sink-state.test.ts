@@ -4,6 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { ChunkClock } from "../src/sink/clock.js";
 import {
   AUTH_LOGIN_PASS,
   AUTH_LOGIN_USER,
@@ -202,4 +204,17 @@ test("STARTTLS forgets a refused BDAT chunk: a new BDAT transaction is accepted"
     assert.equal(sink.stats().bytes, 3);
     await secure.close();
   });
+});
+
+test("ChunkClock: one reading of each clock per read chunk, read again after a tick", async () => {
+  const clock = new ChunkClock();
+  const epoch = clock.epochMs();
+  const wall = clock.wallMs();
+  assert.ok(Math.abs(epoch - Date.now()) < 1000, "epoch milliseconds");
+  await sleep(5);
+  assert.equal(clock.epochMs(), epoch, "the same chunk: the same time");
+  assert.equal(clock.wallMs(), wall);
+  clock.tick();
+  assert.ok(clock.epochMs() > epoch, "a new chunk reads the clock again");
+  assert.ok(clock.wallMs() > wall);
 });

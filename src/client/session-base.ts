@@ -166,7 +166,11 @@ export abstract class SessionBase implements HandshakeHost {
 
   protected readonly onBytes = (chunk: Buffer): void => {
     this.readAt = performance.now();
+    // BDAT: each final reply refills the window; corked, a chunk's refills leave in one write.
+    const socket = this.dialogue === Dialogue.Chunked ? this.socket : null;
+    socket?.cork();
     this.parser.push(chunk);
+    socket?.uncork();
   };
 
   /**

@@ -206,7 +206,7 @@ export const RUN_OPTIONS = {
     kind: "text",
     group: "Run:",
     describe: "With --chunking: BDAT transactions in flight per session",
-    default: 8,
+    default: 16,
   },
   shard: {
     kind: "text",

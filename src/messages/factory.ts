@@ -28,9 +28,22 @@ class OutgoingMessage {
   tail: Buffer | null = null;
 }
 
+/**
+ * BDAT: a slot's last transaction Buffer and the parts it was built from. A slot comes round
+ * again only after its transaction's final reply (a session keeps at most its window in flight
+ * and has two slots more), so the server has read those octets and the Buffer may be patched.
+ */
+class SlotTransaction {
+  buffer: Buffer | null = null;
+  prefix: Buffer | null = null;
+  body: Buffer | null = null;
+}
+
 export class MessageFactory {
   private readonly slots: Message[] = [];
   private readonly outgoing = new OutgoingMessage();
+  /** BDAT only, made on a slot's first transaction: DATA sessions pay nothing for it. */
+  private readonly transactions: (SlotTransaction | undefined)[] = [];
 
   /** `slots`: as many as the session's transaction ring has; slot i carries its transaction i. */
   constructor(
@@ -127,14 +140,29 @@ export class MessageFactory {
     const m = this.slots[slot];
     const header = this.wire.headerOf(m.kind);
     // Content from a source or a size distribution is dot-stuffed; BDAT sends it as it is.
-    const raw = m.content ? unstuff(m.content) : this.wire.bodyOf(m.kind);
+    const generated = m.content === null;
+    const raw = generated ? this.wire.bodyOf(m.kind) : unstuff(m.content!);
     m.content = null;
     const size = header.length + raw.length;
     const prefix = this.wire.bdatPrefix(m, caps, before, size);
+    let kept = this.transactions[slot];
+    if (kept === undefined) {
+      kept = new SlotTransaction();
+      this.transactions[slot] = kept;
+    }
+    // A shared prefix (the fast path's constant envelope) and the same generated body: the
+    // slot's last Buffer already holds them and the header's template; patch its fields.
+    if (generated && kept.prefix === prefix && kept.body === raw && kept.buffer !== null) {
+      header.renderInto(kept.buffer.subarray(prefix.length), m.seq, epochMs, true);
+      return kept.buffer;
+    }
     const out = Buffer.allocUnsafe(prefix.length + size);
     prefix.copy(out);
     header.renderInto(out.subarray(prefix.length), m.seq, epochMs);
     raw.copy(out, prefix.length + header.length);
+    kept.buffer = generated ? out : null;
+    kept.prefix = prefix;
+    kept.body = raw;
     return out;
   }
 }

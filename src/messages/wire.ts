@@ -64,6 +64,8 @@ export class MessageWire {
   readonly simple: boolean;
   private readonly cycle: Uint16Array;
   private readonly envelopes = new Map<string, Buffer>();
+  /** The fast path's BDAT prefixes: [SIZE offered: 2, 0] + [RSET first: 1, 0]. */
+  private readonly bdatPrefixes: (Buffer | null)[] = [null, null, null, null];
 
   private constructor(
     private readonly options: MessageOptions,
@@ -210,13 +212,14 @@ export class MessageWire {
 
   /** MAIL, RCPT… and the BDAT command line (RFC 3030); shared when nothing in them varies. */
   bdatPrefix(m: Message, caps: Capabilities, before: Before, size: number): Buffer {
-    const key = `bdat:${caps.size >= 0}:${before === Before.Rset}`;
-    const cached = this.simple ? this.envelopes.get(key) : undefined;
+    // Indexed, not keyed by a string: this runs once a message.
+    const key = (caps.size >= 0 ? 2 : 0) + (before === Before.Rset ? 1 : 0);
+    const cached = this.simple ? this.bdatPrefixes[key] : null;
     if (cached) return cached;
     const prefix = before === Before.Rset ? RSET : "";
     const text = `${prefix}${this.mailAndRcpts(m, caps, size)}BDAT ${size} LAST${CRLF}`;
     const buf = Buffer.from(text, "latin1");
-    if (this.simple) this.envelopes.set(key, buf);
+    if (this.simple) this.bdatPrefixes[key] = buf;
     return buf;
   }
 

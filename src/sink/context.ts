@@ -1,5 +1,6 @@
 /** What every session of one sink shares: checked options, prebuilt replies, counters, limits. */
 import type { SecureContext } from "node:tls";
+import type { ChunkClock } from "./clock.js";
 import type { ClassCounter, SinkCounters } from "./counters.js";
 import type { EnvelopeLog } from "./envelope-log.js";
 import type { FaultInjector } from "./faults.js";
@@ -23,6 +24,8 @@ export interface SinkContext {
   dump(content: Buffer[], stuffed: boolean): void;
   /** --log-envelopes; null when off (sessions then keep no addresses). */
   readonly envelopes: EnvelopeLog | null;
+  /** The time as of the read chunk being processed; sessions tick it for each chunk. */
+  readonly clock: ChunkClock;
   /** Called after every accepted message and every ended session (exit-after-N checks). */
   progress(): void;
 }

@@ -1,10 +1,10 @@
 /**
  * Reads the few header fields the sink cares about from the start of a message: the class
  * (`X-Mailvolley-Class`, or the Subject through --class-by-subject) and the client's send time
- * (`X-Mailvolley-Sent: <epoch ms>.<3 decimals>`). One pass over the header block's lines in
- * plain JavaScript (RFC 5322 §2.1: the block ends at the first empty line); field names are
- * case-insensitive (RFC 5322 §1.2.2). A native indexOf per field name costs more than this loop
- * over a few hundred octets.
+ * (`X-Mailvolley-Sent: <epoch ms>.<3 decimals>`). One pass over the header block's lines (RFC
+ * 5322 §2.1: the block ends at the first empty line): each line's start is looked at in
+ * JavaScript, field names case-insensitive (RFC 5322 §1.2.2), and its end found with one
+ * indexOf. A native indexOf per field name would cost more.
  */
 import { matchesIgnoreCase } from "../smtp/command-parser.js";
 
@@ -29,35 +29,48 @@ export interface MessageHeaders {
   sentMs: number;
 }
 
-/** The header fields of `content` (the first octets of a message, dot-stuffed as received). */
-export function readHeaders(content: Buffer, classBySubject: RegExp | undefined): MessageHeaders {
-  const end = Math.min(content.length, HEADER_WINDOW);
+/**
+ * The header fields of `content[start, end)` (the first octets of a message, dot-stuffed as
+ * received), written into `out` (the caller's, reused per message) and returned.
+ */
+export function readHeaders(
+  content: Buffer,
+  classBySubject: RegExp | undefined,
+  start = 0,
+  end = content.length,
+  out: MessageHeaders = { className: DEFAULT_CLASS, sentMs: -1 },
+): MessageHeaders {
+  const stop = Math.min(end, start + HEADER_WINDOW);
   let className = "";
   let sentMs = -1;
   let subjectAt = -1;
-  let pos = 0;
-  while (pos < end) {
+  let pos = start;
+  while (pos < stop) {
     const first = content[pos];
     if (first === CR || first === LF) break; // the empty line ends the header block
     const c = first | LOWER;
-    if (c === LOWER_X && matchesIgnoreCase(content, pos, end, PREFIX)) {
+    if (c === LOWER_X && matchesIgnoreCase(content, pos, stop, PREFIX)) {
       const name = pos + PREFIX.length;
-      if (matchesIgnoreCase(content, name, end, "class:")) {
-        className = fieldValue(content, name + 6, end);
-      } else if (matchesIgnoreCase(content, name, end, "sent:")) {
-        sentMs = parseEpochMs(content, name + 5, end);
+      if (matchesIgnoreCase(content, name, stop, "class:")) {
+        className = fieldValue(content, name + 6, stop);
+      } else if (matchesIgnoreCase(content, name, stop, "sent:")) {
+        sentMs = parseEpochMs(content, name + 5, stop);
       }
     } else if (c === LOWER_S && classBySubject !== undefined) {
-      if (matchesIgnoreCase(content, pos, end, "subject:")) subjectAt = pos + 8;
+      if (matchesIgnoreCase(content, pos, stop, "subject:")) subjectAt = pos + 8;
     }
-    while (pos < end && content[pos] !== LF) pos++;
-    pos++;
+    // One native search a line: about twice as fast as a JavaScript loop over its octets.
+    const lf = content.indexOf(LF, pos);
+    if (lf === -1) break;
+    pos = lf + 1;
   }
   if (className === "" && subjectAt !== -1) {
-    const m = classBySubject!.exec(fieldValue(content, subjectAt, end));
+    const m = classBySubject!.exec(fieldValue(content, subjectAt, stop));
     if (m) className = m[1] ?? m[0];
   }
-  return { className: className || DEFAULT_CLASS, sentMs };
+  out.className = className || DEFAULT_CLASS;
+  out.sentMs = sentMs;
+  return out;
 }
 
 /** The unfolded, trimmed value of the field whose value starts at `pos` (RFC 5322 §2.2.3). */

@@ -5,6 +5,7 @@
 import { rmSync } from "node:fs";
 import { type AddressInfo, createServer, type Server, type Socket } from "node:net";
 import { createServer as createTlsServer, type SecureContext } from "node:tls";
+import { ChunkClock } from "./clock.js";
 import type { SinkContext } from "./context.js";
 import { ClassCounter, type SinkCounters, type SinkStats, zeroSinkCounters } from "./counters.js";
 import { MessageDumper } from "./dump.js";
@@ -80,6 +81,7 @@ export class SinkServer {
       keepBytes: dumper !== null ? Number.POSITIVE_INFINITY : o.classes ? HEADER_WINDOW : 0,
       dump: (content, stuffed) => dumper?.write(content, stuffed),
       envelopes: this.envelopes,
+      clock: new ChunkClock(),
       progress: () => this.progress(),
     };
   }

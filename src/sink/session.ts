@@ -17,6 +17,7 @@ import {
   LineChecker,
 } from "./data-scanner.js";
 import { applyFault, F_BDAT, F_CONNECT, isPositive } from "./faults.js";
+import { ReplyBatch } from "./reply-batch.js";
 import { M_BDAT, M_COMMAND, M_DATA, M_UPGRADE, type Session, SessionState } from "./state.js";
 import { finishMessage } from "./transaction.js";
 
@@ -42,7 +43,7 @@ export class SinkSession implements Session {
   /** Octets of the current message's content so far (including the final ".\r\n" for DATA). */
   private messageBytes = 0;
   private readonly scanner: EndFinder;
-  private readonly out: Buffer[] = [];
+  private readonly out = new ReplyBatch();
   private carry: Buffer | null = null;
   private skipLine = false;
   private suspended = false;
@@ -77,7 +78,7 @@ export class SinkSession implements Session {
 
   /** Queues a reply for the end of this read chunk. */
   reply(buf: Buffer): void {
-    this.out.push(buf);
+    this.out.add(buf);
   }
 
   /** Sends what is queued, then closes (421 and similar). Reading stops now. */
@@ -115,6 +116,7 @@ export class SinkSession implements Session {
   }
 
   private readonly onData = (chunk: Buffer): void => {
+    this.ctx.clock.tick();
     this.afterInput(chunk, this.process(chunk, 0));
   };
 
@@ -160,6 +162,7 @@ export class SinkSession implements Session {
       this.timer = null;
       this.suspended = false;
       if (this.socket.destroyed) return;
+      this.ctx.clock.tick();
       pos = this.process(chunk, pos);
       this.afterInput(chunk, pos);
       if (!this.suspended && this.state.mode < M_UPGRADE) this.socket.resume();
@@ -168,12 +171,8 @@ export class SinkSession implements Session {
 
   private flush(): void {
     if (this.suspended) return;
-    const out = this.out;
     const socket = this.socket;
-    if (out.length > 0 && !socket.destroyed) {
-      socket.write(out.length === 1 ? out[0] : Buffer.concat(out));
-    }
-    out.length = 0;
+    this.out.writeTo(socket);
     if (this.closing && !socket.destroyed && !socket.writableEnded) {
       socket.end();
       // A client that never closes its side must not keep the sink's socket forever.

@@ -46,7 +46,15 @@ export class SessionState {
   private _rcpts = 0;
   private _usedBdat = false;
   private _bdatError: Buffer | null = null;
+  /**
+   * The kept content: its first piece as a range of the read chunk it came in (no Buffer view
+   * made per message), the later ones, if any, as views in `_pieces`.
+   */
+  private _head: Buffer | null = null;
+  private _headStart = 0;
+  private _headEnd = 0;
   private _pieces: Buffer[] | null = null;
+  private _keeping = false;
   private _keptBytes = 0;
   /** The addresses of the transaction in progress, kept only for --log-envelopes. */
   envelope: Envelope | null = null;
@@ -105,7 +113,24 @@ export class SessionState {
   }
   /** The kept start of the message content (headers, or all of it for --dump); null if none. */
   get pieces(): Buffer[] | null {
-    return this._pieces;
+    const head = this._head;
+    if (head === null) return this._keeping ? [] : null;
+    const first = head.subarray(this._headStart, this._headEnd);
+    return this._pieces === null ? [first] : [first, ...this._pieces];
+  }
+  /** The kept content's first piece is `head[headStart, headEnd)`; null when none was kept. */
+  get head(): Buffer | null {
+    return this._head;
+  }
+  get headStart(): number {
+    return this._headStart;
+  }
+  get headEnd(): number {
+    return this._headEnd;
+  }
+  /** The kept content came in more than one read chunk. */
+  get headSplit(): boolean {
+    return this._pieces !== null;
   }
 
   // Read modes.
@@ -195,14 +220,22 @@ export class SessionState {
   }
   /** Message content begins (after 354, or with the first BDAT chunk). */
   beginContent(): void {
-    this._pieces = this.keepBytes > 0 ? [] : null;
+    this._keeping = this.keepBytes > 0;
+    this._head = null;
+    this._pieces = null;
     this._keptBytes = 0;
   }
   /** Content octets `chunk[start, end)`: kept (without copying) up to the keep limit. */
   keepContent(chunk: Buffer, start: number, end: number): void {
-    if (this._pieces !== null && this._keptBytes < this.keepBytes) {
+    if (this._keptBytes >= this.keepBytes || end === start) return;
+    this._keptBytes += end - start;
+    if (this._head === null) {
+      this._head = chunk;
+      this._headStart = start;
+      this._headEnd = end;
+    } else {
+      this._pieces ??= [];
       this._pieces.push(chunk.subarray(start, end));
-      this._keptBytes += end - start;
     }
   }
   /** Ends the transaction (RSET, EHLO, end of a message, TLS: RFC 5321 §4.1.1.5). */
@@ -212,6 +245,8 @@ export class SessionState {
     this._rcpts = 0;
     this._usedBdat = false;
     this._bdatError = null;
+    this._keeping = false;
+    this._head = null;
     this._pieces = null;
     this._keptBytes = 0;
   }

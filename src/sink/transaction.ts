@@ -56,28 +56,35 @@ function lmtpVerdicts(s: Session, headers: MessageHeaders | null, stuffed: boole
 }
 
 const NO_HEADERS: MessageHeaders = Object.freeze({ className: DEFAULT_CLASS, sentMs: -1 });
+/** The message's headers, read anew for each message: finishMessage uses them before it returns. */
+const headers: MessageHeaders = { className: DEFAULT_CLASS, sentMs: -1 };
 
 function inspect(s: Session): MessageHeaders {
-  const pieces = s.state.pieces;
-  if (pieces === null || pieces.length === 0) return NO_HEADERS;
-  const head = pieces.length === 1 ? pieces[0] : Buffer.concat(pieces);
-  return readHeaders(head, s.ctx.options.classBySubject);
+  const st = s.state;
+  const head = st.head;
+  if (head === null) return NO_HEADERS;
+  const bySubject = s.ctx.options.classBySubject;
+  if (!st.headSplit) return readHeaders(head, bySubject, st.headStart, st.headEnd, headers);
+  const joined = Buffer.concat(st.pieces!);
+  return readHeaders(joined, bySubject, 0, joined.length, headers);
 }
 
 function accepted(s: Session, headers: MessageHeaders | null, stuffed: boolean): void {
   const ctx = s.ctx;
   ctx.counters.messagesAccepted++;
-  ctx.counters.lastMessageMs = Date.now();
+  ctx.counters.lastMessageMs = ctx.clock.wallMs();
   ctx.envelopes?.write(s.state.envelope, true);
   if (ctx.classes !== null) {
     const sent = headers?.sentMs ?? -1;
     ctx.classes.accepted(
       headers?.className ?? DEFAULT_CLASS,
-      sent < 0 ? -1 : Math.max(0, epochNowMs() - sent),
+      sent < 0 ? -1 : Math.max(0, ctx.clock.epochMs() - sent),
     );
   }
-  const pieces = s.state.pieces;
-  if (ctx.options.dump !== undefined && pieces !== null) ctx.dump(pieces, stuffed);
+  if (ctx.options.dump !== undefined) {
+    const pieces = s.state.pieces;
+    if (pieces !== null) ctx.dump(pieces, stuffed);
+  }
   ctx.progress();
 }
 
@@ -85,9 +92,4 @@ function rejected(s: Session, headers: MessageHeaders | null): void {
   s.ctx.counters.messagesRejected++;
   s.ctx.envelopes?.write(s.state.envelope, false);
   s.ctx.classes?.rejected(headers?.className ?? DEFAULT_CLASS);
-}
-
-/** Epoch milliseconds with a sub-millisecond fraction, as the client stamps X-Mailvolley-Sent. */
-export function epochNowMs(): number {
-  return performance.timeOrigin + performance.now();
 }
