@@ -78,17 +78,14 @@ export abstract class SessionBase implements HandshakeHost {
   protected quitSentAt = 0;
   protected openedAt = 0;
   protected waitTimer: NodeJS.Timeout | null = null;
-  /**
-   * When the last chunk of replies was read: one clock read per chunk, shared by the replies in
-   * it (they arrived together), instead of one per reply.
-   */
+  /** When the last chunk of replies was read: one clock read per chunk, for the replies in it. */
   protected readAt = 0;
   protected preclaimedIntendedMs = 0;
   /** This connection's ordinal in the run (from 1), for where an error first came. */
   connection = 0;
   /** The row of the failure that ended the session: its lost messages are counted there. */
   protected endingRow: ErrorRow | null = null;
-  /** Counts the connections this session object has opened (see listen). */
+  /** Connections this session object has opened (see listen). */
   private generation = 0;
 
   /**
@@ -173,11 +170,8 @@ export abstract class SessionBase implements HandshakeHost {
     socket?.uncork();
   };
 
-  /**
-   * Events of this connection's sockets only: with STARTTLS both the plain socket and the TLS
-   * socket over it report the close, and the second report must not reach the next connection
-   * when the first has already reopened the session.
-   */
+  /** Events of this connection's sockets only: with STARTTLS the plain and the TLS socket both
+   * report the close, and the second must not reach a connection the first reopened. */
   private listen(socket: net.Socket, connect: boolean, secure: boolean): void {
     const generation = this.generation;
     const current = () => generation === this.generation;
