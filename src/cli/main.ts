@@ -7,6 +7,7 @@ import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { ConfigError } from "../config/parse.js";
 import { SourceError } from "../messages/source.js";
+import { mark } from "../stats/timeline.js";
 import { compareCommand } from "./compare-command.js";
 import { withSuggestions } from "./did-you-mean.js";
 import { EXIT } from "./exit-codes.js";
@@ -111,4 +112,6 @@ export async function main(args: string[]): Promise<void> {
   }
 }
 
+mark("modules loaded");
 await main(hideBin(process.argv));
+mark("command done");

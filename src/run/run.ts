@@ -11,6 +11,7 @@ import { type SinkOptions, startSink } from "../sink/index.js";
 import { annotateSeries, generatorResult } from "../stats/generator-verdict.js";
 import type { Result, RunRecord } from "../stats/result.js";
 import { buildResult } from "../stats/summarise.js";
+import { mark, markEpoch } from "../stats/timeline.js";
 import type { Progress, ShareOutcome } from "./load.js";
 import { runSharded } from "./shard.js";
 import { machineShare, shardHeader, WHOLE_RUN } from "./shard-plan.js";
@@ -73,6 +74,7 @@ export async function executeRun(
     ...extras.sink,
     listen: [config.tls === "implicit" ? "tls://127.0.0.1:0" : "127.0.0.1:0"],
   });
+  mark("sink listening");
   try {
     const { host, port } = sink.addresses[0];
     const target: Target = { kind: "tcp", host, port };
@@ -94,6 +96,7 @@ export async function executeRun(
     return { result, exitCode: verdict(result) };
   } finally {
     await sink.close();
+    mark("sink closed");
   }
 }
 
@@ -113,6 +116,9 @@ async function loadAgainst(
   });
   io.onStart?.(load.stop, load.drain);
   const outcome = await load.result;
+  mark("load settled");
+  markEpoch("first connect", outcome.stats.firstEventMs);
+  markEpoch("last reply", outcome.stats.lastEventMs);
   const result = buildResult(outcome.stats, {
     mode: config.mode,
     target: label,
@@ -127,6 +133,7 @@ async function loadAgainst(
   const { firstEventMs, lastEventMs } = outcome.stats;
   const shard = shardHeader(config, firstEventMs, lastEventMs);
   if (shard) result.shard = shard;
+  mark("result built");
   return result;
 }
 
