@@ -11,6 +11,7 @@ import { mark } from "../stats/timeline.js";
 import { compareCommand } from "./compare-command.js";
 import { withSuggestions } from "./did-you-mean.js";
 import { EXIT } from "./exit-codes.js";
+import { skipHelpCache } from "./help-cache.js";
 import { kubernetesCommand } from "./kubernetes-command.js";
 import { mergeCommand } from "./merge-command.js";
 import { probeCommand } from "./probe-command.js";
@@ -104,6 +105,7 @@ export async function main(args: string[]): Promise<void> {
       });
       usageError(`${line} (see mailvolley ${command ? `${command} ` : ""}--help)`);
     });
+  skipHelpCache(cli);
   try {
     await cli.parseAsync();
   } catch (error) {
