@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import hdr from "hdr-histogram-js";
-import { LatencyRecorder, newHistogram, TALLY_LIMIT_US } from "../src/stats/histogram.js";
+import { LatencyRecorder, meanOf, newHistogram, TALLY_LIMIT_US } from "../src/stats/histogram.js";
 
 /** Values around every edge: 1, the tally's last slot and first value past it, hours. */
 function values(count: number): number[] {
@@ -68,5 +68,26 @@ describe("LatencyRecorder", () => {
   test("an empty recorder reads as an empty histogram", () => {
     const recorder = new LatencyRecorder();
     assert.equal(recorder.encoded(), hdr.encodeIntoCompressedBase64(newHistogram()));
+  });
+});
+
+describe("meanOf", () => {
+  test("equals hdr-histogram-js' mean to the last bit", () => {
+    const all = values(20_000);
+    for (const n of [1, 2, 7, 100, 5_000, all.length]) {
+      const h = direct(all.slice(0, n));
+      assert.equal(meanOf(h), h.mean, `${n} values`);
+    }
+    const counted = newHistogram();
+    counted.recordValueWithCount(123_456, 3);
+    counted.recordValueWithCount(1, 1_000_000);
+    counted.recordValueWithCount(3_600_000_000, 7);
+    assert.equal(meanOf(counted), counted.mean);
+    const decoded = hdr.decodeFromCompressedBase64(hdr.encodeIntoCompressedBase64(counted));
+    assert.equal(meanOf(decoded), counted.mean);
+  });
+
+  test("an empty histogram's mean is hdr-histogram-js' (0)", () => {
+    assert.equal(meanOf(newHistogram()), newHistogram().mean);
   });
 });
