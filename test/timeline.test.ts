@@ -27,7 +27,8 @@ describe("MAILVOLLEY_TIMELINE", () => {
       "marks out of time order",
     );
     assert.match(marks[0]![2], /^process start \(epoch \d+\.\d+ ms\)$/);
-    assert.match(marks.at(-1)![2], /^exit \(CPU \d+\.\d+ s, every thread\)$/);
+    assert.match(marks.at(-1)![2], /^exit \(CPU \d+\.\d ms, every thread\)$/);
+    assert.match(marks[names.indexOf("modules loaded")]![2], /^modules loaded \(CPU \d+\.\d ms\)$/);
     for (const name of ["modules loaded", "sink listening", "first connect", "last reply"]) {
       assert.ok(names.includes(name), `no "${name}" mark in ${names.join(", ")}`);
     }
