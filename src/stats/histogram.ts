@@ -1,21 +1,18 @@
 /**
- * The run's latency histograms: HDR (hdr-histogram-js) in microseconds, and the recorder the hot
- * path writes into.
+ * The run's latency histograms: HDR (hdr-histogram-js, through stats/hdr-codec.ts) in
+ * microseconds, and the recorder the hot path writes into.
  */
-import hdr from "hdr-histogram-js";
+import type { JsHistogram } from "hdr-histogram-js";
+import { buildHistogram, decodeCompressed, encodeCompressed } from "./hdr-codec.js";
 import type { LatencySummary } from "./result.js";
 
-export type Histogram = ReturnType<typeof hdr.build>;
+export type Histogram = JsHistogram;
 
 /** One hour in microseconds: the longest latency a histogram tracks before it resizes. */
 const HIGHEST_TRACKABLE_US = 3_600_000_000;
 
 export function newHistogram(): Histogram {
-  return hdr.build({
-    lowestDiscernibleValue: 1,
-    highestTrackableValue: HIGHEST_TRACKABLE_US,
-    numberOfSignificantValueDigits: 3,
-  });
+  return buildHistogram(1, HIGHEST_TRACKABLE_US, 3);
 }
 
 /**
@@ -68,7 +65,7 @@ export class LatencyRecorder {
 
   /** The histogram, encoded to cross threads or land in a result. */
   encoded(): string {
-    return hdr.encodeIntoCompressedBase64(this.read());
+    return encodeCompressed(this.read());
   }
 
   /** Forgets every value recorded. */
@@ -97,24 +94,24 @@ export class LatencyRecorder {
 export function addEncoded(encoded: readonly string[]): string {
   if (encoded.length === 1) return encoded[0];
   const sum = newHistogram();
-  for (const e of encoded) sum.add(hdr.decodeFromCompressedBase64(e));
-  return hdr.encodeIntoCompressedBase64(sum);
+  for (const e of encoded) sum.add(decodeCompressed(e));
+  return encodeCompressed(sum);
 }
 
 /** An empty histogram, encoded (a figure a saved result lacks). */
 export function newHistogramEncoded(): string {
-  return hdr.encodeIntoCompressedBase64(newHistogram());
+  return encodeCompressed(newHistogram());
 }
 
 /** Percentiles of an encoded histogram, in milliseconds. */
 export function summariseHistogram(encoded: string): LatencySummary {
-  return summarise(hdr.decodeFromCompressedBase64(encoded));
+  return summarise(decodeCompressed(encoded));
 }
 
 /** Percentiles of several encoded histograms merged (running totals across workers). */
 export function summariseMerged(encoded: readonly (string | null)[]): LatencySummary {
   const merged = newHistogram();
-  for (const e of encoded) if (e) merged.add(hdr.decodeFromCompressedBase64(e));
+  for (const e of encoded) if (e) merged.add(decodeCompressed(e));
   return summarise(merged);
 }
 
@@ -143,7 +140,7 @@ export function summarise(h: Histogram): LatencySummary {
  * and exit (issue 14 §3). The same figure to the last bit (test/histogram.test.ts).
  */
 export function meanOf(h: Histogram): number {
-  if (!(h instanceof hdr.JsHistogram) || h.totalCount === 0) return h.mean;
+  if (h.totalCount === 0) return h.mean;
   let total = 0;
   let left = h.totalCount;
   for (let i = 0; left > 0 && i < h.countsArrayLength; i++) {
@@ -160,7 +157,7 @@ export function meanOf(h: Histogram): number {
  * percentile whose value does not exceed it (HDR resolution, 3 significant digits).
  */
 export function fractionAtOrBelow(encoded: string, ms: number): number {
-  const h = hdr.decodeFromCompressedBase64(encoded);
+  const h = decodeCompressed(encoded);
   if (h.totalCount === 0) return 0;
   const us = ms * 1000;
   if (h.maxValue <= us) return 1;
