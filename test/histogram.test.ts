@@ -10,6 +10,8 @@ import {
   LatencyRecorder,
   meanOf,
   newHistogram,
+  summarise,
+  summariseHistogram,
   TALLY_LIMIT_US,
 } from "../src/stats/histogram.js";
 
@@ -96,5 +98,26 @@ describe("meanOf", () => {
 
   test("an empty histogram's mean is hdr-histogram-js' (0)", () => {
     assert.equal(meanOf(newHistogram()), newHistogram().mean);
+  });
+});
+
+describe("summariseHistogram", () => {
+  test("the same encoding summarises the same each time, each summary a copy of its own", () => {
+    const recorder = new LatencyRecorder();
+    for (const us of values(2_000)) recorder.record(us);
+    const encoded = recorder.encoded();
+    const first = summariseHistogram(encoded);
+    const expected = { ...first };
+    assert.equal(first.count, recorder.read().totalCount);
+    assert.equal(first.p99, summarise(recorder.read()).p99);
+    first.p99 = -1;
+    assert.deepEqual(summariseHistogram(encoded), expected);
+    // More encodings than are remembered, then the first again.
+    for (let i = 0; i < 40; i++) {
+      const other = new LatencyRecorder();
+      other.record(i + 1);
+      assert.equal(summariseHistogram(other.encoded()).max, (i + 1) / 1000);
+    }
+    assert.deepEqual(summariseHistogram(encoded), expected);
   });
 });

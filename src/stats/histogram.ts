@@ -94,7 +94,7 @@ export class LatencyRecorder {
 export function addEncoded(encoded: readonly string[]): string {
   if (encoded.length === 1) return encoded[0];
   const sum = newHistogram();
-  for (const e of encoded) sum.add(decodeCompressed(e));
+  for (const e of encoded) sum.add(decoded(e));
   return encodeCompressed(sum);
 }
 
@@ -103,15 +103,38 @@ export function newHistogramEncoded(): string {
   return encodeCompressed(newHistogram());
 }
 
+/**
+ * The last histograms decoded and summarised, by their encoding: a result reads the same one up
+ * to four times (a single class's histograms are the run's, Apdex reads each twice), and each
+ * decode allocates and walks the counts in code that runs once, cold, at a run's end (issue 14
+ * §3). Decoded histograms are only read, summaries are handed out as copies.
+ */
+const recentlyDecoded = new Map<string, Histogram>();
+const recentSummaries = new Map<string, LatencySummary>();
+const REMEMBERED = 16;
+
+function remember<T>(cache: Map<string, T>, key: string, value: T): T {
+  if (cache.size >= REMEMBERED) cache.delete(cache.keys().next().value as string);
+  cache.set(key, value);
+  return value;
+}
+
+function decoded(encoded: string): Histogram {
+  return (
+    recentlyDecoded.get(encoded) ?? remember(recentlyDecoded, encoded, decodeCompressed(encoded))
+  );
+}
+
 /** Percentiles of an encoded histogram, in milliseconds. */
 export function summariseHistogram(encoded: string): LatencySummary {
-  return summarise(decodeCompressed(encoded));
+  const known = recentSummaries.get(encoded);
+  return { ...(known ?? remember(recentSummaries, encoded, summarise(decoded(encoded)))) };
 }
 
 /** Percentiles of several encoded histograms merged (running totals across workers). */
 export function summariseMerged(encoded: readonly (string | null)[]): LatencySummary {
   const merged = newHistogram();
-  for (const e of encoded) if (e) merged.add(decodeCompressed(e));
+  for (const e of encoded) if (e) merged.add(decoded(e));
   return summarise(merged);
 }
 
@@ -157,7 +180,7 @@ export function meanOf(h: Histogram): number {
  * percentile whose value does not exceed it (HDR resolution, 3 significant digits).
  */
 export function fractionAtOrBelow(encoded: string, ms: number): number {
-  const h = decodeCompressed(encoded);
+  const h = decoded(encoded);
   if (h.totalCount === 0) return 0;
   const us = ms * 1000;
   if (h.maxValue <= us) return 1;
