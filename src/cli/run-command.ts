@@ -92,7 +92,7 @@ async function runAndReport(
   const outcome = await executeRun(config, io, {
     sink,
     apdexMs: report.apdexMs,
-    run: runRecord(config),
+    run: () => runRecord(config),
   });
   signals.attach(null);
   streams.finish(outcome.result);
