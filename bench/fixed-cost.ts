@@ -17,7 +17,10 @@
  * fixed cost (see its comment). One tree cannot alternate old and new code; given
  * FIXED_COST_BASELINE=path/to/bin/mailvolley.js (an export of the baseline commit, built), the
  * runs alternate baseline, current, baseline, … and the baseline's own medians replace the
- * constants, which is the fairer figure on a busy machine.
+ * constants, which is the fairer figure on a busy machine. An export of the baseline:
+ *
+ *   git archive 6dce8d5 | tar -x -C /tmp/base && ln -s "$PWD/node_modules" /tmp/base/ &&
+ *   (cd /tmp/base && npx tsc -p tsconfig.json)
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -37,15 +40,16 @@ interface Figures {
 }
 
 /**
- * Medians of 10 runs of each case at 2e3f1a0 (main 818334b with the timeline only: no change
- * to the fixed cost), `BENCH_ROUNDS=10 npm run bench -- fixed-cost`, load average 2.1–2.9 with
- * two other engineers' benchmarks on the machine; rerun on a quiet machine, or give
- * FIXED_COST_BASELINE.
+ * The code before any change to the fixed cost: 6dce8d5 (main 818334b with the timeline alone).
+ * Medians of 12 runs of each case, alternated with 34ec577's runs in one
+ * `FIXED_COST_BASELINE=<6dce8d5 built>/bin/mailvolley.js BENCH_ROUNDS=6 npm run bench --
+ * fixed-cost`, load average 2.9–3.6 (two other engineers' benchmarks on the 2 vCPUs). On another
+ * machine or load, give FIXED_COST_BASELINE instead: these constants are this machine's.
  */
 const BASELINE: { commit: string; selfTest: Figures; tiny: Figures } = {
-  commit: "2e3f1a0",
-  selfTest: { startToFirstConnectMs: 0, lastReplyToExitMs: 0, cpuSeconds: 0 },
-  tiny: { startToFirstConnectMs: 0, lastReplyToExitMs: 0, cpuSeconds: 0 },
+  commit: "6dce8d5",
+  selfTest: { startToFirstConnectMs: 451, lastReplyToExitMs: 108, cpuSeconds: 1.02 },
+  tiny: { startToFirstConnectMs: 449, lastReplyToExitMs: 81, cpuSeconds: 0.63 },
 };
 
 interface FixedCostSample extends Figures {
