@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import hdr from "hdr-histogram-js";
+import { decodeCompressed } from "../src/stats/hdr-codec.js";
 import {
   type Histogram,
   LatencyRecorder,
@@ -119,5 +120,34 @@ describe("summariseHistogram", () => {
       assert.equal(summariseHistogram(other.encoded()).max, (i + 1) / 1000);
     }
     assert.deepEqual(summariseHistogram(encoded), expected);
+  });
+});
+
+describe("encodedAndSummarised", () => {
+  test("remembers the summary a decode of its encoding gives", () => {
+    const next = (() => {
+      let s = 11;
+      return () => {
+        s = (Math.imul(s, 1_103_515_245) + 12_345) >>> 0;
+        return s / 2 ** 32;
+      };
+    })();
+    const shapes: ((i: number) => number)[] = [
+      () => 1 + Math.round(next() * 900),
+      () => 1 + Math.round(next() ** 3 * 3_600_000_000),
+      (i) => (i % 2 === 0 ? 70_001 : 3),
+      () => 123_457,
+    ];
+    for (const [k, shape] of shapes.entries()) {
+      for (const count of [1, 7, 3_000]) {
+        const recorder = new LatencyRecorder();
+        for (let i = 0; i < count; i++) recorder.record(shape(i) + k);
+        const encoded = recorder.encodedAndSummarised();
+        const fromDecode = summarise(decodeCompressed(encoded));
+        assert.deepEqual(summariseHistogram(encoded), fromDecode, `shape ${k}, ${count} values`);
+      }
+    }
+    const empty = new LatencyRecorder().encodedAndSummarised();
+    assert.deepEqual(summariseHistogram(empty), summarise(decodeCompressed(empty)));
   });
 });
