@@ -4,7 +4,8 @@
  *
  *   groups: throughput (cases reuse-20 reuse-1 reuse-100 per-message-20 cpu floor workers
  *           pinned),
- *           sink, chunking, memory, micro
+ *           sink, chunking, memory, micro,
+ *           fixed-cost (process start → first connect, last reply → exit; bench/fixed-cost.ts)
  *   BENCH_ROUNDS=N   alternated rounds per comparison (default 5)
  *
  * A whole group writes bench/results/NAME.json (the figures the README quotes); some cases of
@@ -13,6 +14,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { chunkingBench } from "./chunking.js";
+import { fixedCostBench } from "./fixed-cost.js";
 import { loadAverage, runTimed } from "./lib/proc.js";
 import { commit, fmt, machine, type Verdict, verdictLine, writeResults } from "./lib/report.js";
 import { memoryBench } from "./memory.js";
@@ -30,7 +32,7 @@ const THROUGHPUT_CASES = [
   "workers",
   "pinned",
 ];
-const GROUPS = ["throughput", "sink", "chunking", "memory", "micro"];
+const GROUPS = ["throughput", "sink", "chunking", "memory", "micro", "fixed-cost"];
 
 const args = process.argv.slice(2);
 for (const a of args) {
@@ -92,6 +94,7 @@ if (runGroup("sink")) await group("sink", () => sinkBench(rounds));
 if (runGroup("chunking")) await group("chunking", () => chunkingBench(rounds));
 if (runGroup("memory")) await group("memory", () => memoryBench());
 if (runGroup("micro")) await group("micro", micro);
+if (runGroup("fixed-cost")) await group("fixed-cost", () => fixedCostBench(rounds));
 
 const missed = all.filter((v) => !v.pass).length;
 process.stdout.write(`${all.length - missed} of ${all.length} targets met\n`);

@@ -5,7 +5,16 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import hdr from "hdr-histogram-js";
-import { LatencyRecorder, newHistogram, TALLY_LIMIT_US } from "../src/stats/histogram.js";
+import { decodeCompressed } from "../src/stats/hdr-codec.js";
+import {
+  type Histogram,
+  LatencyRecorder,
+  meanOf,
+  newHistogram,
+  summarise,
+  summariseHistogram,
+  TALLY_LIMIT_US,
+} from "../src/stats/histogram.js";
 
 /** Values around every edge: 1, the tally's last slot and first value past it, hours. */
 function values(count: number): number[] {
@@ -68,5 +77,77 @@ describe("LatencyRecorder", () => {
   test("an empty recorder reads as an empty histogram", () => {
     const recorder = new LatencyRecorder();
     assert.equal(recorder.encoded(), hdr.encodeIntoCompressedBase64(newHistogram()));
+  });
+});
+
+describe("meanOf", () => {
+  test("equals hdr-histogram-js' mean to the last bit", () => {
+    const all = values(20_000);
+    for (const n of [1, 2, 7, 100, 5_000, all.length]) {
+      const h = direct(all.slice(0, n));
+      assert.equal(meanOf(h), h.mean, `${n} values`);
+    }
+    const counted = newHistogram();
+    counted.recordValueWithCount(123_456, 3);
+    counted.recordValueWithCount(1, 1_000_000);
+    counted.recordValueWithCount(3_600_000_000, 7);
+    assert.equal(meanOf(counted), counted.mean);
+    const encoded = hdr.encodeIntoCompressedBase64(counted);
+    const decoded = hdr.decodeFromCompressedBase64(encoded) as unknown as Histogram;
+    assert.equal(meanOf(decoded), counted.mean);
+  });
+
+  test("an empty histogram's mean is hdr-histogram-js' (0)", () => {
+    assert.equal(meanOf(newHistogram()), newHistogram().mean);
+  });
+});
+
+describe("summariseHistogram", () => {
+  test("the same encoding summarises the same each time, each summary a copy of its own", () => {
+    const recorder = new LatencyRecorder();
+    for (const us of values(2_000)) recorder.record(us);
+    const encoded = recorder.encoded();
+    const first = summariseHistogram(encoded);
+    const expected = { ...first };
+    assert.equal(first.count, recorder.read().totalCount);
+    assert.equal(first.p99, summarise(recorder.read()).p99);
+    first.p99 = -1;
+    assert.deepEqual(summariseHistogram(encoded), expected);
+    // More encodings than are remembered, then the first again.
+    for (let i = 0; i < 40; i++) {
+      const other = new LatencyRecorder();
+      other.record(i + 1);
+      assert.equal(summariseHistogram(other.encoded()).max, (i + 1) / 1000);
+    }
+    assert.deepEqual(summariseHistogram(encoded), expected);
+  });
+});
+
+describe("encodedAndSummarised", () => {
+  test("remembers the summary a decode of its encoding gives", () => {
+    const next = (() => {
+      let s = 11;
+      return () => {
+        s = (Math.imul(s, 1_103_515_245) + 12_345) >>> 0;
+        return s / 2 ** 32;
+      };
+    })();
+    const shapes: ((i: number) => number)[] = [
+      () => 1 + Math.round(next() * 900),
+      () => 1 + Math.round(next() ** 3 * 3_600_000_000),
+      (i) => (i % 2 === 0 ? 70_001 : 3),
+      () => 123_457,
+    ];
+    for (const [k, shape] of shapes.entries()) {
+      for (const count of [1, 7, 3_000]) {
+        const recorder = new LatencyRecorder();
+        for (let i = 0; i < count; i++) recorder.record(shape(i) + k);
+        const encoded = recorder.encodedAndSummarised();
+        const fromDecode = summarise(decodeCompressed(encoded));
+        assert.deepEqual(summariseHistogram(encoded), fromDecode, `shape ${k}, ${count} values`);
+      }
+    }
+    const empty = new LatencyRecorder().encodedAndSummarised();
+    assert.deepEqual(summariseHistogram(empty), summarise(decodeCompressed(empty)));
   });
 });

@@ -7,9 +7,10 @@ import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { describe, test } from "node:test";
 import { buildRunConfig, type RawRunOptions } from "../src/config/run-config.js";
-import { describeLoad, normalisedOptions } from "../src/config/run-record.js";
+import { describeLoad, normalisedOptions, runRecord } from "../src/config/run-record.js";
 import { renderHtml } from "../src/report/html.js";
 import { renderSummary } from "../src/report/terminal.js";
+import { executeRun } from "../src/run/run.js";
 import type { Result } from "../src/stats/result.js";
 import { mailvolley } from "./helpers/cli.js";
 
@@ -40,6 +41,29 @@ describe("run record", () => {
     assert.equal(options.messages, "Infinity");
     assert.deepEqual((options.auth as { pass: string }).pass, "****");
     assert.ok(!JSON.stringify(options).includes("secret"));
+  });
+
+  test("a record given as a function is taken once, after the load", async () => {
+    const config = buildRunConfig({ sessions: 1, messages: 5 } as RawRunOptions);
+    let calls = 0;
+    let started = false;
+    let startedFirst = false;
+    const { result } = await executeRun(
+      config,
+      { onStart: () => (started = true) },
+      {
+        run: () => {
+          calls++;
+          startedFirst = started;
+          return runRecord(config);
+        },
+      },
+    );
+    assert.equal(calls, 1);
+    assert.ok(startedFirst, "the record was taken before the load started");
+    assert.equal(result.messages.accepted, 5);
+    assert.deepEqual(result.run, runRecord(config));
+    assert.deepEqual(Object.keys(result).slice(0, 3), ["schema", "mode", "run"]);
   });
 
   test("a self-test records version, host, Node.js and its load, and the reports show it", async () => {

@@ -109,7 +109,7 @@ async function runBoth(
         printer.update(progress);
       },
     };
-    const outcome = await executeRun(config, io, { ...extras, run: runRecord(config) });
+    const outcome = await executeRun(config, io, { ...extras, run: () => runRecord(config) });
     signals.attach(null);
     streams.finish(outcome.result);
     printer.finish();

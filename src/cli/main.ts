@@ -7,9 +7,11 @@ import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { ConfigError } from "../config/parse.js";
 import { SourceError } from "../messages/source.js";
+import { mark } from "../stats/timeline.js";
 import { compareCommand } from "./compare-command.js";
 import { withSuggestions } from "./did-you-mean.js";
 import { EXIT } from "./exit-codes.js";
+import { skipHelpCache } from "./help-cache.js";
 import { kubernetesCommand } from "./kubernetes-command.js";
 import { mergeCommand } from "./merge-command.js";
 import { probeCommand } from "./probe-command.js";
@@ -103,6 +105,7 @@ export async function main(args: string[]): Promise<void> {
       });
       usageError(`${line} (see mailvolley ${command ? `${command} ` : ""}--help)`);
     });
+  skipHelpCache(cli);
   try {
     await cli.parseAsync();
   } catch (error) {
@@ -111,4 +114,6 @@ export async function main(args: string[]): Promise<void> {
   }
 }
 
+mark("modules loaded");
 await main(hideBin(process.argv));
+mark("command done");

@@ -12,6 +12,7 @@ import { renderSummary } from "../report/terminal.js";
 import { executeRun, type RunIo } from "../run/run.js";
 import type { Result } from "../stats/result.js";
 import { breachedLive } from "../stats/thresholds.js";
+import { mark } from "../stats/timeline.js";
 import { EXIT, type ExitCode, loadExitCode, type StopSignal } from "./exit-codes.js";
 import { type CommandArgv, givenOptions, loadOptions } from "./load-options.js";
 import { checkWritable, type Export, exportsOf, writeOutput } from "./output.js";
@@ -38,6 +39,7 @@ export const runCommand = {
         ["$0 run 127.0.0.1:2525 --threshold 'p99<50ms' --json r.json", "a CI gate: exit 99"],
       ]),
   handler: async (argv: CommandArgv) => {
+    mark("command started");
     const { run: config, report, sink } = buildLoadConfig(givenOptions(argv));
     const exports = exportsOf<Result>([
       ["--json", config.json, renderJson],
@@ -90,7 +92,7 @@ async function runAndReport(
   const outcome = await executeRun(config, io, {
     sink,
     apdexMs: report.apdexMs,
-    run: runRecord(config),
+    run: () => runRecord(config),
   });
   signals.attach(null);
   streams.finish(outcome.result);
@@ -101,6 +103,7 @@ async function runAndReport(
     { quiet: config.quiet, summary: renderSummary, exports },
     outcome.result,
   );
+  mark("output written");
   if (abortedFor.length > 0) {
     process.stderr.write(`mailvolley: --abort-on-fail stopped the run: ${abortedFor.join("; ")}\n`);
   }

@@ -6,7 +6,9 @@
  */
 
 import { readFileSync } from "node:fs";
-import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, type YAMLMap } from "yaml";
+import { createRequire } from "node:module";
+import type * as Yaml from "yaml";
+import type { Node, YAMLMap } from "yaml";
 import { camel } from "./options.js";
 import { ConfigError, parseAddress, parseCount, parseLine } from "./parse.js";
 import { parseSizes } from "./sizes.js";
@@ -26,6 +28,16 @@ export interface Plan {
   /** Where each top-level option stands, for error messages: "plan.yaml:7". */
   readonly where: Record<string, string>;
 }
+
+/**
+ * The yaml package (73 files) is loaded when a plan is read, not with every run: module loading
+ * is most of a run's start (issue 14 §3). Its CommonJS build, the one `import` gets in Node too.
+ */
+let yamlModule: typeof Yaml | null = null;
+const yaml = (): typeof Yaml => {
+  yamlModule ??= createRequire(import.meta.url)("yaml") as typeof Yaml;
+  return yamlModule;
+};
 
 const CLASS_FIELDS = new Set([
   "name",
@@ -77,7 +89,7 @@ export function loadPlan(path: string, sets: readonly string[]): Plan {
       continue;
     }
     where[key] = lineOf(node);
-    const value = node && isScalar(node) ? node.value : node?.toJSON();
+    const value = node && yaml().isScalar(node) ? node.value : node?.toJSON();
     options[key] = interpolate(value, where[key]);
   }
   for (const [key, value] of overrides) {
@@ -103,8 +115,8 @@ function readPlanFile(path: string): { root: YAMLMap; lineOf: LineOf } {
       `cannot read "${path}" (${code}); give a YAML or JSON plan file`,
     );
   }
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  const lines = new (yaml().LineCounter)();
+  const doc = yaml().parseDocument(text, { lineCounter: lines, prettyErrors: false });
   if (doc.errors.length > 0) {
     const e = doc.errors[0];
     const at = e.linePos?.[0].line ?? 1;
@@ -113,7 +125,7 @@ function readPlanFile(path: string): { root: YAMLMap; lineOf: LineOf } {
   const lineOf: LineOf = (node) =>
     node?.range ? `${path}:${lines.linePos(node.range[0]).line}` : path;
   const root = doc.contents;
-  if (!isMap(root))
+  if (!yaml().isMap(root))
     throw new ConfigError("--plan", `${path}: the plan must be a mapping of options`);
   return { root, lineOf };
 }
@@ -127,7 +139,7 @@ function planVars(
   const vars: Record<string, string> = {};
   const varsNode = root.get("vars", true);
   if (varsNode !== undefined) {
-    if (!isMap(varsNode))
+    if (!yaml().isMap(varsNode))
       throw new ConfigError("--plan", `${lineOf(varsNode as Node)}: vars must be a mapping`);
     for (const pair of varsNode.items)
       vars[String((pair.key as Node & { value: unknown }).value)] = String(
@@ -152,12 +164,13 @@ function parseClasses(
   lineOf: (node: Node | null | undefined) => string,
   interpolate: (value: unknown, where: string) => unknown,
 ): ClassSpec[] {
-  if (!isSeq(node)) throw new ConfigError("--plan", `${lineOf(node)}: classes must be a list`);
+  if (!yaml().isSeq(node))
+    throw new ConfigError("--plan", `${lineOf(node)}: classes must be a list`);
   const classes: ClassSpec[] = [];
   const names = new Set<string>();
   for (const item of node.items as Node[]) {
     const at = lineOf(item);
-    if (!isMap(item)) throw new ConfigError("--plan", `${at}: each class must be a mapping`);
+    if (!yaml().isMap(item)) throw new ConfigError("--plan", `${at}: each class must be a mapping`);
     const raw: Record<string, unknown> = {};
     for (const pair of item.items) {
       const key = camel(String((pair.key as { value?: unknown }).value));

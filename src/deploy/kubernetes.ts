@@ -5,9 +5,11 @@
  * merge Job that waits for the N results and merges them into /results/run.json and run.html.
  * Pure: options in, manifest objects (and their YAML) out; nobody edits YAML to change -s or N.
  */
+
+import { createRequire } from "node:module";
 import type { IJob } from "kubernetes-models/batch/v1";
 import type { IContainer, IPersistentVolumeClaim, IPodSpec } from "kubernetes-models/v1";
-import { stringify } from "yaml";
+import type * as Yaml from "yaml";
 import { ConfigError, parseCount, parseTarget } from "../config/parse.js";
 import { parseStartAt } from "../config/shard.js";
 
@@ -332,9 +334,13 @@ export function renderKubernetes(options: KubernetesOptions): (IPersistentVolume
   return [resultsClaim(options), shardJob(options), mergeJob(options)];
 }
 
-/** One YAML stream, a document per manifest, as `kubectl apply -f -` reads it. */
+/**
+ * One YAML stream, a document per manifest, as `kubectl apply -f -` reads it. The yaml package
+ * is loaded here, not when the command line is (a run's start, issue 14 §3).
+ */
 export function manifestsToYaml(manifests: readonly object[]): string {
+  const yaml = createRequire(import.meta.url)("yaml") as typeof Yaml;
   return manifests
-    .map((m) => stringify(m, { lineWidth: 0, aliasDuplicateObjects: false }))
+    .map((m) => yaml.stringify(m, { lineWidth: 0, aliasDuplicateObjects: false }))
     .join("---\n");
 }

@@ -11,6 +11,7 @@ import { type SinkOptions, startSink } from "../sink/index.js";
 import { annotateSeries, generatorResult } from "../stats/generator-verdict.js";
 import type { Result, RunRecord } from "../stats/result.js";
 import { buildResult } from "../stats/summarise.js";
+import { mark, markEpoch } from "../stats/timeline.js";
 import type { Progress, ShareOutcome } from "./load.js";
 import { runSharded } from "./shard.js";
 import { machineShare, shardHeader, WHOLE_RUN } from "./shard-plan.js";
@@ -33,8 +34,12 @@ export interface RunExtras {
   sink?: Omit<Partial<SinkOptions>, "listen">;
   /** Apdex T in ms for the Result's per-class Apdex. */
   apdexMs?: number;
-  /** What was run (config/run-record.ts), recorded in the Result. */
-  run?: RunRecord;
+  /**
+   * What was run (config/run-record.ts), recorded in the Result. Given as a function, it is called
+   * once the load has ended: its first number formatting loads ICU's (≈ 15 ms), which a run's
+   * first connect need not wait for (issue 14 §3).
+   */
+  run?: RunRecord | (() => RunRecord);
 }
 
 export interface RunOutcome {
@@ -73,6 +78,7 @@ export async function executeRun(
     ...extras.sink,
     listen: [config.tls === "implicit" ? "tls://127.0.0.1:0" : "127.0.0.1:0"],
   });
+  mark("sink listening");
   try {
     const { host, port } = sink.addresses[0];
     const target: Target = { kind: "tcp", host, port };
@@ -94,6 +100,7 @@ export async function executeRun(
     return { result, exitCode: verdict(result) };
   } finally {
     await sink.close();
+    mark("sink closed");
   }
 }
 
@@ -113,6 +120,9 @@ async function loadAgainst(
   });
   io.onStart?.(load.stop, load.drain);
   const outcome = await load.result;
+  mark("load settled");
+  markEpoch("first connect", outcome.stats.firstEventMs);
+  markEpoch("last reply", outcome.stats.lastEventMs);
   const result = buildResult(outcome.stats, {
     mode: config.mode,
     target: label,
@@ -120,13 +130,14 @@ async function loadAgainst(
     // A shard's own sessions: merged shards add up to the run's.
     sessions: machineShare(config.sessions, config.messages, config.shard ?? WHOLE_RUN).sessions,
     apdexMs: extras.apdexMs,
-    run: extras.run,
+    run: typeof extras.run === "function" ? extras.run() : extras.run,
   });
   result.generator = generatorOf(config, outcome, result.messages.dropped);
   annotateSeries(result);
   const { firstEventMs, lastEventMs } = outcome.stats;
   const shard = shardHeader(config, firstEventMs, lastEventMs);
   if (shard) result.shard = shard;
+  mark("result built");
   return result;
 }
 

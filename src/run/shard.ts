@@ -4,7 +4,6 @@
  */
 
 import { MessageChannel } from "node:worker_threads";
-import { Piscina } from "piscina";
 import type { RunConfig } from "../config/run-config.js";
 import type { MessageWire } from "../messages/wire.js";
 import { summariseMerged } from "../stats/collector.js";
@@ -69,14 +68,18 @@ function runWorkers(config: RunConfig, shares: readonly LoadShare[], hooks: RunH
     .wait()
     .then(() => new GeneratorLoadSampler("main", config.intervalMs).start().drive());
   const { report, ticker } = progressTicker(shares.length, hooks.progress);
-  const pool = new Piscina({
-    filename: new URL("./worker.js", import.meta.url).href,
-    minThreads: shares.length,
-    maxThreads: shares.length,
-    // The task keeps its event loop busy with sockets; never block it waiting for tasks.
-    atomics: "disabled",
-    idleTimeout: 1000,
-  });
+  // Loaded here, not with every run: one worker runs in-process without it (issue 14 §3).
+  const pool = import("piscina").then(
+    ({ Piscina }) =>
+      new Piscina({
+        filename: new URL("./worker.js", import.meta.url).href,
+        minThreads: shares.length,
+        maxThreads: shares.length,
+        // The task keeps its event loop busy with sockets; never block it waiting for tasks.
+        atomics: "disabled",
+        idleTimeout: 1000,
+      }),
+  );
   // One count of connections and messages for all threads: where an error first came.
   const ordinals = RunOrdinals.shared();
   const ports = shares.map((share, i) => {
@@ -95,7 +98,7 @@ function runWorkers(config: RunConfig, shares: readonly LoadShare[], hooks: RunH
     };
     return {
       port: port1,
-      done: pool.run(task, { transferList: [port2] }) as Promise<ShareOutcome>,
+      done: pool.then((p) => p.run(task, { transferList: [port2] }) as Promise<ShareOutcome>),
     };
   });
   const result = Promise.all(ports.map((p) => p.done))
@@ -105,7 +108,7 @@ function runWorkers(config: RunConfig, shares: readonly LoadShare[], hooks: RunH
       (await sampling).stop(); // already stopped unless a worker failed
       if (ticker) clearInterval(ticker);
       for (const p of ports) p.port.close();
-      await pool.destroy();
+      await (await pool).destroy();
     });
   const tell = (type: ToWorker["type"]) => () => {
     gate.open();

@@ -3,7 +3,7 @@
  * the bottleneck of a self-test, and able to play a gateway under limits or faults.
  */
 import { fillSinkOptions, type SinkOptions } from "./options.js";
-import { type SinkAddress, SinkServer, type SinkStopReason } from "./server.js";
+import type { SinkAddress, SinkStopReason } from "./server.js";
 import { loadTlsMaterial } from "./tls.js";
 
 export type { SinkClassStats, SinkStats } from "./counters.js";
@@ -40,6 +40,9 @@ export async function startSink(options: SinkOptions): Promise<Sink> {
   const filled = fillSinkOptions(options);
   const needTls = filled.starttls || filled.listen.some((spec) => spec.kind === "tls");
   const material = needTls ? await loadTlsMaterial(filled) : null;
+  // The server and its sessions load with the first sink, not with every command line that
+  // names this module: a run against a target never starts one (issue 14 §3).
+  const { SinkServer } = await import("./server.js");
   const server = new SinkServer(filled, material);
   await server.listen();
   return server;

@@ -309,7 +309,7 @@ export class RunStats {
   snapshot(): StatsSnapshot {
     const histograms = {} as Record<HistogramName, string>;
     for (const name of HISTOGRAM_NAMES) {
-      histograms[name] = this.histograms[name].encoded();
+      histograms[name] = this.histograms[name].encodedAndSummarised();
     }
     return {
       counters: { ...this.counters },
@@ -320,10 +320,10 @@ export class RunStats {
       classes: this.classNames.map((name, i) => ({
         name,
         ...this.classOutcomes[i],
-        histogram: this.classHistograms[i].encoded(),
+        histogram: this.classHistograms[i].encodedAndSummarised(),
         phases: {
-          envelope: this.classPhaseHistograms[i].envelope.encoded(),
-          data: this.classPhaseHistograms[i].data.encoded(),
+          envelope: this.classPhaseHistograms[i].envelope.encodedAndSummarised(),
+          data: this.classPhaseHistograms[i].data.encodedAndSummarised(),
         },
       })),
       series: this.series.snapshot(),
