@@ -8,10 +8,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { NO_WORK, Session, type SessionHost, State } from "../src/client/session.js";
 import { buildRunConfig } from "../src/config/run-config.js";
-import { MessageFactory } from "../src/messages/factory.js";
 import { MessageWire } from "../src/messages/wire.js";
 import { RunStats } from "../src/stats/collector.js";
 import { withServer } from "./helpers/scripted-server.js";
+import { hostParts } from "./helpers/session-driver.js";
 
 test("a reopened session starts each connection afresh: refused, lock-step, pipelined, failed", async () => {
   await withServer(
@@ -33,12 +33,7 @@ test("a reopened session starts each connection afresh: refused, lock-step, pipe
       let next = 0;
       const done = new Promise<void>((resolve) => {
         const host: SessionHost = {
-          config,
-          stats,
-          trace: null,
-          intendedMs: Number.NaN,
-          messagesFor: (slots) => new MessageFactory(wire, slots),
-          classIndexOf: (seq) => wire.classOf(seq).index,
+          ...hostParts(config, wire, stats),
           takeMessage: () => NO_WORK,
           sessionIdle: () => assert.fail("per-message sessions never idle"),
           sessionEnded: (s, cleanly) => {

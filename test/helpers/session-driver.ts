@@ -4,7 +4,7 @@
  * session's own behaviour, below the run's slots, ramps and reconnects.
  */
 import { NO_WORK, NOT_YET, Session, type SessionHost, State } from "../../src/client/session.js";
-import { buildRunConfig, type RawRunOptions } from "../../src/config/run-config.js";
+import { buildRunConfig, type RawRunOptions, type RunConfig } from "../../src/config/run-config.js";
 import { MessageFactory } from "../../src/messages/factory.js";
 import { MessageWire } from "../../src/messages/wire.js";
 import { RunStats } from "../../src/stats/collector.js";
@@ -18,6 +18,18 @@ export interface DrivenSession {
   readonly states: string[];
   /** Resolves with `cleanly` when the session has ended. */
   readonly ended: Promise<boolean>;
+}
+
+/** What every test host of a session gives: the run's config, messages and stats, no trace. */
+export function hostParts(config: RunConfig, wire: MessageWire, stats: RunStats) {
+  return {
+    config,
+    stats,
+    trace: null,
+    intendedMs: Number.NaN,
+    messagesFor: (slots: number) => new MessageFactory(wire, slots),
+    classIndexOf: (seq: number) => wire.classOf(seq).index,
+  };
 }
 
 /**
@@ -41,12 +53,7 @@ export async function driveSession(
     end = resolve;
   });
   const host: SessionHost = {
-    config,
-    stats,
-    trace: null,
-    intendedMs: Number.NaN,
-    messagesFor: (slots) => new MessageFactory(wire, slots),
-    classIndexOf: (seq) => wire.classOf(seq).index,
+    ...hostParts(config, wire, stats),
     takeMessage: () => answers.shift() ?? NO_WORK,
     sessionIdle: (s) => setImmediate(() => (s as Session).resume()),
     sessionEnded: (_s, cleanly) => end(cleanly),
