@@ -3,18 +3,13 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { doneFraction, formatProgress, pauseLine } from "../src/cli/progress.js";
 import type { Progress } from "../src/run/load.js";
+import { zeroProgressCounts } from "../src/run/progress.js";
 import { newHistogramEncoded, summariseHistogram } from "../src/stats/collector.js";
 
 function progress(counts: Partial<Progress>): Progress {
   const none = summariseHistogram(newHistogramEncoded());
   return {
-    attempted: 0,
-    accepted: 0,
-    rejected: 0,
-    failed: 0,
-    dropped: 0,
-    connectionsOpened: 0,
-    openSessions: 0,
+    ...zeroProgressCounts(),
     recentP99Ms: 0,
     transactionMs: none,
     points: [],

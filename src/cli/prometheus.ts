@@ -6,18 +6,15 @@
  */
 import { renameSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { type ProgressCounts, zeroProgressCounts } from "../run/progress.js";
 import { ERROR_CLASSES, type ErrorClass } from "../stats/errors.js";
 import type { Mode, Result, SeriesPointResult } from "../stats/result.js";
 
-/** What the file says of one mode (compare writes both into one file). */
-interface Totals {
-  sent: number;
-  accepted: number;
-  rejected: number;
-  failed: number;
-  dropped: number;
-  connectionsOpened: number;
-  openSessions: number;
+/**
+ * What the file says of one mode (compare writes both into one file): the running totals (the
+ * `sent` outcome is `attempted`), and more.
+ */
+interface Totals extends ProgressCounts {
   errors: Record<ErrorClass, number>;
   /** The last interval's transaction latency, ms (null: none accepted in it). */
   p50Ms: number | null;
@@ -56,13 +53,7 @@ const METRICS: [name: string, type: "counter" | "gauge", help: string][] = [
 function empty(): Totals {
   const errors = Object.fromEntries(ERROR_CLASSES.map((c) => [c, 0])) as Record<ErrorClass, number>;
   return {
-    sent: 0,
-    accepted: 0,
-    rejected: 0,
-    failed: 0,
-    dropped: 0,
-    connectionsOpened: 0,
-    openSessions: 0,
+    ...zeroProgressCounts(),
     errors,
     p50Ms: null,
     p99Ms: null,
@@ -79,7 +70,7 @@ export class PrometheusFile {
   /** One complete interval of `mode`. */
   add(mode: Mode, p: Omit<SeriesPointResult, "histogram" | "generator">): void {
     const t = this.totals(mode);
-    t.sent += p.sent;
+    t.attempted += p.sent;
     t.accepted += p.accepted;
     t.rejected += p.rejected;
     t.failed += p.failed;
@@ -96,7 +87,7 @@ export class PrometheusFile {
     const t = this.totals(result.mode);
     const m = result.messages;
     Object.assign(t, {
-      sent: m.attempted,
+      attempted: m.attempted,
       accepted: m.accepted,
       rejected: m.rejected,
       failed: m.failed,
@@ -136,7 +127,8 @@ export function exposition(modes: ReadonlyMap<Mode, Totals>): string {
     samples.get(name)?.push(`${name}{${text}} ${value}`);
   };
   for (const [mode, t] of modes) {
-    for (const outcome of ["sent", "accepted", "rejected", "failed", "dropped"] as const) {
+    put("mailvolley_messages_total", { mode, outcome: "sent" }, t.attempted);
+    for (const outcome of ["accepted", "rejected", "failed", "dropped"] as const) {
       put("mailvolley_messages_total", { mode, outcome }, t[outcome]);
     }
     put("mailvolley_connections_opened_total", { mode }, t.connectionsOpened);

@@ -16,6 +16,19 @@ export interface ProgressCounts {
   openSessions: number;
 }
 
+/** Every running total at zero: where a sum of shares, or of intervals, starts. */
+export function zeroProgressCounts(): ProgressCounts {
+  return {
+    attempted: 0,
+    accepted: 0,
+    rejected: 0,
+    failed: 0,
+    dropped: 0,
+    connectionsOpened: 0,
+    openSessions: 0,
+  };
+}
+
 /**
  * What one share reports: its totals and its latencies as encoded histograms, which merge
  * across workers (percentiles do not add up). The run turns them into a Progress.

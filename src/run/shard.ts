@@ -26,6 +26,7 @@ import {
   type ShareOutcome,
   type ShareProgress,
 } from "./load.js";
+import { zeroProgressCounts } from "./progress.js";
 import { shardShares, WHOLE_RUN } from "./shard-plan.js";
 import { StartGate } from "./start-at.js";
 import type { FromWorker, ToWorker, WorkerTask } from "./worker.js";
@@ -151,15 +152,7 @@ function mergeOutcomes(main: ThreadLoad, parts: readonly ShareOutcome[]): ShareO
  * are the intervals complete across the shares.
  */
 function sumProgress(parts: readonly (ShareProgress | null)[], points: SeriesPoint[]): Progress {
-  const total: ProgressCounts = {
-    attempted: 0,
-    accepted: 0,
-    rejected: 0,
-    failed: 0,
-    dropped: 0,
-    connectionsOpened: 0,
-    openSessions: 0,
-  };
+  const total = zeroProgressCounts();
   const keys = Object.keys(total) as (keyof ProgressCounts)[];
   for (const part of parts) {
     if (!part) continue;
