@@ -74,7 +74,7 @@ export abstract class SessionBase implements HandshakeHost {
   /** 4xx replies to MAIL in a row. */
   protected mailDeferrals = 0;
   /** When the head expectation (or the connect) began: the phase timer's start. */
-  phaseSince: number;
+  phaseSince = 0;
   protected quitSentAt = 0;
   protected openedAt = 0;
   protected waitTimer: NodeJS.Timeout | null = null;
@@ -110,9 +110,7 @@ export abstract class SessionBase implements HandshakeHost {
     const chunked = config.chunking ? config.window * (recipients + 3) : 0;
     this.pending = new PendingReplies(Math.max(2 * recipients + 16, chunked + 8));
     this.parser = new ReplyParser(this);
-    this.parser.captureText = host.trace !== null;
     this.handshake = new Handshake(this, config, stats);
-    this.phaseSince = performance.now();
     this.socket = this.connect();
   }
 
@@ -138,15 +136,15 @@ export abstract class SessionBase implements HandshakeHost {
     this.endingRow = null;
     this.pending.clear();
     this.parser.clear();
-    this.parser.captureText = this.host.trace !== null;
     this.handshake.clear();
-    this.phaseSince = performance.now();
     this.socket = this.connect();
   }
 
-  /** Counts a new connection of the run and opens it; phaseSince is when it began. */
+  /** Counts a new connection of the run and opens it, the phase timer started. */
   private connect(): net.Socket {
     const { config, stats } = this.host;
+    this.phaseSince = performance.now();
+    this.parser.captureText = this.host.trace !== null;
     this.preclaimedIntendedMs = this.host.intendedMs;
     this.connection = stats.connectionOpened();
     this.txs.connection = this.connection;
