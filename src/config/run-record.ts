@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
+import { grouped } from "../stats/number-format.js";
 import { formatTarget } from "./parse.js";
 import type { RunConfig } from "./run-config.js";
 import type { StagePoint } from "./stages.js";
@@ -102,5 +103,5 @@ export function octets(n: number): string {
 }
 
 function count(n: number): string {
-  return n.toLocaleString("en-US", { maximumFractionDigits: 1 });
+  return grouped(n, 0, 1);
 }

@@ -4,6 +4,7 @@
  * and rounded the same everywhere.
  */
 import { ERROR_CLASS_LABELS, ERROR_CLASSES, type ErrorClass } from "../stats/errors.js";
+import { grouped } from "../stats/number-format.js";
 import {
   type ClassResult,
   type FirstSeen,
@@ -79,10 +80,7 @@ export function shardText(result: Result): string {
 
 /** Thousands separated by commas, so 50000 reads as 50,000. */
 export function fmt(value: number, digits = 0): string {
-  return value.toLocaleString("en-US", {
-    minimumFractionDigits: digits,
-    maximumFractionDigits: digits,
-  });
+  return grouped(value, digits, digits);
 }
 
 /** Milliseconds with microsecond resolution, as measured. */

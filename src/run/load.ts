@@ -11,6 +11,7 @@ import { MessageWire } from "../messages/wire.js";
 import { RunStats } from "../stats/collector.js";
 import { GeneratorLoadSampler } from "../stats/generator-load.js";
 import { StartLateness } from "../stats/start-lateness.js";
+import { mark } from "../stats/timeline.js";
 import type { ShareProgress } from "./progress.js";
 import { activeSessions, arrivalIntervalAt, sessionQuotas } from "./schedule.js";
 import type { LoadShare, RunningLoad, ShareOutcome } from "./share.js";
@@ -152,12 +153,14 @@ class LoadRun implements SessionHost {
     this.work.onAvailable = () => this.wake();
     this.startMs = performance.now();
     return new Promise((resolve) => {
-      this.done = () =>
+      this.done = () => {
+        mark("sessions ended");
         resolve({
           stats: this.stats.snapshot(),
           threads: [this.sampler.stop(epochMs())],
           lateness: this.lateness?.snapshot() ?? null,
         });
+      };
       this.sampler.start(epochMs(this.startMs));
       this.stats.sample(epochMs(this.startMs), 0); // opens the time series
       this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
