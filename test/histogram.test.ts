@@ -9,7 +9,6 @@ import { decodeCompressed } from "../src/stats/hdr-codec.js";
 import {
   type Histogram,
   LatencyRecorder,
-  meanOf,
   newHistogram,
   summarise,
   summariseHistogram,
@@ -80,25 +79,53 @@ describe("LatencyRecorder", () => {
   });
 });
 
-describe("meanOf", () => {
-  test("equals hdr-histogram-js' mean to the last bit", () => {
+/** The summary hdr-histogram-js' own getters give, each walking the counts. */
+function librarySummary(h: Histogram) {
+  if (h.totalCount === 0)
+    return { count: 0, min: 0, mean: 0, p50: 0, p90: 0, p95: 0, p99: 0, max: 0 };
+  const ms = (us: number) => Math.round(us) / 1000;
+  return {
+    count: h.totalCount,
+    min: ms(h.minNonZeroValue),
+    mean: ms(h.mean),
+    p50: ms(h.getValueAtPercentile(50)),
+    p90: ms(h.getValueAtPercentile(90)),
+    p95: ms(h.getValueAtPercentile(95)),
+    p99: ms(h.getValueAtPercentile(99)),
+    max: ms(h.maxValue),
+  };
+}
+
+describe("summarise", () => {
+  test("equals hdr-histogram-js' mean and percentiles to the last bit", () => {
     const all = values(20_000);
-    for (const n of [1, 2, 7, 100, 5_000, all.length]) {
+    for (const n of [1, 2, 3, 7, 10, 99, 100, 101, 5_000, all.length]) {
       const h = direct(all.slice(0, n));
-      assert.equal(meanOf(h), h.mean, `${n} values`);
+      assert.deepEqual(summarise(h), librarySummary(h), `${n} values`);
+      // The unrounded mean too: the same sum in the same order.
+      assert.equal(summarise(h).mean, Math.round(h.mean) / 1000);
     }
     const counted = newHistogram();
     counted.recordValueWithCount(123_456, 3);
     counted.recordValueWithCount(1, 1_000_000);
     counted.recordValueWithCount(3_600_000_000, 7);
-    assert.equal(meanOf(counted), counted.mean);
+    assert.deepEqual(summarise(counted), librarySummary(counted));
     const encoded = hdr.encodeIntoCompressedBase64(counted);
     const decoded = hdr.decodeFromCompressedBase64(encoded) as unknown as Histogram;
-    assert.equal(meanOf(decoded), counted.mean);
+    assert.deepEqual(summarise(decoded), librarySummary(decoded));
   });
 
-  test("an empty histogram's mean is hdr-histogram-js' (0)", () => {
-    assert.equal(meanOf(newHistogram()), newHistogram().mean);
+  test("percentiles at the edges of a count: every split of two values", () => {
+    for (let low = 1; low <= 120; low++) {
+      const h = newHistogram();
+      h.recordValueWithCount(1_000, low);
+      h.recordValueWithCount(2_000_000, 121 - low);
+      assert.deepEqual(summarise(h), librarySummary(h), `${low} low of 121`);
+    }
+  });
+
+  test("an empty histogram summarises as zeros", () => {
+    assert.deepEqual(summarise(newHistogram()), librarySummary(newHistogram()));
   });
 });
 
