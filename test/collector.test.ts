@@ -16,6 +16,7 @@ import { type Failure, normaliseErrorText } from "../src/stats/errors.js";
 import { mergeSnapshots } from "../src/stats/merge-snapshots.js";
 import type { Phase } from "../src/stats/result.js";
 import { prng } from "./helpers/prng.js";
+import { recordLatency } from "./helpers/record-latency.js";
 
 type Event =
   | { kind: "count"; verb: (stats: RunStats) => void }
@@ -69,7 +70,7 @@ function apply(stats: RunStats, event: Event): void {
       event.verb(stats);
       break;
     case "latency":
-      stats.record(event.name, event.ms);
+      recordLatency(stats, event.name, event.ms);
       break;
     case "error":
       if (typeof event.reply === "number") {
@@ -138,7 +139,6 @@ describe("mergeSnapshots", () => {
       stats.messageStarted(1);
       stats.messageSettled(0, "accepted", 1.5);
     }
-    stats.record("transaction", 1.5);
     stats.touch(1000);
     stats.touch(2000);
     assertSameCollection(
@@ -191,6 +191,50 @@ describe("RunStats", () => {
     assert.equal(summary.count, 3);
     assert.equal(summary.min, 0.001);
     assert.ok(Math.abs(summary.max - 12.346) < 0.01, String(summary.max));
+  });
+
+  test("an accepted message's latencies count once in the run, its class and the series", () => {
+    /** Three accepted messages of class `cls` … and one rejected, whose latency counts nowhere. */
+    const send = (stats: RunStats, cls: number, base: number) => {
+      for (const ms of [base, base + 1, base + 2]) {
+        stats.messageStarted(1);
+        stats.recordPhase(cls, "envelope", ms / 2);
+        stats.recordPhase(cls, "data", ms / 2);
+        stats.messageSettled(cls, "accepted", ms);
+      }
+      stats.messageStarted(1);
+      stats.messageSettled(cls, "rejected", 99);
+    };
+    const count = (encoded: string | undefined) => summariseHistogram(encoded ?? "").count;
+    const one = new RunStats(["only"], 1000);
+    one.sample(0, 1);
+    send(one, 0, 10);
+    one.sample(5_000, 0, true);
+    const alone = one.snapshot();
+    assert.equal(count(alone.histograms.transaction), 3);
+    assert.equal(count(alone.histograms.envelope), 3);
+    assert.equal(
+      alone.series.points.reduce((n, p) => n + count(p.histogram), 0),
+      3,
+    );
+    // One class: its histograms are the run's.
+    assert.equal(alone.classes[0].histogram, alone.histograms.transaction);
+    assert.equal(alone.classes[0].phases?.envelope, alone.histograms.envelope);
+    assert.equal(alone.classes[0].phases?.data, alone.histograms.data);
+
+    const two = new RunStats(["a", "b"], 1000);
+    send(two, 0, 10);
+    send(two, 1, 500);
+    const both = two.snapshot();
+    assert.equal(count(both.histograms.transaction), 6);
+    assert.equal(count(both.histograms.data), 6);
+    for (const cls of both.classes) {
+      assert.equal(count(cls.histogram), 3, cls.name);
+      assert.equal(count(cls.phases?.envelope), 3, cls.name);
+    }
+    // HDR keeps 3 significant digits: 500 ms is 499.968 ms at its bucket's low end.
+    assert.ok(summariseHistogram(both.classes[1].histogram).min > 499);
+    assert.ok(summariseHistogram(both.classes[0].histogram).max < 13);
   });
 
   test("touch() keeps the first and the last event in any order", () => {

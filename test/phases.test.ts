@@ -23,6 +23,7 @@ import { HISTOGRAM_NAMES, RunStats } from "../src/stats/collector.js";
 import { RESULT_LATENCIES, type Result } from "../src/stats/result.js";
 import { buildResult } from "../src/stats/summarise.js";
 import { measure } from "../src/stats/thresholds.js";
+import { recordLatency } from "./helpers/record-latency.js";
 
 const EXPECTS = Object.values(Expect).filter((v): v is Expect => typeof v === "number");
 
@@ -60,7 +61,7 @@ describe("every expectation has a phase, and every phase a timeout", () => {
 /** A Result whose every latency has one sample: latency number i has (i + 1) ms (HDR-rounded). */
 function resultWithEveryLatency(): Result {
   const stats = new RunStats();
-  for (const [i, latency] of LATENCIES.entries()) stats.record(latency, i + 1);
+  for (const [i, latency] of LATENCIES.entries()) recordLatency(stats, latency, i + 1);
   stats.touch(1_000);
   stats.touch(2_000);
   return buildResult(stats.snapshot(), {

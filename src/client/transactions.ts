@@ -124,7 +124,6 @@ export class TransactionRing {
   /** The final reply took the message: its latencies (intended and actual start) and verdict. */
   accept(tx: Transaction, atMs: number): void {
     const latency = atMs - tx.intendedMs;
-    this.stats.record("transaction", latency);
     this.stats.record("transactionUncorrected", atMs - tx.startMs);
     this.stats.recordPhase(tx.cls, "data", atMs - tx.dataSentAt);
     this.settle(tx, "accepted", atMs, latency);

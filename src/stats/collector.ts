@@ -113,19 +113,24 @@ export class RunStats {
     this.histograms = {} as Record<HistogramName, LatencyRecorder>;
     for (const name of HISTOGRAM_NAMES) this.histograms[name] = new LatencyRecorder();
     this.classOutcomes = classNames.map(zeroOutcomes);
-    this.classHistograms = classNames.map(() => new LatencyRecorder());
+    // One class: its histograms hold the run's values, so they are the run's recorders, each
+    // value recorded once and each histogram encoded once (issue 14).
+    const run = classNames.length === 1 ? this.histograms : null;
+    this.classHistograms = classNames.map(() => run?.transaction ?? new LatencyRecorder());
     this.classPhaseHistograms = classNames.map(() => ({
-      envelope: new LatencyRecorder(),
-      data: new LatencyRecorder(),
+      envelope: run?.envelope ?? new LatencyRecorder(),
+      data: run?.data ?? new LatencyRecorder(),
     }));
     this.series = new SeriesRecorder(intervalMs, new LatencyRecorder());
   }
 
-  /** Records a latency in milliseconds (fractional) as whole microseconds, at least 1. */
-  record(name: HistogramName, ms: number): void {
-    const us = toMicros(ms);
-    this.histograms[name].record(us);
-    if (name === "transaction") this.series.histogram.record(us);
+  /**
+   * Records a latency in milliseconds (fractional) as whole microseconds, at least 1. An accepted
+   * message's transaction latency comes with messageSettled, its envelope and data with
+   * recordPhase: they belong to its class too.
+   */
+  record(name: Exclude<HistogramName, "transaction" | ClassPhase>, ms: number): void {
+    this.histograms[name].record(toMicros(ms));
   }
 
   /** The counts so far, read-only: they change through the verbs. */
@@ -151,16 +156,22 @@ export class RunStats {
 
   /**
    * A started message of class `classIndex` (an index into classNames) got its outcome. The
-   * transaction latency goes into the class histogram for accepted messages only, as in
-   * latency.transactionMs. Each started message settles once: settling more than were started
-   * throws.
+   * transaction latency of accepted messages only goes into the run's histogram, the time
+   * series' and the class's, as in latency.transactionMs. Each started message settles once:
+   * settling more than were started throws.
    */
   messageSettled(classIndex: number, outcome: MessageOutcome, transactionMs = 0): void {
     if (this.open === 0) throw new Error(`a message was settled ${outcome} but none is open`);
     this.open--;
     this.count[outcome]++;
     this.classOutcomes[classIndex][outcome]++;
-    if (outcome === "accepted") this.classHistograms[classIndex].record(toMicros(transactionMs));
+    if (outcome !== "accepted") return;
+    const us = toMicros(transactionMs);
+    const run = this.histograms.transaction;
+    run.record(us);
+    this.series.histogram.record(us);
+    const own = this.classHistograms[classIndex];
+    if (own !== run) own.record(us);
   }
 
   /**
@@ -215,8 +226,10 @@ export class RunStats {
   /** Records a message phase's latency (ms) both for the run and for the message's class. */
   recordPhase(classIndex: number, phase: ClassPhase, ms: number): void {
     const us = toMicros(ms);
-    this.histograms[phase].record(us);
-    this.classPhaseHistograms[classIndex][phase].record(us);
+    const run = this.histograms[phase];
+    run.record(us);
+    const own = this.classPhaseHistograms[classIndex][phase];
+    if (own !== run) own.record(us);
   }
 
   /**
@@ -307,10 +320,17 @@ export class RunStats {
   }
 
   snapshot(): StatsSnapshot {
+    // A recorder the class shares with the run is encoded once.
+    const encodings = new Map<LatencyRecorder, string>();
+    const encode = (recorder: LatencyRecorder) => {
+      const known = encodings.get(recorder);
+      if (known !== undefined) return known;
+      const encoded = recorder.encodedAndSummarised();
+      encodings.set(recorder, encoded);
+      return encoded;
+    };
     const histograms = {} as Record<HistogramName, string>;
-    for (const name of HISTOGRAM_NAMES) {
-      histograms[name] = this.histograms[name].encodedAndSummarised();
-    }
+    for (const name of HISTOGRAM_NAMES) histograms[name] = encode(this.histograms[name]);
     return {
       counters: { ...this.counters },
       errors: [...this.errorRows.values()].map((row) => ({ ...row })),
@@ -320,10 +340,10 @@ export class RunStats {
       classes: this.classNames.map((name, i) => ({
         name,
         ...this.classOutcomes[i],
-        histogram: this.classHistograms[i].encodedAndSummarised(),
+        histogram: encode(this.classHistograms[i]),
         phases: {
-          envelope: this.classPhaseHistograms[i].envelope.encodedAndSummarised(),
-          data: this.classPhaseHistograms[i].data.encodedAndSummarised(),
+          envelope: encode(this.classPhaseHistograms[i].envelope),
+          data: encode(this.classPhaseHistograms[i].data),
         },
       })),
       series: this.series.snapshot(),

@@ -52,9 +52,8 @@ export function fixedResult(mode: Mode): Result {
       stats.messageSettled(cls, "rejected", 0);
     } else if (!refused) {
       stats.recipientAccepted();
-      stats.record("transaction", tx);
-      stats.record("envelope", tx / 2);
-      stats.record("data", tx / 2);
+      stats.recordPhase(cls, "envelope", tx / 2);
+      stats.recordPhase(cls, "data", tx / 2);
       stats.messageSettled(cls, "accepted", tx);
       if (perMessage) stats.record("quit", 0.3);
     }
