@@ -3,7 +3,7 @@
  * microseconds, and the recorder the hot path writes into.
  */
 import type { JsHistogram } from "hdr-histogram-js";
-import { buildHistogram, decodeCompressed, encodeCompressed } from "./hdr-codec.js";
+import { buildHistogram, countsOf, decodeCompressed, encodeCompressed } from "./hdr-codec.js";
 import type { LatencySummary } from "./result.js";
 
 export type Histogram = JsHistogram;
@@ -188,18 +188,27 @@ export function summarise(h: Histogram): LatencySummary {
   const wanted = PERCENTILES.map((p) => countAtPercentile(p, h.totalCount));
   const at = PERCENTILES.map(() => 0);
   let reached = 0;
-  // The mean as the library sums it: each slot's median equivalent value times its count.
+  // The mean as the library sums it: each slot's median equivalent value times its count. A
+  // slot's values are [value, value + size): valueFromIndex and the sizeOfEquivalentValueRange
+  // the library computes with pow and log2 a call each, here in integer steps.
+  const { subBucketHalfCount: half, subBucketHalfCountMagnitude: halfBits, unitMagnitude } = h;
   let total = 0;
   let seen = 0;
-  for (let i = 0; seen < h.totalCount && i < h.countsArrayLength; i++) {
-    const count = h.getCountAtIndex(i);
+  const counts = countsOf(h);
+  for (let i = 0; seen < h.totalCount && i < counts.length; i++) {
+    const count = counts[i];
     if (count === 0) continue;
-    const value = h.valueFromIndex(i);
-    total += h.medianEquivalentValue(value) * count;
-    seen += count;
-    while (reached < wanted.length && seen >= wanted[reached]) {
-      at[reached++] = h.highestEquivalentValue(value);
+    let bucket = (i >> halfBits) - 1;
+    let sub = (i & (half - 1)) + half;
+    if (bucket < 0) {
+      sub -= half;
+      bucket = 0;
     }
+    const size = 2 ** (bucket + unitMagnitude);
+    const value = sub * size;
+    total += (value + Math.floor(size / 2)) * count;
+    seen += count;
+    while (reached < wanted.length && seen >= wanted[reached]) at[reached++] = value + size - 1;
   }
   const ms = (us: number) => Math.round(us) / 1000;
   return {
