@@ -88,15 +88,30 @@ export class LatencyRecorder {
     this.histogram.reset();
   }
 
+  /**
+   * Adds the tally into the histogram's counts: recordValueWithCount for each distinct value,
+   * in integer steps (the library takes log2 and pow of each, and checks and updates its
+   * totals, minimum and maximum value by value; here once).
+   */
   private flush(): void {
     const tally = this.tally;
     if (tally === null || this.high < 0) return;
+    const h = this.histogram;
+    const counts = countsOf(h);
+    const { subBucketHalfCount: half, subBucketHalfCountMagnitude: halfBits, unitMagnitude } = h;
+    let total = 0;
     for (let us = this.low; us <= this.high; us++) {
       const count = tally[us];
       if (count === 0) continue;
-      this.histogram.recordValueWithCount(us, count);
+      // countsArrayIndex(us): the bucket is the power of two above the sub-buckets' range.
+      const bucket = Math.max(31 - Math.clz32(us) - halfBits - unitMagnitude, 0);
+      counts[((bucket + 1) << halfBits) + (us >>> (bucket + unitMagnitude)) - half] += count;
+      total += count;
       tally[us] = 0;
     }
+    h.addToTotalCount(total);
+    h.updateMinAndMax(this.low);
+    h.updateMinAndMax(this.high);
     this.low = TALLY_LIMIT_US;
     this.high = -1;
     this.tallied = 0;
