@@ -7,6 +7,7 @@ import { describe, test } from "node:test";
 import hdr from "hdr-histogram-js";
 import { decodeCompressed } from "../src/stats/hdr-codec.js";
 import {
+  fractionAtOrBelow,
   type Histogram,
   LatencyRecorder,
   newHistogram,
@@ -176,5 +177,49 @@ describe("encodedAndSummarised", () => {
     }
     const empty = new LatencyRecorder().encodedAndSummarised();
     assert.deepEqual(summariseHistogram(empty), summarise(decodeCompressed(empty)));
+  });
+});
+
+describe("fractionAtOrBelow", () => {
+  /** The fraction read from a decode of the encoding alone, by the library's percentiles. */
+  function fromDecode(encoded: string, ms: number): number {
+    const h = hdr.decodeFromCompressedBase64(encoded) as unknown as Histogram;
+    if (h.totalCount === 0) return 0;
+    const us = ms * 1000;
+    if (h.maxValue <= us) return 1;
+    if (h.getValueAtPercentile(0) > us) return 0;
+    let lo = 0;
+    let hi = 100;
+    while (hi - lo > 1e-4) {
+      const mid = (lo + hi) / 2;
+      if (h.getValueAtPercentile(mid) <= us) lo = mid;
+      else hi = mid;
+    }
+    return lo / 100;
+  }
+
+  test("the same fraction as a decode gives, at and around the maximum", () => {
+    for (const shape of [values(3_000), [123_457], [1, 499_999, 500_000, 500_001], []]) {
+      const recorder = new LatencyRecorder();
+      for (const us of shape) recorder.record(us);
+      // Remembered with its summary, as at a run's end, and not.
+      for (const encoded of [
+        recorder.encodedAndSummarised(),
+        hdr.encodeIntoCompressedBase64(direct(shape)),
+      ]) {
+        const max =
+          recorder.read().totalCount > 0
+            ? recorder.read().highestEquivalentValue(recorder.read().maxValue)
+            : 0;
+        for (const us of [max - 1, max, max + 1, 500_000, 2_000_000, 1, 60_000]) {
+          const ms = us / 1000;
+          assert.equal(
+            fractionAtOrBelow(encoded, ms),
+            fromDecode(encoded, ms),
+            `${shape.length} values, ${ms} ms`,
+          );
+        }
+      }
+    }
   });
 });

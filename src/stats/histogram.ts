@@ -254,10 +254,13 @@ function countAtPercentile(percentile: number, totalCount: number): number {
  * percentile whose value does not exceed it (HDR resolution, 3 significant digits).
  */
 export function fractionAtOrBelow(encoded: string, ms: number): number {
-  const h = decoded(encoded);
-  if (h.totalCount === 0) return 0;
+  // The summary (remembered for the encodings a run's end makes) answers the usual case, every
+  // sample within `ms`, without a decode: its max is the decode's maxValue, whole µs.
+  const summary = summariseHistogram(encoded);
+  if (summary.count === 0) return 0;
   const us = ms * 1000;
-  if (h.maxValue <= us) return 1;
+  if (Math.round(summary.max * 1000) <= us) return 1;
+  const h = decoded(encoded);
   if (h.getValueAtPercentile(0) > us) return 0;
   let lo = 0;
   let hi = 100;
