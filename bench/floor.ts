@@ -99,7 +99,8 @@ function session(): void {
     } else if (stage === 3) {
       stage = 4; // the last dot's 250; the 221 follows
     } else if (stage === 4) {
-      socket.destroy(); // the 221 ends the session: no half-close and wait, as mailvolley does
+      // The 221 ends the session: a reset, no TIME_WAIT, as mailvolley and smtp-source close.
+      socket.resetAndDestroy();
     }
   }
   socket.on("close", () => {

@@ -17,6 +17,7 @@ import { NO_WORK, NOT_YET, SessionBase } from "./session-base.js";
 import { Dialogue, State } from "./state.js";
 import { traceReply } from "./trace.js";
 import { recordReply, type Transaction, Verdict } from "./transactions.js";
+import { closeAnswered } from "./transport.js";
 
 export { NO_WORK, NOT_YET, type SessionHost } from "./session-base.js";
 export { State } from "./state.js";
@@ -83,9 +84,9 @@ export class Session extends SessionBase {
         return;
       case Expect.Quit:
         this.host.stats.record("quit", this.phaseSince - this.quitSentAt);
-        // RFC 5321 §4.1.1.10: after 221 the session is over; closing now rather than waiting
-        // for the server's FIN frees the slot for its next connection one event sooner.
-        this.socket.destroy();
+        // Closing now rather than waiting for the server's FIN frees the slot for its next
+        // connection one event sooner.
+        closeAnswered(this.socket);
         return;
       default:
         this.handshake.onReply(kind, code, lines);
