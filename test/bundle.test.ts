@@ -5,12 +5,11 @@
  * bundling could change something (yargs' own files, the worker entry, the version).
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { BIN, mailvolley, type Outcome } from "./helpers/cli.js";
+import { BIN, mailvolley, type Outcome, startMailvolley } from "./helpers/cli.js";
 import { tempDir } from "./helpers/tmp.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -26,26 +25,7 @@ function scripts(dir: string): string[] {
 
 /** `node SCRIPT ARGS` to completion, with `env` over this process's environment. */
 function node(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<Outcome> {
-  const child = spawn(process.execPath, [script, ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, ...env },
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (s: string) => {
-    stdout += s;
-  });
-  child.stderr.setEncoding("utf8").on("data", (s: string) => {
-    stderr += s;
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return startMailvolley(args, undefined, env, script).done;
 }
 
 test("the bin imports the bundle, and the bundle is newer than every file of dist/src", () => {
