@@ -1,7 +1,7 @@
 /**
  * The second half of `npm run build`: esbuild bundles tsc's dist/src (the same compile the tests
- * import) into dist/bundle/, which bin/mailvolley.js loads. One file instead of ~150 ES modules
- * and yargs' ~30 is most of a run's start (issue 14 §3). Entry points: the CLI and the piscina
+ * import) into dist/bundle/, which bin/mailvolley.js loads. Loading ~130 ES modules of dist/src
+ * and ~45 of yargs one by one was most of a run's start (issue 14 §3). Entry points: the CLI and the piscina
  * worker (run/shard.ts loads `./worker.js` beside itself); the lazy imports stay lazy chunks and
  * the worker shares the CLI's chunks. Every chunk sits in dist/bundle/ itself, so the worker URL
  * holds in both layouts.
@@ -59,6 +59,7 @@ await build({
   define: { MAILVOLLEY_VERSION: JSON.stringify(version) },
   // Chained through tsc's maps to src/*.ts: `node --enable-source-maps bin/mailvolley.js`.
   sourcemap: true,
+  // Function and class names as unbundled (yargs' YError in a stack trace, not _YError).
   keepNames: true,
   logLevel: "warning",
 });
