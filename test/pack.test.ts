@@ -26,7 +26,12 @@ test("npm pack gives a package that installs globally and runs with npx", async 
   const [info] = JSON.parse(packed) as [{ filename: string; files: { path: string }[] }];
   const paths = info.files.map((file) => file.path);
   assert.ok(paths.includes("bin/mailvolley.js"), "the bin is packed");
-  assert.ok(paths.includes("dist/src/cli/main.js"), "the compiled CLI is packed");
+  assert.ok(
+    paths.includes("dist/bundle/main.js"),
+    "the bundled CLI, which the bin loads, is packed",
+  );
+  assert.ok(paths.includes("dist/bundle/worker.js"), "the bundled worker entry is packed");
+  assert.ok(!paths.some((path) => path.endsWith(".map")), "source maps are not packed");
   assert.ok(paths.includes("schema/result.schema.json"), "the result's JSON Schema is packed");
   assert.ok(!paths.some((path) => path.startsWith("dist/test/")), "tests are not packed");
   assert.ok(!paths.some((path) => path.startsWith("src/")), "TypeScript sources are not packed");

@@ -2,10 +2,10 @@
  * The mailvolley command line. Bad input is one line on stderr naming the option and the fix,
  * and exit code 2; never a stack trace.
  */
-import { readFileSync } from "node:fs";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { ConfigError } from "../config/parse.js";
+import { toolVersion } from "../config/run-record.js";
 import { SourceError } from "../messages/source.js";
 import { mark } from "../stats/timeline.js";
 import { compareCommand } from "./compare-command.js";
@@ -18,11 +18,6 @@ import { probeCommand } from "./probe-command.js";
 import { reportCommand } from "./report-command.js";
 import { runCommand } from "./run-command.js";
 import { sinkCommand } from "./sink-command.js";
-
-function version(): string {
-  const pkg = new URL("../../../package.json", import.meta.url);
-  return (JSON.parse(readFileSync(pkg, "utf8")) as { version: string }).version;
-}
 
 function usageError(message: string): never {
   process.stderr.write(`mailvolley: ${message}\n`);
@@ -89,7 +84,7 @@ export async function main(args: string[]): Promise<void> {
         process.env.FORCE_COLOR = "1";
       }
     })
-    .version(version())
+    .version(toolVersion())
     .help()
     .alias("help", "h")
     .wrap(Math.min(110, process.stdout.columns || 100))

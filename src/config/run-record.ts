@@ -10,8 +10,12 @@ import { formatTarget } from "./parse.js";
 import type { RunConfig } from "./run-config.js";
 import type { StagePoint } from "./stages.js";
 
+/** package.json's version, put here by the bundle's build (scripts/bundle.mjs); not in dist/src. */
+declare const MAILVOLLEY_VERSION: string | undefined;
+
 /** mailvolley's version from its package.json. */
 export function toolVersion(): string {
+  if (typeof MAILVOLLEY_VERSION === "string") return MAILVOLLEY_VERSION;
   const pkg = new URL("../../../package.json", import.meta.url);
   return (JSON.parse(readFileSync(pkg, "utf8")) as { version: string }).version;
 }

@@ -12,14 +12,15 @@ export interface Outcome {
 
 /**
  * Starts `mailvolley ARGS` (with `env` over this process's environment); `done` resolves when
- * it exits (killed after `timeoutMs`).
+ * it exits (killed after `timeoutMs`). `script` is the bin unless a test compares another entry.
  */
 export function startMailvolley(
   args: string[],
   timeoutMs = 60_000,
   env: NodeJS.ProcessEnv = {},
+  script = BIN,
 ): { child: ChildProcess; done: Promise<Outcome> } {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, [script, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, ...env },
   });

@@ -1,0 +1,65 @@
+/**
+ * The second half of `npm run build`: esbuild bundles tsc's dist/src (the same compile the tests
+ * import) into dist/bundle/, which bin/mailvolley.js loads. Loading ~130 ES modules of dist/src
+ * and ~45 of yargs one by one was most of a run's start (issue 14 §3). Entry points: the CLI and the piscina
+ * worker (run/shard.ts loads `./worker.js` beside itself); the lazy imports stay lazy chunks and
+ * the worker shares the CLI's chunks. Every chunk sits in dist/bundle/ itself, so the worker URL
+ * holds in both layouts.
+ *
+ * External, resolved from node_modules at run time as in dist/src: piscina (it starts its own
+ * worker file from its own directory), selfsigned (CommonJS that requires Node's builtins, loaded
+ * only by a TLS sink without a certificate) and what src/ loads through createRequire (yaml,
+ * hdr-histogram-js, uplot's assets), which esbuild does not follow.
+ */
+import { readFileSync, rmSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const root = fileURLToPath(new URL("../", import.meta.url));
+const { version } = JSON.parse(readFileSync(`${root}package.json`, "utf8"));
+
+/**
+ * yargs' Node shim finds its locale files (LANG=de_DE: German messages), its package.json and
+ * its require() from its own import.meta.url. In a bundle that URL would be the chunk's: point
+ * it at the shim's place in node_modules, found at run time, so yargs behaves as unbundled.
+ */
+const yargsShimAtHome = {
+  name: "yargs-shim-at-home",
+  setup(esbuild) {
+    esbuild.onLoad({ filter: /[\\/]yargs[\\/]lib[\\/]platform-shims[\\/]esm\.mjs$/ }, (args) => {
+      const source = readFileSync(args.path, "utf8");
+      if (!source.includes("import.meta.url")) {
+        throw new Error(`${args.path} no longer reads import.meta.url: check this plugin`);
+      }
+      const home = `import { createRequire as homeRequire } from "node:module";
+import { pathToFileURL as homeUrl } from "node:url";
+const shimUrl = new URL("lib/platform-shims/esm.mjs",
+  homeUrl(homeRequire(import.meta.url).resolve("yargs/package.json"))).href;
+`;
+      return { contents: home + source.replaceAll("import.meta.url", "shimUrl"), loader: "js" };
+    });
+  },
+};
+
+// Chunk names change with their content: last build's must not linger (or be packed).
+rmSync(`${root}dist/bundle`, { recursive: true, force: true });
+await build({
+  absWorkingDir: root,
+  entryPoints: ["dist/src/cli/main.js", "dist/src/run/worker.js"],
+  outdir: "dist/bundle",
+  entryNames: "[name]",
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  external: ["piscina", "selfsigned"],
+  plugins: [yargsShimAtHome],
+  // src/config/run-record.ts's toolVersion() reads package.json where this is not defined.
+  define: { MAILVOLLEY_VERSION: JSON.stringify(version) },
+  // Chained through tsc's maps to src/*.ts: `node --enable-source-maps bin/mailvolley.js`.
+  sourcemap: true,
+  // Function and class names as unbundled (yargs' YError in a stack trace, not _YError).
+  keepNames: true,
+  logLevel: "warning",
+});

@@ -1,0 +1,74 @@
+/**
+ * bin/mailvolley.js runs dist/bundle/ (scripts/bundle.mjs, esbuild over tsc's dist/src), while
+ * the other tests import dist/src: these check that the bin really runs the bundle, that the
+ * bundle was built from the dist/src beside it, and that it behaves as dist/src does where the
+ * bundling could change something (yargs' own files, the worker entry, the version).
+ */
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { BIN, mailvolley, type Outcome, startMailvolley } from "./helpers/cli.js";
+import { tempDir } from "./helpers/tmp.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const BUNDLE = join(ROOT, "dist", "bundle");
+const UNBUNDLED = join(ROOT, "dist", "src", "cli", "main.js");
+
+/** Every .js file under `dir`. */
+function scripts(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((name) => name.endsWith(".js"))
+    .map((name) => join(dir, name));
+}
+
+/** `node SCRIPT ARGS` to completion, with `env` over this process's environment. */
+function node(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<Outcome> {
+  return startMailvolley(args, undefined, env, script).done;
+}
+
+test("the bin imports the bundle, and the bundle is newer than every file of dist/src", () => {
+  assert.match(readFileSync(BIN, "utf8"), /^import "\.\.\/dist\/bundle\/main\.js";$/m);
+  const bundled = statSync(join(BUNDLE, "main.js")).mtimeMs;
+  statSync(join(BUNDLE, "worker.js"));
+  for (const file of scripts(join(ROOT, "dist", "src"))) {
+    assert.ok(
+      statSync(file).mtimeMs <= bundled,
+      `dist/bundle is older than ${file}: build with npm run build (tsc, then the bundle)`,
+    );
+  }
+});
+
+test("the bundle answers as dist/src does: help, a bad option, yargs' messages in German", async () => {
+  const german = { LANG: "de_DE.UTF-8", LC_ALL: "", LC_MESSAGES: "" };
+  for (const args of [["run", "--help"], ["--help"], ["run", "--bogus"], ["run", "-c", "0"]]) {
+    const bundled = await node(BIN, args, german);
+    assert.deepEqual(bundled, await node(UNBUNDLED, args, german), args.join(" "));
+  }
+  // The comparison is not empty-handed: yargs' locale files were found by both.
+  const { code, stderr } = await node(BIN, ["run", "--bogus"], german);
+  assert.equal(code, 2);
+  assert.match(stderr, /Unbekanntes Argument: bogus/);
+});
+
+test("a run through the bin with --workers 2 finds the bundle's worker entry", async () => {
+  const json = join(tempDir("mailvolley-bundle-"), "run.json");
+  const { code, stderr } = await mailvolley([
+    "run",
+    "-m",
+    "200",
+    "--workers",
+    "2",
+    "-q",
+    "--json",
+    json,
+  ]);
+  assert.equal(stderr, "");
+  assert.equal(code, 0);
+  const result = JSON.parse(readFileSync(json, "utf8"));
+  assert.equal(result.messages.accepted, 200);
+  assert.equal(result.run.options.workers, 2);
+  const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
+  assert.equal(result.run.version, pkg.version, "the version the build put in the bundle");
+});
