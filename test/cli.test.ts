@@ -27,6 +27,8 @@ describe("bad input: one line naming the option, exit code 2", () => {
     [["run", "-s", "abc"], /--sessions.*whole number/],
     [["run", "-m", "1.5"], /--messages/],
     [["run", "-m", "0"], /--messages/],
+    [["run", "-m"], /Not enough arguments following: m/],
+    [["run", "--json"], /Not enough arguments following: json/],
     [["run", "-l", "-1"], /--size/],
     [["run", "-r", "0"], /--recipients/],
     [["run", "--mode", "fast"], /--mode.*reuse, per-message/],

@@ -90,7 +90,8 @@ export async function main(args: string[]): Promise<void> {
     .wrap(Math.min(110, process.stdout.columns || 100))
     .fail((message, error) => {
       if (error instanceof ConfigError || error instanceof SourceError) usageError(error.message);
-      if (error) throw error;
+      // yargs' own parse errors ("Not enough arguments following: m") are usage errors too.
+      if (error && error.name !== "YError") throw error;
       // After a command's builder ran, the instance knows that command's options.
       const command = COMMANDS.includes(args[0]) ? args[0] : null;
       const line = withSuggestions(message.split("\n")[0], {
