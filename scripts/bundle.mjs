@@ -61,5 +61,8 @@ await build({
   sourcemap: true,
   // Function and class names as unbundled (yargs' YError in a stack trace, not _YError).
   keepNames: true,
+  // Less for V8 to parse at start: "first connect" of the self-test at 145 instead of 166 ms
+  // (MAILVOLLEY_TIMELINE=1, medians of 8 alternated runs); the source maps keep traces readable.
+  minify: true,
   logLevel: "warning",
 });
