@@ -43,7 +43,7 @@ describe("run record", () => {
     assert.ok(!JSON.stringify(options).includes("secret"));
   });
 
-  test("a record given as a function is taken once, after the load", async () => {
+  test("the record is taken once, after the load", async () => {
     const config = buildRunConfig({ sessions: 1, messages: 5 } as RawRunOptions);
     let calls = 0;
     let started = false;

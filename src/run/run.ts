@@ -35,11 +35,11 @@ export interface RunExtras {
   /** Apdex T in ms for the Result's per-class Apdex. */
   apdexMs?: number;
   /**
-   * What was run (config/run-record.ts), recorded in the Result. Given as a function, it is called
-   * once the load has ended: its first number formatting loads ICU's (≈ 15 ms), which a run's
-   * first connect need not wait for (issue 14 §3).
+   * What was run (config/run-record.ts), recorded in the Result: called once the load has ended,
+   * so that the record's work (the host name, the options copied as JSON, the load described)
+   * does not come before the first connect (issue 14 §3).
    */
-  run?: RunRecord | (() => RunRecord);
+  run?: () => RunRecord;
 }
 
 export interface RunOutcome {
@@ -130,7 +130,7 @@ async function loadAgainst(
     // A shard's own sessions: merged shards add up to the run's.
     sessions: machineShare(config.sessions, config.messages, config.shard ?? WHOLE_RUN).sessions,
     apdexMs: extras.apdexMs,
-    run: typeof extras.run === "function" ? extras.run() : extras.run,
+    run: extras.run?.(),
   });
   result.generator = generatorOf(config, outcome, result.messages.dropped);
   annotateSeries(result);
