@@ -157,6 +157,9 @@ function decoded(encoded: string): Histogram {
   );
 }
 
+/** Whole microseconds as the milliseconds a LatencySummary holds. */
+const ms = (us: number) => Math.round(us) / 1000;
+
 /** Percentiles of an encoded histogram, in milliseconds. */
 export function summariseHistogram(encoded: string): LatencySummary {
   const known =
@@ -172,7 +175,6 @@ export function summariseHistogram(encoded: string): LatencySummary {
 function summariseAsDecoded(h: Histogram): LatencySummary {
   const live = summarise(h);
   if (live.count === 0) return live;
-  const ms = (us: number) => Math.round(us) / 1000;
   return {
     ...live,
     min: ms(h.lowestEquivalentValue(h.minNonZeroValue)),
@@ -225,7 +227,6 @@ export function summarise(h: Histogram): LatencySummary {
     seen += count;
     while (reached < wanted.length && seen >= wanted[reached]) at[reached++] = value + size - 1;
   }
-  const ms = (us: number) => Math.round(us) / 1000;
   return {
     count: h.totalCount,
     min: ms(h.minNonZeroValue),
