@@ -20,7 +20,7 @@ import { openTransport, upgradeToTls } from "./secure.js";
 import { Dialogue, State } from "./state.js";
 import { traceWrite } from "./trace.js";
 import { type Transaction, TransactionRing, TX_SLOTS } from "./transactions.js";
-import { socketErrorText, transportFailure } from "./transport.js";
+import { reconnect, socketErrorText, transportFailure } from "./transport.js";
 
 /** takeMessage: the run has no more messages. */
 export const NO_WORK = -1;
@@ -87,6 +87,8 @@ export abstract class SessionBase implements HandshakeHost {
   protected endingRow: ErrorRow | null = null;
   /** Connections this session object has opened (see listen). */
   private generation = 0;
+  /** The closed socket may carry the session's next connection (closeAnswered). */
+  protected socketReusable = false;
 
   /**
    * Opens the session's first connection; `reopen` opens each later one.
@@ -130,9 +132,7 @@ export abstract class SessionBase implements HandshakeHost {
     this.inFlight = 0;
     this.needRset = false;
     this.mailDeferrals = 0;
-    this.quitSentAt = 0;
     this.waitTimer = null;
-    this.readAt = 0;
     this.endingRow = null;
     this.pending.clear();
     this.parser.clear();
@@ -153,6 +153,10 @@ export abstract class SessionBase implements HandshakeHost {
     // Many source addresses: sessions take them in turn, as a sender with several IPs would.
     const sources = config.sourceAddresses;
     const local = sources.length > 0 ? sources[this.id % sources.length] : undefined;
+    if (this.socketReusable) {
+      this.socketReusable = false; // its listeners stay, current: the same generation's socket
+      return reconnect(this.socket, config.target!, local);
+    }
     const socket = openTransport(config, this.onBytes, local);
     this.generation++;
     this.listen(socket, true, config.tls === "implicit");

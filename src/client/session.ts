@@ -85,8 +85,10 @@ export class Session extends SessionBase {
       case Expect.Quit:
         this.host.stats.record("quit", this.phaseSince - this.quitSentAt);
         // Closing now rather than waiting for the server's FIN frees the slot for its next
-        // connection one event sooner.
-        closeAnswered(this.socket);
+        // connection one event sooner. A plain socket reading through the shared buffer carries
+        // the next one (STARTTLS-capable ones read 'data' events, for node:tls to take over).
+        this.socketReusable =
+          closeAnswered(this.socket, this.host.config.target!) && this.host.config.tls === "none";
         return;
       default:
         this.handshake.onReply(kind, code, lines);

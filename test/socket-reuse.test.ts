@@ -1,0 +1,126 @@
+/**
+ * A session's next connection rides on its closed Socket (net.Socket#connect after 'close')
+ * when the last one ended in order: QUIT answered, nothing left to write, plain TCP or a Unix
+ * socket. A connection that failed, or one that spoke TLS, leaves its Socket behind. Each test
+ * records which Socket object every connect() ran on: the first one seen is 0, the next 1.
+ */
+import assert from "node:assert/strict";
+import net from "node:net";
+import path from "node:path";
+import { test } from "node:test";
+import { startSink } from "../src/sink/index.js";
+import { runClient } from "./helpers/run-client.js";
+import { withServer } from "./helpers/scripted-server.js";
+import { tempDir } from "./helpers/tmp.js";
+
+/** Runs `body` with every net.Socket#connect recorded by the Socket it ran on. */
+async function socketsOf(body: () => Promise<void>): Promise<number[]> {
+  const original = net.Socket.prototype.connect;
+  const numbers = new Map<net.Socket, number>();
+  const order: number[] = [];
+  net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
+    if (!numbers.has(this)) numbers.set(this, numbers.size);
+    order.push(numbers.get(this)!);
+    return (original as (...a: unknown[]) => net.Socket).apply(this, args);
+  } as typeof original;
+  try {
+    await body();
+  } finally {
+    net.Socket.prototype.connect = original;
+  }
+  return order;
+}
+
+test("per-message: each answered QUIT hands the Socket on; a connection cut in the data does not", async () => {
+  await withServer(
+    // The third connection is closed by the server in the data: its QUIT is never answered.
+    { onDataChunk: (_chunk, s) => (s.index === 2 ? { close: true } : undefined) },
+    async (server) => {
+      let accepted = 0;
+      let failed = 0;
+      const sockets = await socketsOf(async () => {
+        const result = await runClient(`${server.host}:${server.port}`, {
+          mode: "per-message",
+          sessions: 1,
+          messages: 5,
+        });
+        ({ accepted, failed } = result.messages);
+      });
+      assert.deepEqual(sockets, [0, 0, 0, 1, 1]);
+      assert.equal(accepted, 4);
+      assert.equal(failed, 1);
+      // Every connection spoke from its start: a reused Socket carries nothing over.
+      const verbs = server.connections.map((c) => c.commands.map((l) => l.split(" ", 1)[0]));
+      assert.equal(verbs.length, 5);
+      for (const [i, v] of verbs.entries()) {
+        assert.deepEqual(v.slice(0, 4), ["EHLO", "MAIL", "RCPT", "DATA"], `connection ${i}`);
+      }
+      assert.equal(verbs.filter((v) => v.includes("QUIT")).length, 4);
+    },
+  );
+});
+
+test("reuse mode with --messages-per-session: the session's next connection on the same Socket", async () => {
+  const sink = await startSink({ listen: ["127.0.0.1:0"] });
+  try {
+    const { host, port } = sink.addresses[0];
+    let accepted = 0;
+    const sockets = await socketsOf(async () => {
+      const result = await runClient(`${host}:${port}`, {
+        sessions: 1,
+        messages: 6,
+        messagesPerSession: "2",
+      });
+      accepted = result.messages.accepted;
+    });
+    assert.deepEqual(sockets, [0, 0, 0]);
+    assert.equal(accepted, 6);
+    assert.equal(sink.stats().messagesAccepted, 6);
+  } finally {
+    await sink.close();
+  }
+});
+
+test("a Unix-domain socket is reconnected too", async () => {
+  const dir = tempDir("mailvolley-reuse-");
+  const socketPath = path.join(dir, "sink.sock");
+  const sink = await startSink({ listen: [`unix:${socketPath}`] });
+  try {
+    let accepted = 0;
+    const sockets = await socketsOf(async () => {
+      const result = await runClient(`unix:${socketPath}`, {
+        mode: "per-message",
+        sessions: 1,
+        messages: 3,
+      });
+      accepted = result.messages.accepted;
+    });
+    assert.deepEqual(sockets, [0, 0, 0]);
+    assert.equal(accepted, 3);
+    assert.equal(sink.stats().messagesAccepted, 3);
+  } finally {
+    await sink.close();
+  }
+});
+
+test("STARTTLS: every connection on a Socket of its own (node:tls takes the plain one over)", async () => {
+  const sink = await startSink({ listen: ["127.0.0.1:0"], starttls: true });
+  try {
+    const { host, port } = sink.addresses[0];
+    let accepted = 0;
+    const sockets = await socketsOf(async () => {
+      const result = await runClient(`${host}:${port}`, {
+        mode: "per-message",
+        sessions: 1,
+        messages: 3,
+        starttls: true,
+      });
+      accepted = result.messages.accepted;
+    });
+    assert.deepEqual(sockets, [0, 1, 2]);
+    assert.equal(accepted, 3);
+    assert.equal(sink.stats().messagesAccepted, 3);
+  } finally {
+    await sink.close();
+  }
+});
