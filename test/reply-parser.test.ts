@@ -30,14 +30,28 @@ interface Outcome {
   errors: string[];
 }
 
-function parse(chunks: readonly Buffer[], captureText = false): Outcome {
+/**
+ * A read buffer shared by every read, as the client's is, left holding whole replies from
+ * earlier reads: the parser must not look past the length it is given.
+ */
+const SHARED = Buffer.alloc(64 * 1024, "550 5.0.0 stale bytes of an earlier read\r\n");
+
+function parse(chunks: readonly Buffer[], captureText = false, shared = false): Outcome {
   const outcome: Outcome = { replies: [], errors: [] };
   const parser = new ReplyParser({
     onReply: (code, lines) => outcome.replies.push({ code, lines }),
     onProtocolError: (reason) => outcome.errors.push(reason),
   });
   parser.captureText = captureText;
-  for (const chunk of chunks) parser.push(chunk);
+  for (const chunk of chunks) {
+    if (!shared) {
+      parser.push(chunk);
+      continue;
+    }
+    chunk.copy(SHARED);
+    parser.push(SHARED, chunk.length);
+    SHARED.fill("550 5.0.0 stale bytes of an earlier read\r\n", 0, chunk.length);
+  }
   assert.equal(parser.midReply, false, "a complete transcript leaves no partial reply");
   return outcome;
 }
@@ -81,15 +95,20 @@ const TRANSCRIPTS: Record<string, string> = {
 
 describe("recorded transcripts", () => {
   for (const [name, text] of Object.entries(TRANSCRIPTS)) {
-    test(`${name}: whole, byte by byte, and cut at every byte`, () => {
+    test(`${name}: whole, byte by byte, and cut at every byte, in chunks and in a shared buffer`, () => {
       const buf = bytes(text);
-      for (const capture of [false, true]) {
+      for (const [capture, shared] of [
+        [false, false],
+        [true, false],
+        [false, true],
+        [true, true],
+      ]) {
         const want = { replies: expected(text, capture), errors: [] };
-        assert.deepEqual(parse([buf], capture), want);
-        assert.deepEqual(parse(byteByByte(buf), capture), want);
+        assert.deepEqual(parse([buf], capture, shared), want);
+        assert.deepEqual(parse(byteByByte(buf), capture, shared), want);
         for (let cut = 1; cut < buf.length; cut++) {
           const chunks = [buf.subarray(0, cut), buf.subarray(cut)];
-          assert.deepEqual(parse(chunks, capture), want, `cut at ${cut}`);
+          assert.deepEqual(parse(chunks, capture, shared), want, `cut at ${cut}`);
         }
       }
     });

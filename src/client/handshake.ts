@@ -7,6 +7,7 @@
 
 import { type Capabilities, capabilitiesOf, NO_CAPABILITIES } from "../smtp/capabilities.js";
 import type { Phase } from "../smtp/phases.js";
+import { performance } from "../stats/clock.js";
 import type { RunStats } from "../stats/collector.js";
 import type { ErrorRow } from "../stats/result.js";
 import type { SessionOptions } from "./options.js";
@@ -26,7 +27,7 @@ export interface HandshakeHost {
   readonly encrypted: boolean;
   enter(state: State): void;
   /** Writes one command and expects its reply; `shown` replaces it in the -v trace. */
-  command(line: string, kind: Expect, slot: number, shown?: string): void;
+  command(line: string | Buffer, kind: Expect, slot: number, shown?: string): void;
   /** Waits for a reply without sending anything (the banner). */
   expect(kind: Expect): void;
   /** Keep each reply's text (EHLO keywords) or only what the trace needs. */
@@ -52,6 +53,8 @@ export class Handshake {
   private bannerAt = 0;
   /** What EHLO offered, kept across the AUTH exchange. */
   private caps: Capabilities = NO_CAPABILITIES;
+  /** EHLO (LHLO) and the name, built on the first connection: every one sends the same. */
+  private greeting: Buffer | null = null;
 
   constructor(
     private readonly session: HandshakeHost,
@@ -122,7 +125,8 @@ export class Handshake {
     this.session.enter(State.Greeting);
     // RFC 2033 §4.1: LMTP greets with LHLO; its reply is read like EHLO's.
     const verb = this.config.lmtp ? "LHLO" : "EHLO";
-    this.session.command(`${verb} ${this.config.helo}${CRLF}`, Expect.Ehlo, 0);
+    this.greeting ??= Buffer.from(`${verb} ${this.config.helo}${CRLF}`, "latin1");
+    this.session.command(this.greeting, Expect.Ehlo, 0);
   }
 
   private onBanner(code: number, lines: string[] | null): void {

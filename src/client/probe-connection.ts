@@ -72,7 +72,7 @@ export class ProbeConnection {
     opened: (connection: ProbeConnection) => void = () => {},
   ): Promise<{ connection: ProbeConnection; banner: ProbeReply; phase: Phase }> {
     let connection: ProbeConnection | null = null;
-    const socket = openTransport(settings, (chunk) => connection?.parser.push(chunk));
+    const socket = openTransport(settings, (buf, length) => connection?.parser.push(buf, length));
     const conn = new ProbeConnection(socket, timeoutMs);
     connection = conn;
     opened(conn);
@@ -100,7 +100,9 @@ export class ProbeConnection {
     const reply = await this.command("STARTTLS");
     if (reply.code !== 220) return reply;
     this.parser.reset();
-    const secure = upgradeToTls(this.socket, security, (chunk) => this.parser.push(chunk));
+    const secure = upgradeToTls(this.socket, security, (buf, length) =>
+      this.parser.push(buf, length),
+    );
     this.socket = secure;
     this.watch(secure);
     return new Promise((resolve) => {

@@ -7,7 +7,7 @@ import type net from "node:net";
 import tls from "node:tls";
 import type { Capabilities } from "../smtp/capabilities.js";
 import type { Endpoint, SecurityOptions, TlsSettings } from "./options.js";
-import { openConnection } from "./transport.js";
+import { type BytesHandler, openConnection } from "./transport.js";
 
 export type { TlsSettings } from "./options.js";
 
@@ -17,7 +17,7 @@ export type { TlsSettings } from "./options.js";
  */
 export function openTransport(
   config: TlsSettings,
-  onBytes: (chunk: Buffer) => void,
+  onBytes: BytesHandler,
   localAddress?: string,
 ): net.Socket {
   const target = config.target!;
@@ -32,7 +32,7 @@ export function openTransport(
         } as tls.ConnectionOptions)
       : openConnection(target, null, localAddress);
   socket.setNoDelay(true);
-  socket.on("data", onBytes);
+  socket.on("data", (chunk: Buffer) => onBytes(chunk, chunk.length));
   return socket;
 }
 
@@ -54,12 +54,12 @@ function tlsOptions(config: TlsSettings): tls.ConnectionOptions {
 export function upgradeToTls(
   raw: net.Socket,
   config: TlsSettings,
-  onBytes: (chunk: Buffer) => void,
+  onBytes: BytesHandler,
 ): tls.TLSSocket {
   raw.removeAllListeners("data");
   const secure = tls.connect({ socket: raw, ...tlsOptions(config) });
   secure.setNoDelay(true);
-  secure.on("data", onBytes);
+  secure.on("data", (chunk: Buffer) => onBytes(chunk, chunk.length));
   return secure;
 }
 

@@ -10,6 +10,7 @@ import { type Capabilities, NO_CAPABILITIES } from "../smtp/capabilities.js";
 import type { Phase } from "../smtp/phases.js";
 import { QUIT_COMMAND } from "../smtp/pipelining.js";
 import { namesSessionLimit, ReplyParser } from "../smtp/reply-parser.js";
+import { performance, TIME_ORIGIN } from "../stats/clock.js";
 import type { RunStats } from "../stats/collector.js";
 import type { Failure } from "../stats/errors.js";
 import type { ErrorRow } from "../stats/result.js";
@@ -149,7 +150,7 @@ export abstract class SessionBase implements HandshakeHost {
     this.connection = stats.connectionOpened();
     this.txs.connection = this.connection;
     this.openedAt = this.phaseSince;
-    stats.touch(performance.timeOrigin + this.phaseSince);
+    stats.touch(TIME_ORIGIN + this.phaseSince);
     // Many source addresses: sessions take them in turn, as a sender with several IPs would.
     const sources = config.sourceAddresses;
     const local = sources.length > 0 ? sources[this.id % sources.length] : undefined;
@@ -163,12 +164,12 @@ export abstract class SessionBase implements HandshakeHost {
     return socket;
   }
 
-  protected readonly onBytes = (chunk: Buffer): void => {
+  protected readonly onBytes = (buf: Buffer, length: number): void => {
     this.readAt = performance.now();
     // BDAT: each final reply refills the window; corked, a chunk's refills leave in one write.
     const socket = this.dialogue === Dialogue.Chunked ? this.socket : null;
     socket?.cork();
-    this.parser.push(chunk);
+    this.parser.push(buf, length);
     socket?.uncork();
   };
 
@@ -210,10 +211,9 @@ export abstract class SessionBase implements HandshakeHost {
   }
 
   /**
-   * Ends the session now; in-flight messages are settled as failed when the socket closes.
-   * Unless it was done anyway (QUIT sent, nothing else in flight), the cut is this client's (a
-   * second signal, --abort-on-fail, --grace over): its error row says so (`stopped`), and a
-   * connection cut before its banner is no refusal by the server.
+   * Ends the session now; in-flight messages fail as the socket closes. Unless it was done anyway
+   * (QUIT sent, nothing else in flight), the cut is this client's (second signal, --abort-on-fail,
+   * --grace over): its error row says `stopped`; cut before the banner, it is no server refusal.
    */
   stop(): void {
     if (this.waitTimer) clearTimeout(this.waitTimer);
@@ -280,8 +280,8 @@ export abstract class SessionBase implements HandshakeHost {
   }
 
   /** Writes one command; `shown` replaces it in the -v trace (credentials). */
-  command(line: string, kind: Expect, slot: number, shown?: string): void {
-    this.write(Buffer.from(line, "latin1"), shown);
+  command(line: string | Buffer, kind: Expect, slot: number, shown?: string): void {
+    this.write(typeof line === "string" ? Buffer.from(line, "latin1") : line, shown);
     this.pending.push(kind, slot);
   }
 
@@ -388,7 +388,7 @@ export abstract class SessionBase implements HandshakeHost {
     else stats.record("session", now - this.openedAt);
     this.pending.clear();
     this.enter(State.Closed);
-    stats.touch(performance.timeOrigin + now);
+    stats.touch(TIME_ORIGIN + now);
     this.host.sessionEnded(this, cleanly);
   }
 

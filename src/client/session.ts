@@ -12,6 +12,7 @@
 import type { Capabilities } from "../smtp/capabilities.js";
 import { END_OF_DATA } from "../smtp/message.js";
 import { After, Before } from "../smtp/pipelining.js";
+import { performance, TIME_ORIGIN } from "../stats/clock.js";
 import { Expect, PHASE_OF, replyMismatch } from "./pending.js";
 import { NO_WORK, NOT_YET, SessionBase } from "./session-base.js";
 import { Dialogue, State } from "./state.js";
@@ -263,7 +264,7 @@ export class Session extends SessionBase {
 
   /** Message `seq` takes the ring's next slot; the factory readies the message in it. */
   private startMessage(seq: number, now: number): Transaction {
-    const kind = this.messages.begin(this.txs.nextSlot, seq, performance.timeOrigin + now);
+    const kind = this.messages.begin(this.txs.nextSlot, seq, TIME_ORIGIN + now);
     return this.newTransaction(seq, kind, now);
   }
 
@@ -323,7 +324,7 @@ export class Session extends SessionBase {
     this.inFlight++;
     const before = this.rsetOwed();
     tx.dataSentAt = now;
-    const epochMs = performance.timeOrigin + now;
+    const epochMs = TIME_ORIGIN + now;
     this.write(this.messages.bdatTransaction(tx.slot, this.caps, before, epochMs));
     this.pushEnvelope(tx.slot, before, tx.recipients, Expect.Bdat);
   }
@@ -362,7 +363,7 @@ export class Session extends SessionBase {
     }
     const now = performance.now();
     tx.dataSentAt = now;
-    const epochMs = performance.timeOrigin + now;
+    const epochMs = TIME_ORIGIN + now;
     const message = this.messages.content(tx.slot, after, this.caps, epochMs);
     for (let replies = this.dotRepliesOf(tx); replies > 0; replies--) {
       this.pending.push(Expect.Dot, tx.slot);

@@ -6,6 +6,7 @@
  */
 
 import { enhancedCode } from "../smtp/reply-parser.js";
+import { TIME_ORIGIN } from "../stats/clock.js";
 import type { RunStats } from "../stats/collector.js";
 import type { MessageOutcome as Outcome } from "../stats/counts.js";
 import type { ErrorRow, Phase } from "../stats/result.js";
@@ -118,7 +119,7 @@ export class TransactionRing {
   settle(tx: Transaction, outcome: Outcome, atMs: number, latencyMs = 0): void {
     tx.verdict = Verdict.Counted;
     this.stats.messageSettled(tx.cls, outcome, latencyMs);
-    this.stats.touch(performance.timeOrigin + atMs);
+    this.stats.touch(TIME_ORIGIN + atMs);
   }
 
   /** The final reply took the message: its latencies (intended and actual start) and verdict. */

@@ -16,12 +16,18 @@ import type { Endpoint } from "./options.js";
 const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
 /**
+ * Takes the bytes read, `buf[0, length)`: from the shared buffer, without a Buffer made per
+ * read, or a 'data' event's chunk whole. Bytes past `length` belong to no one.
+ */
+export type BytesHandler = (buf: Buffer, length: number) => void;
+
+/**
  * A plain connection to `target`. With `onBytes` it reads through the shared buffer; with null
  * it keeps the stream interface ('data' events), which a later STARTTLS upgrade needs.
  */
 export function openConnection(
   target: Endpoint,
-  onBytes: ((chunk: Buffer) => void) | null,
+  onBytes: BytesHandler | null,
   localAddress?: string,
 ): net.Socket {
   const onread = onBytes
@@ -29,7 +35,7 @@ export function openConnection(
         buffer: READ_BUFFER,
         // true: keep reading (false would pause the socket).
         callback: (nread: number, buf: Buffer): boolean => {
-          onBytes(buf.subarray(0, nread));
+          onBytes(buf, nread);
           return true;
         },
       }

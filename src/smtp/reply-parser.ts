@@ -77,15 +77,18 @@ export class ReplyParser {
     return this.carry !== null || this.lineCount > 0;
   }
 
-  push(chunk: Buffer): void {
+  /**
+   * The bytes `chunk[0, length)`: a read into a shared buffer hands the whole buffer and the
+   * count read, so that no Buffer is made per read; what lies beyond `length` is not looked at.
+   */
+  push(chunk: Buffer, length = chunk.length): void {
     if (this.failed) return;
     this.resetInPush = false;
     let pos = 0;
-    const length = chunk.length;
     if (this.carry !== null) {
-      const lf = chunk.indexOf(LF);
+      const lf = lfBefore(chunk, 0, length);
       if (lf === -1) {
-        this.carry = Buffer.concat([this.carry, chunk]);
+        this.carry = Buffer.concat([this.carry, chunk.subarray(0, length)]);
         // +1: the CR of a maximal line may arrive before its LF.
         if (this.carry.length > MAX_REPLY_LINE + 1) this.fail("reply line too long");
         return;
@@ -96,13 +99,13 @@ export class ReplyParser {
       pos = lf + 1;
     }
     while (pos < length) {
-      const lf = chunk.indexOf(LF, pos);
+      const lf = lfBefore(chunk, pos, length);
       if (lf === -1) {
         if (length - pos > MAX_REPLY_LINE + 1) {
           this.fail("reply line too long");
           return;
         }
-        this.carry = Buffer.from(chunk.subarray(pos));
+        this.carry = Buffer.from(chunk.subarray(pos, length));
         return;
       }
       if (!this.line(chunk, pos, lf) || this.resetInPush) return;
@@ -157,6 +160,12 @@ export class ReplyParser {
     this.handler.onProtocolError(reason);
     return false;
   }
+}
+
+/** The first LF in buf[from, end), or -1. */
+function lfBefore(buf: Buffer, from: number, end: number): number {
+  const lf = buf.indexOf(LF, from);
+  return lf < end ? lf : -1;
 }
 
 /**

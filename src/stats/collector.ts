@@ -5,6 +5,7 @@
  * message, and never writes a counter itself.
  */
 import type { Latency, PhaseLatency } from "../smtp/phases.js";
+import { performance, TIME_ORIGIN } from "./clock.js";
 import {
   type Counters,
   type MessageOutcome,
@@ -57,7 +58,7 @@ export interface StatsSnapshot {
   errors: ErrorRow[];
   /** Encoded histograms, microseconds. */
   histograms: Record<HistogramName, string>;
-  /** performance.timeOrigin-based epoch ms of the first connect and the last reply. */
+  /** TIME_ORIGIN-based epoch ms of the first connect and the last reply. */
   firstEventMs: number;
   lastEventMs: number;
   /** Per message class, in the order of RunStats.classNames. */
@@ -75,7 +76,7 @@ export interface RunStatsOptions {
   clock?: () => number;
 }
 
-const epochNow = () => performance.timeOrigin + performance.now();
+const epochNow = () => TIME_ORIGIN + performance.now();
 
 /**
  * One thread's counts. Every counter changes through a verb below, so that attempted =
