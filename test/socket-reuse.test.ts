@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import net from "node:net";
 import path from "node:path";
 import { test } from "node:test";
+import type { RawRunOptions } from "../src/config/run-config.js";
 import { startSink } from "../src/sink/index.js";
 import { runClient } from "./helpers/run-client.js";
 import { withServer } from "./helpers/scripted-server.js";
@@ -60,67 +61,50 @@ test("per-message: each answered QUIT hands the Socket on; a connection cut in t
   );
 });
 
-test("reuse mode with --messages-per-session: the session's next connection on the same Socket", async () => {
-  const sink = await startSink({ listen: ["127.0.0.1:0"] });
-  try {
-    const { host, port } = sink.addresses[0];
-    let accepted = 0;
-    const sockets = await socketsOf(async () => {
-      const result = await runClient(`${host}:${port}`, {
-        sessions: 1,
-        messages: 6,
-        messagesPerSession: "2",
-      });
-      accepted = result.messages.accepted;
-    });
-    assert.deepEqual(sockets, [0, 0, 0]);
-    assert.equal(accepted, 6);
-    assert.equal(sink.stats().messagesAccepted, 6);
-  } finally {
-    await sink.close();
-  }
-});
+/** Runs against the built-in sink; each case names the Socket of every connect, in order. */
+const SINK_CASES: {
+  name: string;
+  unix?: boolean;
+  starttls?: boolean;
+  options: RawRunOptions & { messages: number };
+  sockets: number[];
+}[] = [
+  {
+    name: "reuse mode with --messages-per-session: the session's next connection on the same Socket",
+    options: { sessions: 1, messages: 6, messagesPerSession: "2" },
+    sockets: [0, 0, 0],
+  },
+  {
+    name: "a Unix-domain socket is reconnected too",
+    unix: true,
+    options: { mode: "per-message", sessions: 1, messages: 3 },
+    sockets: [0, 0, 0],
+  },
+  {
+    name: "STARTTLS: every connection on a Socket of its own (node:tls takes the plain one over)",
+    starttls: true,
+    options: { mode: "per-message", sessions: 1, messages: 3, starttls: true },
+    sockets: [0, 1, 2],
+  },
+];
 
-test("a Unix-domain socket is reconnected too", async () => {
-  const dir = tempDir("mailvolley-reuse-");
-  const socketPath = path.join(dir, "sink.sock");
-  const sink = await startSink({ listen: [`unix:${socketPath}`] });
-  try {
-    let accepted = 0;
-    const sockets = await socketsOf(async () => {
-      const result = await runClient(`unix:${socketPath}`, {
-        mode: "per-message",
-        sessions: 1,
-        messages: 3,
+for (const c of SINK_CASES) {
+  test(c.name, async () => {
+    const socketPath = path.join(tempDir("mailvolley-reuse-"), "sink.sock");
+    const listen = c.unix ? `unix:${socketPath}` : "127.0.0.1:0";
+    const sink = await startSink({ listen: [listen], starttls: c.starttls });
+    try {
+      const { host, port } = sink.addresses[0];
+      const target = c.unix ? listen : `${host}:${port}`;
+      let accepted = 0;
+      const sockets = await socketsOf(async () => {
+        accepted = (await runClient(target, c.options)).messages.accepted;
       });
-      accepted = result.messages.accepted;
-    });
-    assert.deepEqual(sockets, [0, 0, 0]);
-    assert.equal(accepted, 3);
-    assert.equal(sink.stats().messagesAccepted, 3);
-  } finally {
-    await sink.close();
-  }
-});
-
-test("STARTTLS: every connection on a Socket of its own (node:tls takes the plain one over)", async () => {
-  const sink = await startSink({ listen: ["127.0.0.1:0"], starttls: true });
-  try {
-    const { host, port } = sink.addresses[0];
-    let accepted = 0;
-    const sockets = await socketsOf(async () => {
-      const result = await runClient(`${host}:${port}`, {
-        mode: "per-message",
-        sessions: 1,
-        messages: 3,
-        starttls: true,
-      });
-      accepted = result.messages.accepted;
-    });
-    assert.deepEqual(sockets, [0, 1, 2]);
-    assert.equal(accepted, 3);
-    assert.equal(sink.stats().messagesAccepted, 3);
-  } finally {
-    await sink.close();
-  }
-});
+      assert.deepEqual(sockets, c.sockets);
+      assert.equal(accepted, c.options.messages);
+      assert.equal(sink.stats().messagesAccepted, c.options.messages);
+    } finally {
+      await sink.close();
+    }
+  });
+}
