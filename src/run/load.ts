@@ -8,7 +8,7 @@ import { Session, type SessionHost } from "../client/session.js";
 import type { RunConfig } from "../config/run-config.js";
 import { MessageFactory } from "../messages/factory.js";
 import { MessageWire } from "../messages/wire.js";
-import { performance, TIME_ORIGIN } from "../stats/clock.js";
+import { epochMs, performance } from "../stats/clock.js";
 import { RunStats } from "../stats/collector.js";
 import { GeneratorLoadSampler } from "../stats/generator-load.js";
 import { StartLateness } from "../stats/start-lateness.js";
@@ -36,9 +36,6 @@ export interface LoadHooks {
 }
 
 export const PROGRESS_INTERVAL_MS = 1000;
-
-/** One clock for the time series and the sampler: performance.now() as epoch ms. */
-const epochMs = (now = performance.now()) => TIME_ORIGIN + now;
 
 /** How often timeouts, ramps and samples are checked. */
 const SWEEP_INTERVAL_MS = 100;

@@ -5,10 +5,10 @@
  * recorded start is never before the instant it waited for.
  */
 
+import { epochMs } from "../stats/clock.js";
+
 /** setTimeout takes at most 2^31 − 1 ms; a longer wait is slept in pieces. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-
-const wallClockMs = () => performance.timeOrigin + performance.now();
 
 /** A wait for an instant that Ctrl-C (or a stop) can end early. */
 export class StartGate {
@@ -26,7 +26,7 @@ export class StartGate {
     return new Promise((resolve) => {
       this.release = resolve;
       const check = () => {
-        const left = at - wallClockMs();
+        const left = at - epochMs();
         if (left <= 0) this.open();
         else this.timer = setTimeout(check, Math.min(Math.ceil(left), MAX_TIMER_MS));
       };

@@ -1,3 +1,5 @@
+import { epochMs as nowEpochMs } from "../stats/clock.js";
+
 /**
  * The time as of the read chunk being processed, each clock read at most once a chunk: the
  * messages one chunk completes arrived together (a window of BDAT transactions is one read),
@@ -15,7 +17,7 @@ export class ChunkClock {
 
   /** Epoch milliseconds with a sub-millisecond fraction, as the client stamps X-Mailvolley-Sent. */
   epochMs(): number {
-    if (this.epoch < 0) this.epoch = performance.timeOrigin + performance.now();
+    if (this.epoch < 0) this.epoch = nowEpochMs();
     return this.epoch;
   }
 

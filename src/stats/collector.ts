@@ -5,7 +5,7 @@
  * message, and never writes a counter itself.
  */
 import type { Latency, PhaseLatency } from "../smtp/phases.js";
-import { performance, TIME_ORIGIN } from "./clock.js";
+import { epochMs } from "./clock.js";
 import {
   type Counters,
   type MessageOutcome,
@@ -76,8 +76,6 @@ export interface RunStatsOptions {
   clock?: () => number;
 }
 
-const epochNow = () => TIME_ORIGIN + performance.now();
-
 /**
  * One thread's counts. Every counter changes through a verb below, so that attempted =
  * accepted + rejected + failed + (messages still open) holds at every moment, and settling more
@@ -110,7 +108,7 @@ export class RunStats {
     options: RunStatsOptions = {},
   ) {
     this.ordinals = new RunOrdinals(options.ordinals);
-    this.firstErrors = new FirstErrors(this.ordinals, options.clock ?? epochNow);
+    this.firstErrors = new FirstErrors(this.ordinals, options.clock ?? (() => epochMs()));
     this.histograms = {} as Record<HistogramName, LatencyRecorder>;
     for (const name of HISTOGRAM_NAMES) this.histograms[name] = new LatencyRecorder();
     this.classOutcomes = classNames.map(zeroOutcomes);

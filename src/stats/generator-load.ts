@@ -13,6 +13,7 @@
  */
 import { readFileSync } from "node:fs";
 import { type IntervalHistogram, monitorEventLoopDelay, performance } from "node:perf_hooks";
+import { epochMs as epochNow } from "./clock.js";
 
 /** Whose CPU time a row's CPU figures count: this thread's, or the whole process's. */
 export type CpuScope = "thread" | "process";
@@ -209,7 +210,7 @@ export class GeneratorLoadSampler {
    * Starts the window and its first interval (the one `epochMs` lies in). Start it before the
    * load: the delay monitor measures from its first tick on, one resolution later.
    */
-  start(epochMs = performance.timeOrigin + performance.now()): this {
+  start(epochMs = epochNow()): this {
     this.intervalDelay.enable();
     this.runDelay.enable();
     this.first = this.mark();
@@ -226,7 +227,7 @@ export class GeneratorLoadSampler {
   }
 
   /** Closes the interval in progress when `epochMs` lies beyond it, or with `force`. */
-  sample(epochMs = performance.timeOrigin + performance.now(), force = false): void {
+  sample(epochMs = epochNow(), force = false): void {
     if (this.last === null || this.final !== null) return;
     const start = this.alignedStart(epochMs);
     if (!force && start === this.openStart) return;
@@ -271,7 +272,7 @@ export class GeneratorLoadSampler {
   }
 
   /** Closes the last (partial) interval and the window; stops the monitors and the timer. */
-  stop(epochMs = performance.timeOrigin + performance.now()): ThreadLoad {
+  stop(epochMs = epochNow()): ThreadLoad {
     if (this.final !== null) return copyThreadLoad(this.final);
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
