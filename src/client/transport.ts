@@ -72,8 +72,9 @@ export function reconnect(socket: net.Socket, target: Endpoint, localAddress?: s
  * its own, nor one that still holds writes.
  */
 export function closeAnswered(socket: net.Socket, target: Endpoint): boolean {
-  const reusable = !(socket instanceof tls.TLSSocket) && socket.writableLength === 0;
-  if (socket instanceof tls.TLSSocket || target.kind === "unix") socket.destroy();
+  const secure = socket instanceof tls.TLSSocket;
+  const reusable = !secure && socket.writableLength === 0;
+  if (secure || target.kind === "unix") socket.destroy();
   else socket.resetAndDestroy();
   return reusable;
 }
