@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { assertChartsDrawn, openInChromium, skipWithoutChromium } from "./helpers/chromium.js";
 import { tempDir } from "./helpers/tmp.js";
 
 const run = promisify(execFile);
@@ -20,7 +21,7 @@ async function npm(args: string[], cwd: string) {
   return run("npm", args, { cwd, maxBuffer: 16 * 1024 * 1024, timeout: 240_000 });
 }
 
-test("npm pack gives a package that installs globally and runs with npx", async () => {
+test("npm pack gives a package that installs globally, runs with npx, and writes HTML whose charts draw", async (t) => {
   const work = tempDir("mailvolley-pack-");
   const { stdout: packed } = await npm(["pack", "--json", "--pack-destination", work], ROOT);
   const [info] = JSON.parse(packed) as [{ filename: string; files: { path: string }[] }];
@@ -42,14 +43,24 @@ test("npm pack gives a package that installs globally and runs with npx", async 
   await npm(["install", "--global", "--prefix", prefix, ...NPM_QUIET, tarball], work);
   const bin = join(prefix, "bin", "mailvolley");
   const json = join(work, "run.json");
-  const { stdout, stderr } = await run(bin, ["run", "-m", "100", "-q", "--json", json], {
-    cwd: work,
-  });
+  const html = join(work, "run.html");
+  const { stdout, stderr } = await run(
+    bin,
+    ["run", "-m", "100", "-q", "--json", json, "--html", html],
+    { cwd: work },
+  );
   assert.equal(stdout, "");
   assert.equal(stderr, "");
   const result = JSON.parse(readFileSync(json, "utf8"));
   assert.equal(result.messages.accepted, 100);
   assert.equal(result.sink.messagesAccepted, 100);
+  // The installed package's report, as a user opens it: the chart script travels inside it.
+  const reported = join(work, "report.html");
+  await run(bin, ["report", json, "--html", reported, "-q"], { cwd: work });
+  if (!skipWithoutChromium(t)) {
+    assertChartsDrawn(await openInChromium(html));
+    assertChartsDrawn(await openInChromium(reported));
+  }
 
   // npx: the tarball as a package, nothing installed globally.
   const { stdout: version } = await npm(
