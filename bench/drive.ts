@@ -4,7 +4,10 @@
  * the process's CPU time (every thread) over the run, its RSS, and the CPU of a watched peer
  * (the sink) over the same window. Prints one JSON line (a DriveOutcome) on stdout.
  *
- *   node dist/bench/drive.js '{"options":{"target":"127.0.0.1:2525","sessions":20},"watchPid":123}'
+ * `npm run build` bundles it as the users' CLI is bundled (scripts/bundle.mjs), into
+ * dist/bench/bundle/drive.js, which bench/lib/contenders.ts runs:
+ *
+ *   node dist/bench/bundle/drive.js '{"options":{"target":"127.0.0.1:2525","sessions":20},"watchPid":123}'
  */
 
 import { buildRunConfig, type RawRunOptions } from "../src/config/run-config.js";
