@@ -57,8 +57,11 @@ const asShipped = {
   plugins: [yargsShimAtHome],
   // src/config/run-record.ts's toolVersion() reads package.json where this is not defined.
   define: { MAILVOLLEY_VERSION: JSON.stringify(version) },
-  // Chained through tsc's maps to src/*.ts: `node --enable-source-maps bin/mailvolley.js`.
+  // Chained through tsc's maps to src/*.ts: `node --enable-source-maps bin/mailvolley.js`,
+  // in a checkout and in an installed package (the maps are packed). Positions only, without
+  // the sources' text: a trace needs file and line, and the package stays small.
   sourcemap: true,
+  sourcesContent: false,
   // Function and class names as unbundled (yargs' YError in a stack trace, not _YError).
   keepNames: true,
   // Less for V8 to parse at start: "first connect" of the self-test at 145 instead of 166 ms

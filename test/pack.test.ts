@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -16,6 +16,15 @@ import { tempDir } from "./helpers/tmp.js";
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const NPM_QUIET = ["--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"];
+
+/** Run with a bundle file's path: loads it, prints where its first code comes from. */
+const SOURCE_OF = `
+import { findSourceMap } from "node:module";
+import { pathToFileURL } from "node:url";
+const url = pathToFileURL(process.argv[1]).href;
+await import(url);
+console.log(findSourceMap(url)?.findEntry(0, 200)?.originalSource ?? "no source map");
+`;
 
 async function npm(args: string[], cwd: string) {
   return run("npm", args, { cwd, maxBuffer: 16 * 1024 * 1024, timeout: 240_000 });
@@ -32,7 +41,10 @@ test("npm pack gives a package that installs globally, runs with npx, and writes
     "the bundled CLI, which the bin loads, is packed",
   );
   assert.ok(paths.includes("dist/bundle/worker.js"), "the bundled worker entry is packed");
-  assert.ok(!paths.some((path) => path.endsWith(".map")), "source maps are not packed");
+  // The maps are packed, so `node --enable-source-maps` traces an installed CLI into src/*.ts.
+  for (const script of paths.filter((p) => p.startsWith("dist/bundle/") && p.endsWith(".js"))) {
+    assert.ok(paths.includes(`${script}.map`), `${script}'s source map is packed`);
+  }
   assert.ok(paths.includes("schema/result.schema.json"), "the result's JSON Schema is packed");
   assert.ok(!paths.some((path) => path.startsWith("dist/test/")), "tests are not packed");
   assert.ok(!paths.some((path) => path.startsWith("src/")), "TypeScript sources are not packed");
@@ -61,6 +73,23 @@ test("npm pack gives a package that installs globally, runs with npx, and writes
     assertChartsDrawn(await openInChromium(html));
     assertChartsDrawn(await openInChromium(reported));
   }
+
+  // Node finds the installed bundle's maps and reads positions in src/*.ts off them.
+  const installed = join(prefix, "lib", "node_modules", "mailvolley", "dist", "bundle");
+  const chunk = paths.find((p) => /^dist\/bundle\/chunk-.*\.js$/.test(p));
+  assert.ok(chunk, "the bundle has shared chunks");
+  const { stdout: mapped } = await run(
+    process.execPath,
+    [
+      "--enable-source-maps",
+      "--input-type=module",
+      "-e",
+      SOURCE_OF,
+      join(installed, basename(chunk)),
+    ],
+    { cwd: work },
+  );
+  assert.match(mapped.trim(), /\/src\/[a-z-]+\/[a-z-]+\.ts$/);
 
   // npx: the tarball as a package, nothing installed globally.
   const { stdout: version } = await npm(
