@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -56,9 +56,13 @@ test("npm pack gives a package that installs globally, runs with npx, and writes
   const bin = join(prefix, "bin", "mailvolley");
   const json = join(work, "run.json");
   const html = join(work, "run.html");
+  // A YAML plan (yaml is loaded at run time, from the package's own node_modules) and two
+  // workers (the worker entry is found beside the installed bundle's chunks).
+  const plan = join(work, "plan.yaml");
+  writeFileSync(plan, "messages: 100\nworkers: 2\n");
   const { stdout, stderr } = await run(
     bin,
-    ["run", "-m", "100", "-q", "--json", json, "--html", html],
+    ["run", "--plan", plan, "-q", "--json", json, "--html", html],
     { cwd: work },
   );
   assert.equal(stdout, "");
@@ -66,6 +70,7 @@ test("npm pack gives a package that installs globally, runs with npx, and writes
   const result = JSON.parse(readFileSync(json, "utf8"));
   assert.equal(result.messages.accepted, 100);
   assert.equal(result.sink.messagesAccepted, 100);
+  assert.equal(result.run.options.workers, 2);
   // The installed package's report, as a user opens it: the chart script travels inside it.
   const reported = join(work, "report.html");
   await run(bin, ["report", json, "--html", reported, "-q"], { cwd: work });
