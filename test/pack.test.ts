@@ -56,13 +56,14 @@ test("npm pack gives a package that installs globally, runs with npx, and writes
   const bin = join(prefix, "bin", "mailvolley");
   const json = join(work, "run.json");
   const html = join(work, "run.html");
-  // A YAML plan (yaml is loaded at run time, from the package's own node_modules) and two
-  // workers (the worker entry is found beside the installed bundle's chunks).
+  // What the package loads at run time, each from its installed place: a YAML plan (yaml from
+  // the package's node_modules), two workers (the worker entry beside the bundle's chunks), and
+  // STARTTLS to the built-in sink (its certificate made by selfsigned, an external lazy import).
   const plan = join(work, "plan.yaml");
   writeFileSync(plan, "messages: 100\nworkers: 2\n");
   const { stdout, stderr } = await run(
     bin,
-    ["run", "--plan", plan, "-q", "--json", json, "--html", html],
+    ["run", "--plan", plan, "--starttls", "-q", "--json", json, "--html", html],
     { cwd: work },
   );
   assert.equal(stdout, "");
@@ -71,6 +72,7 @@ test("npm pack gives a package that installs globally, runs with npx, and writes
   assert.equal(result.messages.accepted, 100);
   assert.equal(result.sink.messagesAccepted, 100);
   assert.equal(result.run.options.workers, 2);
+  assert.equal(result.latency.tlsMs.count, result.connections.opened, "every session did TLS");
   // The installed package's report, as a user opens it: the chart script travels inside it.
   const reported = join(work, "report.html");
   await run(bin, ["report", json, "--html", reported, "-q"], { cwd: work });
