@@ -81,6 +81,15 @@ test("npm pack gives a package that installs globally, runs with npx, and writes
     assertChartsDrawn(await openInChromium(reported));
   }
 
+  // yargs' locale files found from the installed bundle (scripts/bundle.mjs points yargs' shim
+  // at its own place in node_modules): a bad option in German, one line, exit 2.
+  const german = await run(bin, ["run", "--bogus"], {
+    cwd: work,
+    env: { ...process.env, LANG: "de_DE.UTF-8", LC_ALL: "", LC_MESSAGES: "" },
+  }).catch((e: { code: number; stderr: string }) => e);
+  assert.equal("code" in german ? german.code : 0, 2);
+  assert.match(german.stderr, /Unbekanntes Argument: bogus/);
+
   // Node finds the installed bundle's maps and reads positions in src/*.ts off them.
   const installed = join(prefix, "lib", "node_modules", "mailvolley", "dist", "bundle");
   const chunk = paths.find((p) => /^dist\/bundle\/chunk-.*\.js$/.test(p));
