@@ -3,7 +3,7 @@
  * the browser (an IIFE whose global is `mailvolleyCharts`, scripts/browser.mjs) into a string
  * that html-charts.ts inlines after uPlot's script, so the page calls
  * `mailvolleyCharts.drawCharts(...)`. It is typechecked against the DOM and without Node's types
- * (tsconfig.browser.json): it may use only what the page has (the DOM, uPlot, the embedded data).
+ * (its own tsconfig.json here): it may use only what the page has (the DOM, uPlot, the embedded data).
  *
  * The x axis is time since the run's first connect, as in Result.knee and Result.firstSeen, in
  * seconds, or in milliseconds for a run shorter than 2 s. Each interval's figure is drawn as a
