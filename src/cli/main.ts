@@ -5,9 +5,9 @@
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { ConfigError } from "../config/parse.js";
-import { SinkOptionError } from "../sink/index.js";
 import { toolVersion } from "../config/run-record.js";
 import { SourceError } from "../messages/source.js";
+import { SinkOptionError } from "../sink/index.js";
 import { mark } from "../stats/timeline.js";
 import { compareCommand } from "./compare-command.js";
 import { withSuggestions } from "./did-you-mean.js";
