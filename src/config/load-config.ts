@@ -15,7 +15,6 @@ import {
   REPORT_OPTIONS,
   RUN_OPTIONS,
   SECURITY_OPTIONS,
-  SINK_EMULATION_OPTIONS,
 } from "./option-table.js";
 import { camel, pickOptions, planKeys } from "./options.js";
 import { ConfigError, parseDuration } from "./parse.js";
