@@ -86,6 +86,18 @@ describe("BDAT", () => {
     });
   });
 
+  test("a fault on the end of the message (dot) fires on BDAT LAST as on DATA's dot", async () => {
+    // Exim and mailvolley --chunking send BDAT n LAST instead of DATA: `dot` means the end of
+    // the message, however it came, so a gateway's 451 after the content reaches them too.
+    await withSink({ faults: ["dot:451:every=2"] }, async (target, sink) => {
+      const result = await runClient(target, { sessions: 1, messages: 20, chunking: true });
+      assert.equal(result.messages.rejected, 10);
+      assert.equal(result.messages.accepted, 10);
+      assert.equal(errorCount(result, "451", "bdat"), 10);
+      assert.equal(sink.stats().messagesRejected, 10);
+    });
+  });
+
   test("the transactions refilled for one chunk of replies leave in one write", async () => {
     // The server answers a whole window in one write (batch), so the client reads four final
     // replies at once; their four refills must reach the socket's handle as one (writev) write.

@@ -199,16 +199,18 @@ describe("report and sink-emulation options are checked in config/", () => {
     assert.throws(() => buildLoadConfig({ apdex: "soon" }), ConfigError);
   });
 
-  test("sink limits become the sink's rates, read as the sink reads them", () => {
+  test("--sink-NAME options become the sink's options, rates read as the sink reads them", () => {
     const { sink } = buildLoadConfig({ sinkMaxConnections: "4", sinkMaxMessageRate: "30/1m" });
-    assert.deepEqual(sink, { maxConnections: 4, maxMessageRate: { count: 30, windowMs: 60_000 } });
+    assert.deepEqual(sink, { maxConnections: 4, maxMessageRate: "30/1m" });
     for (const text of ["30/60s", "30/1m", "30/m", "30", "30/60", "7/500ms", "5/2h"]) {
       assert.deepEqual(parseWindowRate("--x", text), parseSinkRate("x", text), text);
     }
     for (const bad of ["fast", "0/60s", "30/0s", "-1"]) {
       assert.throws(() => parseWindowRate("--sink-max-message-rate", bad), ConfigError, bad);
     }
-    assert.throws(() => buildLoadConfig({ sinkMaxConnections: "0" }), /--sink-max-connections/);
+    // 0 is the sink's "no limit", as `sink --max-connections 0` has always read it.
+    assert.equal(buildLoadConfig({ sinkMaxConnections: "0" }).sink.maxConnections, 0);
+    assert.throws(() => buildLoadConfig({ sinkMaxConnections: "x" }), /--sink-max-connections x/);
   });
 });
 

@@ -288,7 +288,7 @@ describe("mailvolley probe (command line)", () => {
       assert.equal(child.status, 0, child.stderr);
       const result = JSON.parse(child.stdout);
       assert.equal(result.ended, "local");
-      assert.equal(result.refusal.reply, "local");
+      assert.equal(result.refusal.reply, "local-limit");
       assert.ok(result.allowed > 0 && result.allowed < 150, String(result.allowed));
       assert.match(child.stderr, /on this machine's side, not the gateway's: .*EMFILE/);
     });

@@ -29,6 +29,17 @@ test("fault specs parse; bad ones say what is wrong", () => {
     delayMs: 10,
     delayMaxMs: 20,
   });
+  // Delays take units; a bare number stays milliseconds, as fault delays were first written.
+  assert.equal(parseFaultRule("dot:451:delay=3s").delayMs, 3000);
+  assert.equal(parseFaultRule("dot:451:delay=250ms").delayMs, 250);
+  assert.equal(parseFaultRule("dot:451:delay=40").delayMs, 40);
+  assert.deepEqual(parseFaultRule("rcpt:ok:delay=100ms-1.5s"), {
+    command: "rcpt",
+    action: "ok",
+    delayMs: 100,
+    delayMaxMs: 1500,
+  });
+  assert.throws(() => parseFaultRule("dot:451:delay=soon"), /delay=soon: write a delay like 250ms/);
   assert.throws(() => parseFaultRule("helo2:450"), /unknown command/);
   assert.throws(() => parseFaultRule("rcpt:maybe"), /unknown action/);
   assert.throws(() => parseFaultRule("rcpt:abort"), /data only/);
@@ -126,5 +137,19 @@ test("QUIT and EHLO faults: close without reply, 5xx to EHLO", async () => {
     assert.match((await client.send("EHLO x\r\n"))[0], /^550 /);
     client.write("QUIT\r\n");
     await client.closedByServer();
+  });
+});
+
+test("a dot fault answers BDAT LAST, a delay written in seconds holds it", async () => {
+  await withSink({ faults: ["dot:451:delay=1s"] }, async (sink) => {
+    const client = await greeted(sink);
+    const replies = await client.send(
+      "MAIL FROM:<a@x>\r\nRCPT TO:<b@x>\r\nBDAT 7 LAST\r\nhello\r\n",
+      3,
+    );
+    assert.deepEqual(codes(replies), [250, 250, 451]);
+    assert.equal(sink.stats().messagesRejected, 1);
+    assert.equal(sink.stats().messagesAccepted, 0);
+    await client.close();
   });
 });

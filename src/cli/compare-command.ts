@@ -16,7 +16,13 @@ import { renderSummary } from "../report/terminal.js";
 import { executeRun, type RunExtras, type RunIo } from "../run/run.js";
 import type { Mode, Result } from "../stats/result.js";
 import { EXIT, loadExitCode } from "./exit-codes.js";
-import { type CommandArgv, givenOptions, loadOptions, tableOptions } from "./load-options.js";
+import {
+  type CommandArgv,
+  checkEmbeddedSink,
+  givenOptions,
+  loadOptions,
+  tableOptions,
+} from "./load-options.js";
 import { checkWritable, exportsOf, writeOutput } from "./output.js";
 import { pauseCountdown, progressPrinter } from "./progress.js";
 import { applyThresholds, compareDoc, generatorGate, printBreaches } from "./report-command.js";
@@ -35,6 +41,7 @@ export const compareCommand = {
     }),
   handler: async (argv: CommandArgv) => {
     const { runs: configs, pauseMs, report, sink } = buildCompareConfig(givenOptions(argv));
+    if (configs[0].target === null) checkEmbeddedSink(sink);
     warnPlaintextAuth(configs[0], configs[0].target);
     const { json, quiet } = configs[0];
     const exports = exportsOf<Result[]>([

@@ -5,6 +5,8 @@
 import type { ArgumentsCamelCase, Argv } from "yargs";
 import { COMPARE_OPTIONS, LOAD_OPTIONS, SECURITY_OPTIONS } from "../config/option-table.js";
 import { helpText, type OptionTable, pickOptions } from "../config/options.js";
+import type { SinkSettings } from "../config/sink-config.js";
+import { fillSinkOptions, SinkOptionError, type SinkOptions } from "../sink/index.js";
 
 export type CommandArgv = ArgumentsCamelCase<Record<string, unknown>>;
 
@@ -40,4 +42,18 @@ export const securityOptions = <T>(yargs: Argv<T>) => tableOptions(yargs, SECURI
 /** The option values given on the command line (camelCase keys; aliases and yargs' own dropped). */
 export function givenOptions(argv: CommandArgv): Readonly<Record<string, unknown>> {
   return pickOptions({ ...LOAD_OPTIONS, ...COMPARE_OPTIONS }, argv);
+}
+
+/**
+ * A self-test's --sink-NAME options checked as the sink will check them, before any run starts:
+ * a bad fault spec or regex is bad input (exit 2, one line naming --sink-NAME), not a failed run.
+ */
+export function checkEmbeddedSink(sink: SinkSettings): void {
+  try {
+    fillSinkOptions({ ...(sink as Partial<SinkOptions>), listen: ["127.0.0.1:0"] });
+  } catch (error) {
+    if (!(error instanceof SinkOptionError)) throw error;
+    const option = `sink-${error.option}`;
+    throw new SinkOptionError(option, error.message.replace(`--${error.option}`, `--${option}`));
+  }
 }

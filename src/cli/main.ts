@@ -7,6 +7,7 @@ import { hideBin } from "yargs/helpers";
 import { ConfigError } from "../config/parse.js";
 import { toolVersion } from "../config/run-record.js";
 import { SourceError } from "../messages/source.js";
+import { SinkOptionError } from "../sink/index.js";
 import { mark } from "../stats/timeline.js";
 import { compareCommand } from "./compare-command.js";
 import { withSuggestions } from "./did-you-mean.js";
@@ -89,7 +90,7 @@ export async function main(args: string[]): Promise<void> {
     .alias("help", "h")
     .wrap(Math.min(110, process.stdout.columns || 100))
     .fail((message, error) => {
-      if (error instanceof ConfigError || error instanceof SourceError) usageError(error.message);
+      if (isUsageError(error)) usageError(error.message);
       // yargs' own parse errors ("Not enough arguments following: m") are usage errors too.
       if (error && error.name !== "YError") throw error;
       // After a command's builder ran, the instance knows that command's options.
@@ -105,7 +106,7 @@ export async function main(args: string[]): Promise<void> {
   try {
     await cli.parseAsync();
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof SourceError) usageError(error.message);
+    if (isUsageError(error)) usageError(error.message);
     throw error;
   }
 }
@@ -113,3 +114,10 @@ export async function main(args: string[]): Promise<void> {
 mark("modules loaded");
 await main(hideBin(process.argv));
 mark("command done");
+
+/** Bad input, from config/ or from what only the sink can judge: one line, exit 2. */
+function isUsageError(error: unknown): error is ConfigError | SourceError | SinkOptionError {
+  return (
+    error instanceof ConfigError || error instanceof SourceError || error instanceof SinkOptionError
+  );
+}

@@ -14,7 +14,7 @@ import type { Result } from "../stats/result.js";
 import { breachedLive } from "../stats/thresholds.js";
 import { mark } from "../stats/timeline.js";
 import { EXIT, type ExitCode, loadExitCode, type StopSignal } from "./exit-codes.js";
-import { type CommandArgv, givenOptions, loadOptions } from "./load-options.js";
+import { type CommandArgv, checkEmbeddedSink, givenOptions, loadOptions } from "./load-options.js";
 import { checkWritable, type Export, exportsOf, writeOutput } from "./output.js";
 import { progressPrinter } from "./progress.js";
 import { applyThresholds, generatorGate, printBreaches } from "./report-command.js";
@@ -41,6 +41,7 @@ export const runCommand = {
   handler: async (argv: CommandArgv) => {
     mark("command started");
     const { run: config, report, sink } = buildLoadConfig(givenOptions(argv));
+    if (config.target === null) checkEmbeddedSink(sink);
     const exports = exportsOf<Result>([
       ["--json", config.json, renderJson],
       ["--html", report.html, (result) => renderHtml([result])],

@@ -4,8 +4,9 @@
  * writes --json and exits: 0, or 1 when --expect N disagrees, 2 for bad input.
  */
 import type { ArgumentsCamelCase, Argv } from "yargs";
-import { ConfigError, parseDuration } from "../config/parse.js";
-import { SINK_OPTIONS } from "../config/sink-option-table.js";
+import { ConfigError } from "../config/parse.js";
+import { sinkSettingsOf } from "../config/sink-config.js";
+import { SINK_COMMAND_OPTIONS, SINK_OPTIONS } from "../config/sink-option-table.js";
 import {
   type Sink,
   SinkOptionError,
@@ -29,124 +30,32 @@ export interface SinkCliSettings {
 }
 
 export function sinkOptions<T>(yargs: Argv<T>) {
-  return tableOptions(yargs, SINK_OPTIONS)
-    .option("listen", {
-      type: "string",
-      array: true,
-      describe: "Address to listen on: host:port, [v6]:port, unix:/path, tls://host:port",
-      default: ["127.0.0.1:2525"],
-    })
-    .option("hostname", { type: "string", describe: "Banner and EHLO name [mailvolley-sink]" })
-    .option("json", { type: "string", describe: "Write the counts as JSON to FILE (- = stdout)" })
-    .option("quiet", { alias: "q", type: "boolean", describe: "No live counter, no summary" })
-    .option("pipelining", { type: "boolean", default: true, describe: "Offer PIPELINING" })
-    .option("chunking", { type: "boolean", default: true, describe: "Offer CHUNKING (BDAT)" })
-    .option("starttls", { type: "boolean", default: true, describe: "Offer STARTTLS" })
-    .option("8bitmime", { type: "boolean", default: true, describe: "Offer 8BITMIME" })
-    .option("smtputf8", { type: "boolean", default: true, describe: "Offer SMTPUTF8" })
-    .option("dsn", { type: "boolean", default: true, describe: "Offer DSN" })
-    .option("enhanced-status-codes", {
-      type: "boolean",
-      default: true,
-      describe: "Offer ENHANCEDSTATUSCODES and use RFC 3463 codes",
-    })
-    .option("size", { type: "string", describe: "SIZE limit in octets, enforced with 552 [none]" })
-    .option("tls-cert", { type: "string", describe: "PEM certificate [self-signed]" })
-    .option("tls-key", { type: "string", describe: "PEM private key [self-signed]" })
-    .option("auth", { type: "string", describe: "user:pass; offer AUTH PLAIN/LOGIN, require it" })
-    .option("lmtp", { type: "boolean", describe: "Speak LMTP (LHLO, a reply per recipient)" })
-    .option("max-command-line", { type: "string", describe: "Command line limit [512]" })
-    .option("max-text-line", { type: "string", describe: "Text line limit, 0 = none [0]" })
-    .option("bare-lf", {
-      type: "string",
-      describe:
-        "Bare LF in data: accept (data) | reject (550) | normalize (a line end, like Postfix) [accept]",
-    })
-    .option("idle-timeout", { type: "string", describe: "Session idle timeout [300s]" })
-    .option("fault", {
-      type: "string",
-      array: true,
-      describe: "CMD:ACTION[:every=N|:p=0.1][:delay=100ms][:text=…], e.g. rcpt:450:every=10",
-    })
-    .option("seed", { type: "string", describe: "Seed for probabilistic faults" })
-    .option("max-connections", { type: "string", describe: "Concurrent sessions (421 beyond)" })
-    .option("max-connections-per-client", { type: "string", describe: "Per client address" })
-    .option("max-connection-rate", { type: "string", describe: "Per client, N/60s (421)" })
-    .option("max-message-rate", { type: "string", describe: "MAIL per client, N/60s (450)" })
-    .option("max-messages-per-session", { type: "string", describe: "Then 421 at MAIL" })
-    .option("max-recipients", { type: "string", describe: "Per message (452 beyond)" })
-    .option("classes", { type: "boolean", default: true, describe: "Count per class" })
-    .option("class-by-subject", { type: "string", describe: "Class from the Subject: REGEX" })
-    .option("dump", { type: "string", describe: "Write accepted messages to DIR as .eml" })
-    .option("expect", { type: "string", describe: "Exit 1 unless exactly N messages accepted" })
-    .option("exit-after-messages", { type: "string", describe: "Stop after N accepted" })
-    .option("exit-after-sessions", { type: "string", describe: "Stop after N ended sessions" })
-    .option("idle-exit", { type: "string", describe: "Stop after this long without activity" });
+  return tableOptions(tableOptions(yargs, SINK_OPTIONS), SINK_COMMAND_OPTIONS);
 }
 
-type SinkArgv = ArgumentsCamelCase<Awaited<ReturnType<typeof sinkOptions>["argv"]>>;
+type SinkArgv = ArgumentsCamelCase<Record<string, unknown>>;
 
-/** Whole number option, or undefined; throws SinkOptionError naming the option. */
-function count(argv: Record<string, unknown>, name: string): number | undefined {
-  const value = argv[name];
-  if (value === undefined) return undefined;
-  const text = String(value);
-  if (!/^\d+$/.test(text)) {
-    throw new SinkOptionError(name, `--${name} ${text}: give a whole number, 0 or more`);
-  }
-  return Number(text);
-}
-
-/** argv → SinkOptions and the command's own settings; throws SinkOptionError on bad input. */
+/**
+ * argv → SinkOptions and the command's own settings, by the rows of config/sink-option-table.ts;
+ * throws ConfigError on bad input (SinkOptionError later, for what only the sink can judge).
+ */
 export function sinkConfigFromArgv(argv: SinkArgv): {
   options: SinkOptions;
   settings: SinkCliSettings;
 } {
-  const raw = argv as unknown as Record<string, unknown>;
-  const options: SinkOptions = {
-    listen: (argv.listen ?? []).map(String),
-    backlog: count(raw, "backlog"),
-    logEnvelopes: raw.logEnvelopes === undefined ? undefined : String(raw.logEnvelopes),
-    xverp: raw.xverp as boolean | undefined,
-    hostname: argv.hostname,
-    pipelining: argv.pipelining,
-    chunking: argv.chunking,
-    starttls: argv.starttls,
-    eightBitMime: raw["8bitmime"] as boolean,
-    smtpUtf8: argv.smtputf8,
-    dsn: argv.dsn,
-    enhancedStatusCodes: argv.enhancedStatusCodes,
-    size: count(raw, "size"),
-    tlsCert: argv.tlsCert,
-    tlsKey: argv.tlsKey,
-    auth: argv.auth,
-    lmtp: argv.lmtp,
-    maxCommandLine: count(raw, "max-command-line"),
-    maxTextLine: count(raw, "max-text-line"),
-    bareLf: argv.bareLf as SinkOptions["bareLf"],
-    idleTimeout:
-      argv.idleTimeout === undefined
-        ? undefined
-        : parseDuration("--idle-timeout", argv.idleTimeout) / 1000,
-    faults: (argv.fault ?? []).map(String),
-    seed: count(raw, "seed"),
-    maxConnections: count(raw, "max-connections"),
-    maxConnectionsPerClient: count(raw, "max-connections-per-client"),
-    maxConnectionRate: argv.maxConnectionRate,
-    maxMessageRate: argv.maxMessageRate,
-    maxMessagesPerSession: count(raw, "max-messages-per-session"),
-    maxRecipients: count(raw, "max-recipients"),
-    classes: argv.classes,
-    classBySubject: argv.classBySubject,
-    dump: argv.dump,
-    exitAfterMessages: count(raw, "exit-after-messages"),
-    exitAfterSessions: count(raw, "exit-after-sessions"),
-    idleExitMs:
-      argv.idleExit === undefined ? undefined : parseDuration("--idle-exit", argv.idleExit),
-  };
+  // The rows carry no yargs defaults, the sink fills its own; the address is the command's.
+  const options = {
+    listen: [SINK_OPTIONS.listen.default],
+    ...sinkSettingsOf(argv, ""),
+  } as unknown as SinkOptions;
+  const own = sinkSettingsOf(argv, "", SINK_COMMAND_OPTIONS);
   return {
     options,
-    settings: { json: argv.json, expect: count(raw, "expect"), quiet: argv.quiet ?? false },
+    settings: {
+      json: own.json as string | undefined,
+      expect: own.expect as number | undefined,
+      quiet: (own.quiet as boolean | undefined) ?? false,
+    },
   };
 }
 
@@ -226,9 +135,11 @@ export function sinkExitCode(stats: SinkStats, settings: SinkCliSettings): numbe
 export async function runSinkCommand(argv: SinkArgv): Promise<number> {
   let sink: Sink;
   let settings: SinkCliSettings;
+  let backlog: number | undefined;
   try {
     const config = sinkConfigFromArgv(argv);
     settings = config.settings;
+    backlog = config.options.backlog;
     // Before listening, and without creating it: a bad path is bad input, not a lost count.
     if (settings.json !== undefined) checkOutputPath("--json", settings.json);
     sink = await startSink(config.options);
@@ -242,7 +153,6 @@ export async function runSinkCommand(argv: SinkArgv): Promise<number> {
     const where = sink.addresses.map((a) => a.path ?? `${a.host}:${a.port}`).join(", ");
     process.stderr.write(`mailvolley sink listening on ${where}\n`);
     const cap = somaxconn();
-    const backlog = count(argv as unknown as Record<string, unknown>, "backlog");
     if (cap !== null && backlog !== undefined && backlog > cap) {
       process.stderr.write(
         `mailvolley sink: --backlog ${backlog} is capped at ${cap} by net.core.somaxconn\n`,

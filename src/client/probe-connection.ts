@@ -15,7 +15,7 @@ export interface ProbeReply {
   code: number;
   /**
    * The code as text ("421"), or the failure: "refused", "reset", "timeout", "closed",
-   * "local" (this machine ran out of file descriptors or ports), or "interrupted" (a signal
+   * "local-limit" (this machine ran out of file descriptors or ports), or "interrupted" (a signal
    * ended the wait; the connection stays open for its QUIT).
    */
   reply: string;
@@ -25,12 +25,6 @@ export interface ProbeReply {
   /** Every line's text (after the code and separator): an EHLO reply's capabilities. */
   lines: string[];
 }
-
-/**
- * Errors that are this machine's limits, not the gateway's: out of file descriptors or local
- * ports. A probe reports them as such (reply "local") instead of as the gateway's limit.
- */
-const LOCAL_LIMITS = new Set(["EMFILE", "ENFILE", "EADDRNOTAVAIL", "ENOBUFS", "ENOMEM"]);
 
 export class ProbeConnection {
   private readonly parser: ReplyParser;
@@ -153,12 +147,9 @@ export class ProbeConnection {
 
   private watch(socket: net.Socket): void {
     socket.on("error", (error: NodeJS.ErrnoException) =>
-      this.end(
-        failure(
-          LOCAL_LIMITS.has(error.code ?? "") ? "local" : transportFailure(error.code),
-          error.message,
-        ),
-      ),
+      // This machine's own limits (out of descriptors or ports) come back as "local-limit",
+      // the same name a run's error rows use, not as the gateway's refusal.
+      this.end(failure(transportFailure(error.code), error.message)),
     );
     socket.on("close", () => this.end(failure("closed", "the server closed the connection")));
   }

@@ -79,7 +79,10 @@ export function closeAnswered(socket: net.Socket, target: Endpoint): boolean {
   return reusable;
 }
 
-/** Errors that are this machine's limits, not the network's or the server's. */
+/**
+ * Errors that are this machine's limits, not the network's or the server's: the one list the
+ * run's sessions and the probe classify socket errors by (reply "local-limit").
+ */
 const LOCAL_LIMITS: Readonly<Record<string, string>> = {
   EMFILE: "this process is out of file descriptors; raise ulimit -n or give fewer sessions",
   ENFILE: "the system is out of file descriptors (fs.file-max); give fewer sessions",

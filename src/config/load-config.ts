@@ -15,7 +15,6 @@ import {
   REPORT_OPTIONS,
   RUN_OPTIONS,
   SECURITY_OPTIONS,
-  SINK_EMULATION_OPTIONS,
 } from "./option-table.js";
 import { camel, pickOptions, planKeys } from "./options.js";
 import { ConfigError, parseDuration } from "./parse.js";
@@ -28,7 +27,7 @@ import {
   type RunConfig,
   withConfigHash,
 } from "./run-config.js";
-import { buildSinkEmulation, type SinkEmulation } from "./sink-emulation.js";
+import { type SinkSettings, sinkSettingsOf } from "./sink-config.js";
 
 /** Option values by camelCase key; undefined or absent: not given. */
 export type OptionValues = Readonly<Record<string, unknown>>;
@@ -36,8 +35,8 @@ export type OptionValues = Readonly<Record<string, unknown>>;
 export interface LoadConfig {
   readonly run: RunConfig;
   readonly report: ReportOptions;
-  /** Limits of the built-in sink in a self-test. */
-  readonly sink: SinkEmulation;
+  /** The built-in sink's options in a self-test (--sink-NAME), as the sink names them. */
+  readonly sink: SinkSettings;
 }
 
 export interface CompareConfig extends Omit<LoadConfig, "run"> {
@@ -112,7 +111,7 @@ function fromPlanned(planned: PlannedOptions, override: Partial<RawRunOptions>):
     return Object.freeze({
       run,
       report: buildReportOptions(pickOptions(REPORT_OPTIONS, values)),
-      sink: buildSinkEmulation(pickOptions(SINK_EMULATION_OPTIONS, values)),
+      sink: sinkSettingsOf(values, "sink-"),
     });
   } catch (error) {
     throw locate(error, where);

@@ -77,7 +77,7 @@ export async function runProbe(
     seconds: Math.round(outcome.atMs - started) / 1000,
     refusal: outcome.refusal,
     ended: outcome.refusal
-      ? outcome.refusal.reply === "local"
+      ? outcome.refusal.reply === "local-limit"
         ? "local"
         : "refused"
       : stop.draining
@@ -203,7 +203,7 @@ const concurrency: Probe = async (config, { going, stop }) => {
       held.push(greeted.connection);
     }
     const allowed = held.length;
-    if (!refusal || allowed === 0 || refusal.reply === "local" || stop.draining) {
+    if (!refusal || allowed === 0 || refusal.reply === "local-limit" || stop.draining) {
       return { allowed, atMs, refusal };
     }
     await held.pop()?.quit();

@@ -4,6 +4,7 @@
  * and their replies built once; the hot path asks `pick` only for commands that have rules.
  */
 import { formatReply } from "../smtp/reply-format.js";
+import { durationMs } from "../stats/units.js";
 
 const DIGIT_2 = 50;
 
@@ -66,7 +67,7 @@ export interface CompiledFault {
 
 /**
  * Parses `COMMAND:ACTION[:key=value…]`, e.g. `rcpt:450`, `rcpt:550:every=3`, `dot:451:p=0.1`,
- * `mail:ok:delay=200ms`, `data:abort:after=1000`, `ehlo:421`, `connect:close`,
+ * `mail:ok:delay=200ms`, `dot:451:delay=3s`, `data:abort:after=1000`, `ehlo:421`, `connect:close`,
  * `dot:554:text=5.7.1 Spam detected` (text= takes the rest of the spec, colons included).
  */
 export function parseFaultRule(spec: string): FaultRule {
@@ -111,10 +112,22 @@ function applyParameter(rule: FaultRule, kv: string): void {
     if (rule.probability > 1) throw new Error(`p=${value}: a probability is 0..1`);
   } else if (key === "delay") {
     const [low, high] = value.split("-");
-    rule.delayMs = num(low);
-    if (high !== undefined) rule.delayMaxMs = num(high);
+    rule.delayMs = delay(low, value);
+    if (high !== undefined) rule.delayMaxMs = delay(high, value);
   } else if (key === "after") rule.afterBytes = Math.floor(num(value));
   else throw new Error(`unknown parameter ${key}: use every, p, delay, after, text`);
+}
+
+/**
+ * A fault delay: `250ms`, `3s`, `1m`, or a bare number, which stays milliseconds as fault delays
+ * have always been written (unlike the options' bare seconds).
+ */
+function delay(text: string, value: string): number {
+  const ms = /^\d+(?:\.\d+)?$/.test(text) ? Number(text) : durationMs(text);
+  if (ms === null || !Number.isFinite(ms)) {
+    throw new Error(`delay=${value}: write a delay like 250ms or 3s (a range: 100ms-2s)`);
+  }
+  return ms;
 }
 
 /** mulberry32: small, fast and seedable; faults need repeatability, not cryptography. */

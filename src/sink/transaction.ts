@@ -28,7 +28,7 @@ export function finishMessage(s: Session, bytes: number, stuffed: boolean): void
   } else if (o.lmtp) {
     lmtpVerdicts(s, headers, stuffed);
   } else {
-    const fault = applyFault(s, stuffed ? F_DOT : F_BDAT);
+    const fault = endOfMessageFault(s, stuffed);
     if (fault === null) {
       s.reply(r.queued);
       accepted(s, headers, stuffed);
@@ -36,6 +36,16 @@ export function finishMessage(s: Session, bytes: number, stuffed: boolean): void
     else if (fault.reply !== null) rejected(s, headers);
   }
   s.state.resetTransaction();
+}
+
+/**
+ * The fault for the end of the content. A `dot` rule stands for the end of a message however it
+ * arrived: DATA's final dot, or `BDAT n LAST` (RFC 3030), which clients such as Exim pipeline
+ * instead of DATA. A `bdat` rule still answers every BDAT, the last one too.
+ */
+function endOfMessageFault(s: Session, stuffed: boolean) {
+  const fault = applyFault(s, F_DOT);
+  return fault !== null || stuffed ? fault : applyFault(s, F_BDAT);
 }
 
 /** LMTP (RFC 2033 §4.2): one reply per accepted recipient, in RCPT order. */

@@ -16,7 +16,7 @@ export interface Refusal {
   code: number;
   /**
    * The code as text ("421"), or the failure: "refused", "reset", "timeout", "closed", or
-   * "local" (this machine ran out of file descriptors or ports).
+   * "local-limit" (this machine ran out of file descriptors or ports, as in a run's errors).
    */
   reply: string;
   enhanced: string;
