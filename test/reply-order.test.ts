@@ -121,6 +121,34 @@ describe("replies matched by what they can answer", () => {
   });
 });
 
+describe("a final reply sent before the message (with the 354) answers nothing", () => {
+  /** DATA gets `354` and `250` in one write; the real answer to the dot is a 554. */
+  const early: Script = {
+    onCommand: (line) => (line === "DATA" ? "354 go ahead\r\n250 2.0.0 queued EARLY" : undefined),
+    onMessage: () => "554 5.6.0 refused",
+  };
+  const MODES: [string, Record<string, unknown>][] = [
+    ["reuse, pipelined", {}],
+    ["reuse, --pipelining off", { pipelining: "off" }],
+    ["per-message", { mode: "per-message" }],
+    ["per-message, --pipelining off", { mode: "per-message", pipelining: "off" }],
+  ];
+  for (const [name, options] of MODES) {
+    test(`${name}: -s 2 -m 6 accepts none`, async () => {
+      await withServer(early, async (server) => {
+        const result = await runClient(`127.0.0.1:${server.port}`, {
+          sessions: 2,
+          messages: 6,
+          ...fast,
+          ...options,
+        });
+        assert.equal(result.messages.accepted, 0, JSON.stringify(result.messages));
+        assert.ok(errorCount(result, "protocol", "dot") > 0, JSON.stringify(result.errors));
+      });
+    });
+  }
+});
+
 describe("BDAT replies matched by what they can answer", () => {
   test("BDAT LAST never answered: the RSET's reply behind it is held, and fails at the shifted MAIL reply", async () => {
     const script: Script = {

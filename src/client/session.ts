@@ -40,6 +40,11 @@ export class Session extends SessionBase {
     const slot = this.pending.headSlot;
     this.pending.shift();
     this.phaseSince = this.readAt;
+    if (kind === Expect.Dot && this.chunksRead === this.contentChunk) {
+      // Read with the 354, so sent before the content was: it answers nothing (RFC 5321 §4.1.1.4).
+      this.abort("protocol", "dot", `reply ${code} to the final dot came before the message`);
+      return;
+    }
     const lmtp = this.host.config.lmtp;
     const mismatch = replyMismatch(kind, code, this.parser.enhancedSubject, lmtp);
     if (mismatch !== null) {
@@ -146,6 +151,7 @@ export class Session extends SessionBase {
 
   private onData(tx: Transaction, code: number, lines: string[] | null): void {
     if (code === 354) {
+      this.contentChunk = this.chunksRead;
       this.host.stats.recordPhase(tx.cls, "envelope", this.phaseSince - tx.startMs);
       if (tx.verdict === Verdict.Open) {
         this.sendMessage(tx);
