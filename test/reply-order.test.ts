@@ -89,6 +89,24 @@ describe("replies matched by what they can answer", () => {
     });
   });
 
+  test("250 to a dot, then a reset: that message stays accepted, as the server counted it", async () => {
+    const script: Script = {
+      onMessage: (_content, s) =>
+        s.messages === 1 ? { reply: "250 2.0.0 Ok: queued", reset: true } : undefined,
+    };
+    await withServer(script, async (server) => {
+      const result = await runClient(`127.0.0.1:${server.port}`, {
+        sessions: 1,
+        messages: 3,
+        reconnectAttempts: 10,
+        reconnectDelay: "1ms",
+      });
+      // The second message's envelope went with the first one's content: it fails with the reset.
+      assert.equal(result.messages.accepted, 2, JSON.stringify(result.messages));
+      assert.equal(result.messages.failed, 1);
+    });
+  });
+
   test("smtp-sink -W .:1 (the dot answered late, out of order): never counted accepted", async (t) => {
     if (!requirePeer(t, "postfix smtp-sink", havePostfix(), "apt-get install postfix")) return;
     const sink = await startPostfixSmtpSink({ args: ["-W", ".:1"] });
