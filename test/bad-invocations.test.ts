@@ -31,6 +31,16 @@ const futureSchema = resultFile("schema9.json", (r) => {
   r.schema = "mailvolley/result@9";
 });
 const good = resultFile("good.json", () => {});
+const bogusError = resultFile("bogus-error.json", (r) => {
+  r.errors = [{ bogus: 1 }];
+});
+const nullLatency = resultFile("null-latency.json", (r) => {
+  r.latency = null;
+});
+const stringGenerator = resultFile("string-generator.json", (r) => {
+  r.generator = "x";
+});
+const same = join(dir, "same.out");
 
 const rows: [args: string[], code: number, firstLine: RegExp][] = [
   [
@@ -61,6 +71,16 @@ const rows: [args: string[], code: number, firstLine: RegExp][] = [
   [["report", stringCount], 2, /^mailvolley: result: .*messages\.accepted is "200lots"/],
   [["report", futureSchema], 2, /^mailvolley: result: .*schema "mailvolley\/result@9"/],
   [["merge", good, stringCount], 2, /^mailvolley: result: .*messages\.accepted/],
+  [["report", bogusError], 2, /^mailvolley: result: .*bogus-error\.json.*errors\.0 /],
+  [["report", nullLatency], 2, /^mailvolley: result: .*null-latency\.json.*latency must be/],
+  [["merge", good, stringGenerator], 2, /^mailvolley: result: .*string-generator.*generator/],
+  [["run", "--json", same, "--html", same], 2, /^mailvolley: --html: --json already writes/],
+  [["run", "--json", same, "--out", `ndjson=${same}`], 2, /^mailvolley: --out: --json already/],
+  [
+    ["report", good, "--json", "-", "--html", "-"],
+    2,
+    /^mailvolley: --(json|html): --(html|json) already writes stdout/,
+  ],
   [
     ["sink", "--listen", "127.0.0.1:0", "--tls-cert", bad, "--tls-key", bad],
     2,

@@ -23,7 +23,7 @@ import {
   statSync,
   writeSync,
 } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { ConfigError } from "../config/parse.js";
 import { colorWanted } from "./color.js";
 
@@ -57,6 +57,30 @@ export function exportsOf<T>(
 /** Fails before a run, not after it, when an export's file cannot be written. */
 export function checkWritable(exports: readonly { option: string; path: string }[]): void {
   for (const { option, path } of exports) checkOutputPath(option, path);
+  checkDistinctPaths(exports);
+}
+
+/**
+ * Two outputs on one file would leave only the last one written (the JSON lost under the
+ * HTML): refused before any traffic. Paths are compared as the files they name (a symlink as
+ * its target); devices (`/dev/null`) take any number of writers.
+ */
+export function checkDistinctPaths(outputs: readonly { option: string; path: string }[]): void {
+  const seen = new Map<string, string>();
+  for (const { option, path } of outputs) {
+    const existing = path === "-" ? null : statOrNull(path);
+    if (existing !== null && !existing.isFile()) continue;
+    const key = path === "-" ? "-" : existing !== null ? realpathSync(path) : resolve(path);
+    const first = seen.get(key);
+    if (first !== undefined) {
+      const where = path === "-" ? "stdout" : `"${path}"`;
+      throw new ConfigError(
+        option,
+        `${first} already writes ${where}; give each output its own file`,
+      );
+    }
+    seen.set(key, option);
+  }
 }
 
 /**

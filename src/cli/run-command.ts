@@ -45,7 +45,7 @@ export const runCommand = {
       ["--json", config.json, renderJson],
       ["--html", report.html, (result) => renderHtml([result])],
     ]);
-    checkWritable(exports);
+    checkWritable([...exports, ...report.seriesOut.map(({ path }) => ({ option: "--out", path }))]);
     warnPlaintextAuth(config, config.target);
     checkSeriesOut(report.seriesOut);
     // Listening from here to the last byte written: a signal never kills the process half-way.
