@@ -71,6 +71,17 @@ const rows: [args: string[], code: number, firstLine: RegExp][] = [
   [["report", stringCount], 2, /^mailvolley: result: .*messages\.accepted is "200lots"/],
   [["report", futureSchema], 2, /^mailvolley: result: .*schema "mailvolley\/result@9"/],
   [["merge", good, stringCount], 2, /^mailvolley: result: .*messages\.accepted/],
+  [["run", "--auth", "nocolonSECRET"], 2, /^mailvolley: --auth: its value is not user:password$/m],
+  [
+    ["probe", "127.0.0.1:1", "--probe", "concurrency", "--auth", "nocolonSECRET"],
+    2,
+    /^mailvolley: --auth: its value is not user:password$/m,
+  ],
+  [
+    ["kubernetes", "mx:25", "--shards", "2", "--image", "i", "--namespace", "Bad NS"],
+    2,
+    /^mailvolley: --namespace: "Bad NS" is not a Kubernetes namespace/,
+  ],
   [["report", bogusError], 2, /^mailvolley: result: .*bogus-error\.json.*errors\.0 /],
   [["report", nullLatency], 2, /^mailvolley: result: .*null-latency\.json.*latency must be/],
   [["merge", good, stringGenerator], 2, /^mailvolley: result: .*string-generator.*generator/],
