@@ -1,5 +1,7 @@
 /** The -v conversation: what the first session writes and reads, one line each. */
 
+import { printable } from "../stats/printable.js";
+
 const CRLF = "\r\n";
 
 /** Prints commands and headers; a message's body is shown as its size. */
@@ -30,6 +32,6 @@ export function traceReply(
 ): void {
   const all = lines ?? [""];
   all.forEach((line, i) => {
-    trace(`< ${code}${i < all.length - 1 ? "-" : " "}${line}`);
+    trace(`< ${code}${i < all.length - 1 ? "-" : " "}${printable(line)}`);
   });
 }
