@@ -123,6 +123,39 @@ describe("replies matched by what they can answer", () => {
     }
   });
 
+  test("smtp-sink -f RCPT answers RSET with 250 2.1.0: taken, the session kept", async (t) => {
+    if (!requirePeer(t, "postfix smtp-sink", havePostfix(), "apt-get install postfix")) return;
+    const sink = await startPostfixSmtpSink({ args: ["-f", "RCPT"] });
+    try {
+      const result = await runClient(`${sink.host}:${sink.port}`, { sessions: 1, messages: 6 });
+      assert.equal(result.messages.rejected, 6, JSON.stringify(result.messages));
+      assert.equal(errorCount(result, "protocol", "rset"), 0, JSON.stringify(result.errors));
+      assert.equal(result.connections.opened, 1);
+    } finally {
+      await sink.stop();
+    }
+  });
+
+  test("a scripted RSET answered 250 2.1.0 with nothing held: no protocol error", async () => {
+    const script: Script = {
+      onCommand: (line, s) => {
+        if (line === "RSET") return "250 2.1.0 Ok";
+        // No valid recipient: DATA is refused, and the sender stays until an RSET.
+        if (line === "DATA" && s.state.refused) return "554 5.5.1 no valid recipients";
+        if (!line.startsWith("RCPT")) return undefined;
+        s.state.rcpts = ((s.state.rcpts as number) ?? 0) + 1;
+        s.state.refused = (s.state.rcpts as number) % 2 === 1;
+        return s.state.refused ? "550 5.1.1 no such user" : undefined;
+      },
+    };
+    await withServer(script, async (server) => {
+      const result = await runClient(`127.0.0.1:${server.port}`, { sessions: 1, messages: 6 });
+      assert.deepEqual([result.messages.accepted, result.messages.rejected], [3, 3]);
+      assert.equal(server.connections.length, 1);
+      assert.ok(server.connections[0].commands.includes("RSET"));
+    });
+  });
+
   test("the parser reads the enhanced code's subject from the bytes", () => {
     const seen: number[] = [];
     const parser: ReplyParser = new ReplyParser({

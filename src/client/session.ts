@@ -46,7 +46,8 @@ export class Session extends SessionBase {
       return;
     }
     const lmtp = this.host.config.lmtp;
-    const mismatch = replyMismatch(kind, code, this.parser.enhancedSubject, lmtp);
+    const subject = this.parser.enhancedSubject;
+    const mismatch = replyMismatch(kind, code, subject, lmtp, this.txs.holding);
     if (mismatch !== null) {
       // Out of step: the message held for confirmation stays open and fails with the session.
       this.abort("protocol", PHASE_OF[kind], mismatch);

@@ -154,6 +154,11 @@ export class TransactionRing {
     this.held = null;
   }
 
+  /** A message's 2xx final reply waits for the order to be confirmed. */
+  get holding(): boolean {
+    return this.held !== null;
+  }
+
   /** The order is confirmed: the held message, if any, is accepted as of its final reply. */
   confirmHeld(): void {
     const tx = this.held;
