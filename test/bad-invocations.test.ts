@@ -98,6 +98,12 @@ const rows: [args: string[], code: number, firstLine: RegExp][] = [
     /^mailvolley: --tls-cert .*not a usable PEM certificate and key/,
   ],
   [["sink", "--listen", "127.0.0.1:0", "--backlog", "0"], 2, /^mailvolley: --backlog 0/],
+  [["sink", "--listen", "127.0.0.1:0", "--idle-timeout", "0"], 2, /^mailvolley: --idle-timeout 0/],
+  [
+    ["sink", "--listen", "127.0.0.1:0", "--max-recipients", "0"],
+    2,
+    /^mailvolley: --max-recipients 0/,
+  ],
   [
     ["sink", "--listen", "127.0.0.1:0", "--log-envelopes", join(dir, "no", "such", "dir")],
     2,
