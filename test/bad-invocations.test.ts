@@ -4,6 +4,7 @@
  * trace, nothing on stdout. test/cli.test.ts holds the older rows.
  */
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
@@ -41,6 +42,9 @@ const stringGenerator = resultFile("string-generator.json", (r) => {
   r.generator = "x";
 });
 const same = join(dir, "same.out");
+/** A FIFO nobody reads or writes: opening it the blocking way would hang for good. */
+const fifo = join(dir, "fifo");
+execFileSync("mkfifo", [fifo]);
 
 const rows: [args: string[], code: number, firstLine: RegExp][] = [
   [
@@ -82,6 +86,11 @@ const rows: [args: string[], code: number, firstLine: RegExp][] = [
     2,
     /^mailvolley: --namespace: "Bad NS" is not a Kubernetes namespace/,
   ],
+  [["run", "-m", "3", "-F", fifo], 2, /^mailvolley: .*fifo: is a FIFO .*message file/],
+  [["run", "-m", "3", "--mbox", fifo], 2, /^mailvolley: .*fifo: is a FIFO .*mbox file/],
+  [["run", "-m", "3", "--to-file", fifo], 2, /^mailvolley: .*fifo: is a FIFO .*address list/],
+  [["run", "-m", "3", "--out", `ndjson=${fifo}`], 2, /^mailvolley: --out: .*\(no reader\)/],
+  [["run", "-m", "3", "-q", "--json", fifo], 1, /^mailvolley: --json: .*\(no reader\)/],
   [["report", bogusError], 2, /^mailvolley: result: .*bogus-error\.json.*errors\.0 /],
   [["report", nullLatency], 2, /^mailvolley: result: .*null-latency\.json.*latency must be/],
   [["merge", good, stringGenerator], 2, /^mailvolley: result: .*string-generator.*generator/],

@@ -116,7 +116,12 @@ export function checkOutputPath(option: string, path: string): void {
 export function writeWhole(path: string, data: string): void {
   const existing = statOrNull(path);
   if (existing !== null && !existing.isFile()) {
-    writeAll(openSync(path, "w"), data);
+    const fd = openForWriting(path);
+    try {
+      writeFully(fd, data);
+    } finally {
+      closeSync(fd);
+    }
     return;
   }
   const final = existing === null ? path : realpathSync(path);
@@ -152,6 +157,43 @@ function writeAll(fd: number, data: string): void {
     if ((error as NodeJS.ErrnoException).code !== "EINVAL") throw error;
   } finally {
     closeSync(fd);
+  }
+}
+
+/** How long a write to a FIFO may make no progress (its reader stopped reading). */
+const STALLED_PIPE_MS = 30_000;
+
+/**
+ * Opens an output for writing (created or truncated). A FIFO is opened without waiting: open(2)
+ * would block the whole process until a reader comes, signals included; with no reader it
+ * fails now (ENXIO, "no process reads it").
+ */
+export function openForWriting(path: string): number {
+  if (!statOrNull(path)?.isFIFO()) return openSync(path, "w");
+  try {
+    return openSync(path, constants.O_WRONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENXIO") throw error;
+    throw Object.assign(new Error("no process reads this FIFO"), { code: "no reader" });
+  }
+}
+
+/** Writes all of `text`; a non-blocking pipe that is full is waited on, a stalled one given up. */
+export function writeFully(fd: number, text: string): void {
+  const bytes = Buffer.from(text);
+  let offset = 0;
+  let stalledSince = 0;
+  while (offset < bytes.length) {
+    try {
+      offset += writeSync(fd, bytes, offset);
+      stalledSince = 0;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
+      const now = Date.now();
+      if (stalledSince === 0) stalledSince = now;
+      else if (now - stalledSince > STALLED_PIPE_MS) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
   }
 }
 
