@@ -19,9 +19,9 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
-import { pathToFileURL } from "node:url";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { pathToFileURL } from "node:url";
 import { StopSignals } from "../src/cli/signals.js";
 import type { Comparison } from "../src/report/compare.js";
 import { type Sink, startSink } from "../src/sink/index.js";
