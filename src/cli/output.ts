@@ -15,7 +15,9 @@ import {
   closeSync,
   constants,
   fsyncSync,
+  lstatSync,
   openSync,
+  readlinkSync,
   realpathSync,
   renameSync,
   rmSync,
@@ -124,7 +126,7 @@ export function writeWhole(path: string, data: string): void {
     }
     return;
   }
-  const final = existing === null ? path : realpathSync(path);
+  const final = existing === null ? danglingTarget(path) : realpathSync(path);
   const temp = join(
     dirname(final),
     `.${basename(final)}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`,
@@ -158,6 +160,16 @@ function writeAll(fd: number, data: string): void {
   } finally {
     closeSync(fd);
   }
+}
+
+/** A symlink whose target does not exist yet names that target; any other path itself. */
+function danglingTarget(path: string): string {
+  try {
+    if (!lstatSync(path).isSymbolicLink()) return path;
+  } catch {
+    return path;
+  }
+  return resolve(dirname(path), readlinkSync(path));
 }
 
 /** How long a write to a FIFO may make no progress (its reader stopped reading). */
