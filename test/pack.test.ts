@@ -50,6 +50,9 @@ test("npm pack gives a package that installs globally and runs with npx", async 
   const result = JSON.parse(readFileSync(json, "utf8"));
   assert.equal(result.messages.accepted, 100);
   assert.equal(result.sink.messagesAccepted, 100);
+  // report validates against the packed schema with ajv, both found from the installed layout.
+  const reported = await run(bin, ["report", json], { cwd: work });
+  assert.match(reported.stdout, /100/);
 
   // npx: the tarball as a package, nothing installed globally.
   const { stdout: version } = await npm(

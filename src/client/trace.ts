@@ -1,7 +1,5 @@
 /** The -v conversation: what the first session writes and reads, one line each. */
 
-import { printable } from "../stats/printable.js";
-
 const CRLF = "\r\n";
 
 /** Prints commands and headers; a message's body is shown as its size. */
@@ -32,6 +30,6 @@ export function traceReply(
 ): void {
   const all = lines ?? [""];
   all.forEach((line, i) => {
-    trace(`< ${code}${i < all.length - 1 ? "-" : " "}${printable(line)}`);
+    trace(`< ${code}${i < all.length - 1 ? "-" : " "}${line}`);
   });
 }
