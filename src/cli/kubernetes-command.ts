@@ -24,6 +24,9 @@ const GROUP = "Kubernetes:";
 /** Default lead time before the shards start: enough to pull the image and schedule N pods. */
 const DEFAULT_START_IN = "2m";
 
+const AUTH_SECRET_TEXT =
+  "Secret whose key `auth` holds user:password; the shards read it as MAILVOLLEY_AUTH";
+
 export const kubernetesCommand = {
   command: "kubernetes <target>",
   describe: "Render the Kubernetes manifests of a run sharded over N pods (options after --)",
@@ -80,12 +83,7 @@ export const kubernetesCommand = {
         describe: "The merge gives up this long after the start [1h]",
         group: GROUP,
       })
-      .option("auth-secret", {
-        type: "string",
-        describe:
-          "Secret whose key `auth` holds user:password; the shards read it as MAILVOLLEY_AUTH",
-        group: GROUP,
-      })
+      .option("auth-secret", { type: "string", describe: AUTH_SECRET_TEXT, group: GROUP })
       .option("out", {
         type: "string",
         describe: "Write the YAML to FILE, not stdout",

@@ -42,10 +42,7 @@ export interface SessionHost {
   readonly intendedMs: number;
   /** The session has nothing in flight and no message is due; `resume()` wakes it. */
   sessionIdle(session: SessionBase): void;
-  /**
-   * The socket closed and every message is settled. `cleanly`: the session QUIT after its work
-   * with nothing failed (it did what it was asked to do).
-   */
+  /** The socket closed, every message settled; `cleanly`: QUIT after its work, nothing failed. */
   sessionEnded(session: SessionBase, cleanly: boolean): void;
   /** Prints one line of the conversation (-v), or null. */
   readonly trace: ((line: string) => void) | null;
@@ -81,9 +78,6 @@ export abstract class SessionBase implements HandshakeHost {
   protected waitTimer: NodeJS.Timeout | null = null;
   /** When the last chunk of replies was read: one clock read per chunk, for the replies in it. */
   protected readAt = 0;
-  /** Chunks read so far, and the one whose 354 made this client send a message's content. */
-  protected chunksRead = 0;
-  protected contentChunk = -1;
   protected preclaimedIntendedMs = 0;
   /** This connection's ordinal in the run (from 1), for where an error first came. */
   connection = 0;
@@ -169,7 +163,6 @@ export abstract class SessionBase implements HandshakeHost {
 
   protected readonly onBytes = (buf: Buffer, length: number): void => {
     this.readAt = performance.now();
-    this.chunksRead++;
     // BDAT: each final reply refills the window; corked, a chunk's refills leave in one write.
     const socket = this.dialogue === Dialogue.Chunked ? this.socket : null;
     socket?.cork();
@@ -221,7 +214,6 @@ export abstract class SessionBase implements HandshakeHost {
    */
   stop(): void {
     if (this.waitTimer) clearTimeout(this.waitTimer);
-    this.txs.confirmHeld();
     if (this.state < State.Failed && !this.orderly()) {
       this.endingRow = this.countFailure("stopped", this.phase(), STOPPED_TEXT);
       this.enter(State.Stopped);
@@ -324,8 +316,7 @@ export abstract class SessionBase implements HandshakeHost {
   /** Counts a failure without a reply (timeout, protocol error) and closes the connection. */
   protected abort(failure: Failure, phase: Phase, text: string): void {
     if (this.state >= State.Failed) return;
-    if (failure === "protocol") this.txs.dropHeld();
-    else this.txs.confirmHeld();
+    if (failure === "protocol") this.txs.dropHeld(); // a mismatch: the held 2xx may not be its
     this.enter(State.Failed);
     this.endingRow = this.countFailure(failure, phase, text);
     this.socket.destroy();
@@ -340,13 +331,14 @@ export abstract class SessionBase implements HandshakeHost {
 
   /** A failure of this session in the error table, hitting its oldest open message. */
   private countFailure(failure: Failure, phase: Phase, text: string): ErrorRow {
+    // A close, reset, timeout or stop contradicts no order: a held 2xx stands (see hold()).
+    this.txs.confirmHeld();
     const message = this.txs.oldestOpen();
     return this.host.stats.failure(failure, phase, text, 1, this.connection, message);
   }
 
   protected onSocketError(err: NodeJS.ErrnoException): void {
     if (this.state >= State.Failed) return;
-    this.txs.confirmHeld(); // a reset after a 2xx final reply contradicts no order
     const phase = this.phase();
     this.enter(State.Failed);
     this.endingRow = this.countFailure(transportFailure(err.code), phase, socketErrorText(err));
@@ -375,7 +367,6 @@ export abstract class SessionBase implements HandshakeHost {
     if (this.state === State.Closed) return;
     if (this.waitTimer) clearTimeout(this.waitTimer);
     const { stats } = this.host;
-    this.txs.confirmHeld(); // no-op after a mismatch, which dropped it
     if (!this.orderly() && this.state < State.Failed) {
       const text = "connection closed by the server";
       this.endingRow = this.countFailure("closed", this.phase(), text);

@@ -249,6 +249,17 @@ export function shardResultPath(index: number | string): string {
   return `${RESULTS_DIR}/shard-${index}.json`;
 }
 
+/** The shard's index, and with --auth-secret the credentials from that Secret. */
+function shardEnv(options: KubernetesOptions) {
+  const index = { fieldRef: { fieldPath: INDEX_ANNOTATION } };
+  // The password stays in the Secret: the manifest names it, never holds it.
+  const secret = { secretKeyRef: { name: options.authSecret ?? "", key: AUTH_SECRET_KEY } };
+  return [
+    { name: SHARD_INDEX_VAR, valueFrom: index },
+    ...(options.authSecret === null ? [] : [{ name: AUTH_ENV, valueFrom: secret }]),
+  ];
+}
+
 export function shardJob(options: KubernetesOptions): IJob {
   const n = options.shards;
   const args = [
@@ -267,18 +278,7 @@ export function shardJob(options: KubernetesOptions): IJob {
     name: "mailvolley",
     image: options.image,
     args,
-    env: [
-      { name: SHARD_INDEX_VAR, valueFrom: { fieldRef: { fieldPath: INDEX_ANNOTATION } } },
-      // The password stays in the Secret: the manifest names it, never holds it.
-      ...(options.authSecret === null
-        ? []
-        : [
-            {
-              name: AUTH_ENV,
-              valueFrom: { secretKeyRef: { name: options.authSecret, key: AUTH_SECRET_KEY } },
-            },
-          ]),
-    ],
+    env: shardEnv(options),
     resources: { requests: resources, limits: resources },
   });
   return {
