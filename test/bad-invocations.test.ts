@@ -4,6 +4,7 @@
  * trace, nothing on stdout. test/cli.test.ts holds the older rows.
  */
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
@@ -31,6 +32,19 @@ const futureSchema = resultFile("schema9.json", (r) => {
   r.schema = "mailvolley/result@9";
 });
 const good = resultFile("good.json", () => {});
+const bogusError = resultFile("bogus-error.json", (r) => {
+  r.errors = [{ bogus: 1 }];
+});
+const nullLatency = resultFile("null-latency.json", (r) => {
+  r.latency = null;
+});
+const stringGenerator = resultFile("string-generator.json", (r) => {
+  r.generator = "x";
+});
+const same = join(dir, "same.out");
+/** A FIFO nobody reads or writes: opening it the blocking way would hang for good. */
+const fifo = join(dir, "fifo");
+execFileSync("mkfifo", [fifo]);
 
 const rows: [args: string[], code: number, firstLine: RegExp][] = [
   [
@@ -61,12 +75,44 @@ const rows: [args: string[], code: number, firstLine: RegExp][] = [
   [["report", stringCount], 2, /^mailvolley: result: .*messages\.accepted is "200lots"/],
   [["report", futureSchema], 2, /^mailvolley: result: .*schema "mailvolley\/result@9"/],
   [["merge", good, stringCount], 2, /^mailvolley: result: .*messages\.accepted/],
+  [["run", "--auth", "nocolonSECRET"], 2, /^mailvolley: --auth: its value is not user:password$/m],
+  [
+    ["probe", "127.0.0.1:1", "--probe", "concurrency", "--auth", "nocolonSECRET"],
+    2,
+    /^mailvolley: --auth: its value is not user:password$/m,
+  ],
+  [
+    ["kubernetes", "mx:25", "--shards", "2", "--image", "i", "--namespace", "Bad NS"],
+    2,
+    /^mailvolley: --namespace: "Bad NS" is not a Kubernetes namespace/,
+  ],
+  [["run", "-m", "3", "-F", fifo], 2, /^mailvolley: .*fifo: is a FIFO .*message file/],
+  [["run", "-m", "3", "--mbox", fifo], 2, /^mailvolley: .*fifo: is a FIFO .*mbox file/],
+  [["run", "-m", "3", "--to-file", fifo], 2, /^mailvolley: .*fifo: is a FIFO .*address list/],
+  [["run", "-m", "3", "--out", `ndjson=${fifo}`], 2, /^mailvolley: --out: .*\(no reader\)/],
+  [["run", "-m", "3", "-q", "--json", fifo], 1, /^mailvolley: --json: .*\(no reader\)/],
+  [["report", bogusError], 2, /^mailvolley: result: .*bogus-error\.json.*errors\.0 /],
+  [["report", nullLatency], 2, /^mailvolley: result: .*null-latency\.json.*latency must be/],
+  [["merge", good, stringGenerator], 2, /^mailvolley: result: .*string-generator.*generator/],
+  [["run", "--json", same, "--html", same], 2, /^mailvolley: --html: --json already writes/],
+  [["run", "--json", same, "--out", `ndjson=${same}`], 2, /^mailvolley: --out: --json already/],
+  [
+    ["report", good, "--json", "-", "--html", "-"],
+    2,
+    /^mailvolley: --(json|html): --(html|json) already writes stdout/,
+  ],
   [
     ["sink", "--listen", "127.0.0.1:0", "--tls-cert", bad, "--tls-key", bad],
     2,
     /^mailvolley: --tls-cert .*not a usable PEM certificate and key/,
   ],
   [["sink", "--listen", "127.0.0.1:0", "--backlog", "0"], 2, /^mailvolley: --backlog 0/],
+  [["sink", "--listen", "127.0.0.1:0", "--idle-timeout", "0"], 2, /^mailvolley: --idle-timeout 0/],
+  [
+    ["sink", "--listen", "127.0.0.1:0", "--max-recipients", "0"],
+    2,
+    /^mailvolley: --max-recipients 0/,
+  ],
   [
     ["sink", "--listen", "127.0.0.1:0", "--log-envelopes", join(dir, "no", "such", "dir")],
     2,

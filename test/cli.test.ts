@@ -152,6 +152,33 @@ describe("runs", () => {
     }
   });
 
+  test("server text with terminal escapes is shown escaped: summary, -v and report", async () => {
+    const hostile = "5.7.1 \x1b]0;owned\x07\x1b[2J\x1b[1;31mFAKE: all messages accepted\x9b";
+    const server = await startScriptedServer({ onMessage: () => `550 ${hostile}` });
+    const json = join(tempDir("mailvolley-hostile-"), "hostile.json");
+    try {
+      const out = await mailvolley(["run", `127.0.0.1:${server.port}`, "-s", "1", "-m", "2", "-v"]);
+      const saved = await mailvolley([
+        ...["run", `127.0.0.1:${server.port}`, "-s", "1", "-m", "2", "--json", json, "-q"],
+      ]);
+      assert.equal(saved.code, 1, saved.stderr);
+      const report = await mailvolley(["report", json]);
+      for (const [what, text] of [
+        ["run", out.stdout + out.stderr],
+        ["report", report.stdout + report.stderr],
+      ]) {
+        // Not a terminal: no colour either, so no escape byte at all.
+        for (const byte of ["\x07", "\x1b", "\x9b"]) {
+          assert.ok(!text.includes(byte), `${what}: ${JSON.stringify(text)}`);
+        }
+        assert.match(text, /\\x1b\]0;owned\\x07/, what);
+      }
+      assert.match(out.stderr, /^< 550 5\.7\.1 \\x1b\]0;owned/m);
+    } finally {
+      await server.close();
+    }
+  });
+
   test("-v prints the first session's conversation", async () => {
     const out = await mailvolley(["run", "-s", "1", "-m", "1", "-v", "-q"]);
     assert.equal(out.code, 0, out.stderr);

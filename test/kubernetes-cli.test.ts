@@ -160,3 +160,35 @@ test("run options that would fail in every pod fail here: one line, exit 2", asy
     assert.equal(out.stdout, "");
   }
 });
+
+test("no password in a manifest: --auth after -- is refused, --auth-secret names a Secret", async () => {
+  const base = ["kubernetes", "mx:25", "--shards", "2", "--image", "i"];
+  const refused = await mailvolley([...base, "--", "-s", "4", "--auth", "user:S3cretPW"]);
+  assert.equal(refused.code, 2, refused.stderr);
+  assert.match(refused.stderr, /^mailvolley: --auth: .*--auth-secret/);
+  assert.doesNotMatch(refused.stderr + refused.stdout, /S3cretPW/);
+  const equals = await mailvolley([...base, "--", "-s", "4", "--auth=user:S3cretPW"]);
+  assert.equal(equals.code, 2, equals.stderr);
+  assert.doesNotMatch(equals.stderr + equals.stdout, /S3cretPW/);
+
+  const out = await mailvolley([...base, "--auth-secret", "mv-auth", "--", "-s", "4"]);
+  assert.equal(out.code, 0, out.stderr);
+  const job = parseAllDocuments(out.stdout)[1].toJS() as {
+    spec: { template: { spec: { containers: { env: unknown[] }[] } } };
+  };
+  new Job(job as never).validate();
+  assert.deepEqual(job.spec.template.spec.containers[0].env[1], {
+    name: "MAILVOLLEY_AUTH",
+    valueFrom: { secretKeyRef: { name: "mv-auth", key: "auth" } },
+  });
+});
+
+test("an --auth-file after -- is the pod's path: not read on this machine", async () => {
+  const missing = join(dir, "not-here", "auth");
+  const out = await mailvolley([
+    ...["kubernetes", "mx:25", "--shards", "2", "--image", "i", "--"],
+    ...["-s", "4", "--auth-file", missing, "--auth-mechanism", "plain"],
+  ]);
+  assert.equal(out.code, 0, out.stderr);
+  assert.match(out.stdout, /--auth-file/);
+});

@@ -141,6 +141,17 @@ describe("written whole", () => {
     assert.deepEqual(readdirSync(sub).sort(), ["link.json", "old.json"]);
   });
 
+  test("a dangling symlink: its target is created, the link stays a link", async () => {
+    const sub = join(dir, "dangling");
+    mkdirSync(sub);
+    const link = join(sub, "link.json");
+    symlinkSync("target.json", link); // relative: resolved from the link's directory
+    const out = await mailvolley(["run", "-s", "1", "-m", "2", "-q", "--json", link]);
+    assert.equal(out.code, 0, out.stderr);
+    assert.ok(lstatSync(link).isSymbolicLink(), "the link is not replaced by a file");
+    assert.equal(JSON.parse(readFileSync(join(sub, "target.json"), "utf8")).messages.accepted, 2);
+  });
+
   test("a file in a directory where none can be created is written in place", (t) => {
     const sub = join(dir, "immutable");
     mkdirSync(sub);

@@ -106,6 +106,9 @@ test("npm pack gives a package that installs globally, runs with npx, and writes
     { cwd: work },
   );
   assert.match(mapped.trim(), /\/src\/[a-z-]+\/[a-z-]+\.ts$/);
+  // report validates against the packed schema with ajv, both found from the installed layout.
+  const summary = await run(bin, ["report", json], { cwd: work });
+  assert.match(summary.stdout, /100/);
 
   // npx: the tarball as a package, nothing installed globally.
   const { stdout: version } = await npm(

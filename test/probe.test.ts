@@ -122,6 +122,19 @@ describe("probe against the built-in sink", () => {
     }
   });
 
+  test("message-rate: a 250 sent with the 354, before the message, allows nothing", async () => {
+    const early = await startScriptedServer({
+      onCommand: (line) => (line === "DATA" ? "354 go ahead\r\n250 2.0.0 queued EARLY" : undefined),
+      onMessage: () => "554 5.6.0 refused",
+    });
+    try {
+      const result = await probe(`${early.host}:${early.port}`, { probe: "message-rate", max: 3 });
+      assert.deepEqual([result.allowed, result.refusal?.reply], [0, "protocol"]);
+    } finally {
+      await early.close();
+    }
+  });
+
   test("a refused TCP connection is a refusal at connect", async () => {
     const sink = await startSink({ listen: ["127.0.0.1:0"] });
     const { port } = sink.addresses[0];

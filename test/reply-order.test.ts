@@ -89,6 +89,24 @@ describe("replies matched by what they can answer", () => {
     });
   });
 
+  test("250 to a dot, then a reset: that message stays accepted, as the server counted it", async () => {
+    const script: Script = {
+      onMessage: (_content, s) =>
+        s.messages === 1 ? { reply: "250 2.0.0 Ok: queued", reset: true } : undefined,
+    };
+    await withServer(script, async (server) => {
+      const result = await runClient(`127.0.0.1:${server.port}`, {
+        sessions: 1,
+        messages: 3,
+        reconnectAttempts: 10,
+        reconnectDelay: "1ms",
+      });
+      // The second message's envelope went with the first one's content: it fails with the reset.
+      assert.equal(result.messages.accepted, 2, JSON.stringify(result.messages));
+      assert.equal(result.messages.failed, 1);
+    });
+  });
+
   test("smtp-sink -W .:1 (the dot answered late, out of order): never counted accepted", async (t) => {
     if (!requirePeer(t, "postfix smtp-sink", havePostfix(), "apt-get install postfix")) return;
     const sink = await startPostfixSmtpSink({ args: ["-W", ".:1"] });
@@ -105,6 +123,39 @@ describe("replies matched by what they can answer", () => {
     }
   });
 
+  test("smtp-sink -f RCPT answers RSET with 250 2.1.0: taken, the session kept", async (t) => {
+    if (!requirePeer(t, "postfix smtp-sink", havePostfix(), "apt-get install postfix")) return;
+    const sink = await startPostfixSmtpSink({ args: ["-f", "RCPT"] });
+    try {
+      const result = await runClient(`${sink.host}:${sink.port}`, { sessions: 1, messages: 6 });
+      assert.equal(result.messages.rejected, 6, JSON.stringify(result.messages));
+      assert.equal(errorCount(result, "protocol", "rset"), 0, JSON.stringify(result.errors));
+      assert.equal(result.connections.opened, 1);
+    } finally {
+      await sink.stop();
+    }
+  });
+
+  test("a scripted RSET answered 250 2.1.0 with nothing held: no protocol error", async () => {
+    const script: Script = {
+      onCommand: (line, s) => {
+        if (line === "RSET") return "250 2.1.0 Ok";
+        // No valid recipient: DATA is refused, and the sender stays until an RSET.
+        if (line === "DATA" && s.state.refused) return "554 5.5.1 no valid recipients";
+        if (!line.startsWith("RCPT")) return undefined;
+        s.state.rcpts = ((s.state.rcpts as number) ?? 0) + 1;
+        s.state.refused = (s.state.rcpts as number) % 2 === 1;
+        return s.state.refused ? "550 5.1.1 no such user" : undefined;
+      },
+    };
+    await withServer(script, async (server) => {
+      const result = await runClient(`127.0.0.1:${server.port}`, { sessions: 1, messages: 6 });
+      assert.deepEqual([result.messages.accepted, result.messages.rejected], [3, 3]);
+      assert.equal(server.connections.length, 1);
+      assert.ok(server.connections[0].commands.includes("RSET"));
+    });
+  });
+
   test("the parser reads the enhanced code's subject from the bytes", () => {
     const seen: number[] = [];
     const parser: ReplyParser = new ReplyParser({
@@ -119,6 +170,34 @@ describe("replies matched by what they can answer", () => {
     );
     assert.deepEqual(seen, [1, 0, -1, 1, 7, -1, 10, 1, -1]);
   });
+});
+
+describe("a final reply sent before the message (with the 354) answers nothing", () => {
+  /** DATA gets `354` and `250` in one write; the real answer to the dot is a 554. */
+  const early: Script = {
+    onCommand: (line) => (line === "DATA" ? "354 go ahead\r\n250 2.0.0 queued EARLY" : undefined),
+    onMessage: () => "554 5.6.0 refused",
+  };
+  const MODES: [string, Record<string, unknown>][] = [
+    ["reuse, pipelined", {}],
+    ["reuse, --pipelining off", { pipelining: "off" }],
+    ["per-message", { mode: "per-message" }],
+    ["per-message, --pipelining off", { mode: "per-message", pipelining: "off" }],
+  ];
+  for (const [name, options] of MODES) {
+    test(`${name}: -s 2 -m 6 accepts none`, async () => {
+      await withServer(early, async (server) => {
+        const result = await runClient(`127.0.0.1:${server.port}`, {
+          sessions: 2,
+          messages: 6,
+          ...fast,
+          ...options,
+        });
+        assert.equal(result.messages.accepted, 0, JSON.stringify(result.messages));
+        assert.ok(errorCount(result, "protocol", "dot") > 0, JSON.stringify(result.errors));
+      });
+    });
+  }
 });
 
 describe("BDAT replies matched by what they can answer", () => {

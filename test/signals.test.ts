@@ -14,12 +14,14 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  writeFileSync,
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { pathToFileURL } from "node:url";
 import { StopSignals } from "../src/cli/signals.js";
 import type { Comparison } from "../src/report/compare.js";
 import { type Sink, startSink } from "../src/sink/index.js";
@@ -278,3 +280,40 @@ test("merge: a signal while the results are read writes nothing, exit 143", asyn
   assert.match(stderr, /nothing written/);
   assert.equal(existsSync(out), false);
 });
+
+/**
+ * NODE_OPTIONS that signal the process with SIGINT the moment it resolves the bundle: after the
+ * bin's first lines, before a module of the command has loaded (a module resolve hook, Node's
+ * module.register), with no timing involved.
+ */
+function signalWhileLoading(): string {
+  const hooks = join(dir, "signal-hooks.mjs");
+  writeFileSync(
+    hooks,
+    `export async function resolve(specifier, context, next) {
+  if (specifier.endsWith("dist/bundle/main.js")) process.kill(process.pid, "SIGINT");
+  return next(specifier, context);
+}
+`,
+  );
+  const register = join(dir, "signal-register.mjs");
+  writeFileSync(
+    register,
+    `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+  );
+  return `--import=${pathToFileURL(register).href}`;
+}
+
+for (const [command, args, code] of [
+  ["run", ["run", "-m", "100000"], 130],
+  ["sink", ["sink", "--listen", "127.0.0.1:0", "-q"], 0],
+] as const) {
+  test(`${command}: a signal while the process still loads writes the report it promises`, async () => {
+    const json = join(dir, `early-${command}.json`);
+    const env = { NODE_OPTIONS: signalWhileLoading() };
+    const out = await startMailvolley([...args, "--json", json], 60_000, env).done;
+    assert.equal(out.code, code, out.stderr);
+    assert.ok(existsSync(json), `${command} wrote no report: ${out.stderr}`);
+    JSON.parse(readFileSync(json, "utf8"));
+  });
+}

@@ -50,10 +50,9 @@ describe("smtp-sink's faults on every command, in both modes", () => {
             const want = EXPECT[flag](command);
             if (want !== "any") assert.equal(m[want], LOAD.messages, JSON.stringify(m));
             const counted = await peer.stop();
-            assert.ok(
-              m.accepted <= counted.messages,
-              `accepted ${m.accepted}, smtp-sink took ${counted.messages}`,
-            );
+            // smtp-sink counts every final dot it reads, also those it answers with a fault.
+            const took = command === "." ? 0 : counted.messages;
+            assert.equal(m.accepted, took, `accepted ${m.accepted}, smtp-sink took ${took}`);
             const rows = result.errors.reduce((sum, e) => sum + e.count, 0);
             if (m.rejected + m.failed > 0) assert.ok(rows > 0, "errors have their rows");
           } finally {

@@ -11,7 +11,8 @@ import { SinkOptionError } from "../sink/index.js";
 import { mark } from "../stats/timeline.js";
 import { compareCommand } from "./compare-command.js";
 import { withSuggestions } from "./did-you-mean.js";
-import { EXIT } from "./exit-codes.js";
+import { takeEarlySignals } from "./early-signals.js";
+import { EXIT, signalExitCode } from "./exit-codes.js";
 import { skipHelpCache } from "./help-cache.js";
 import { kubernetesCommand } from "./kubernetes-command.js";
 import { mergeCommand } from "./merge-command.js";
@@ -113,6 +114,10 @@ export async function main(args: string[]): Promise<void> {
 
 mark("modules loaded");
 await main(hideBin(process.argv));
+// A command that installs no handlers of its own ran to its end; a signal held meanwhile still
+// sets the exit code it promises.
+const unhandled = takeEarlySignals();
+if (unhandled.length > 0) process.exitCode = signalExitCode(unhandled[0]);
 mark("command done");
 
 /** Bad input, from config/ or from what only the sink can judge: one line, exit 2. */

@@ -15,7 +15,9 @@ import {
   closeSync,
   constants,
   fsyncSync,
+  lstatSync,
   openSync,
+  readlinkSync,
   realpathSync,
   renameSync,
   rmSync,
@@ -23,7 +25,7 @@ import {
   statSync,
   writeSync,
 } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { ConfigError } from "../config/parse.js";
 import { colorWanted } from "./color.js";
 
@@ -57,6 +59,30 @@ export function exportsOf<T>(
 /** Fails before a run, not after it, when an export's file cannot be written. */
 export function checkWritable(exports: readonly { option: string; path: string }[]): void {
   for (const { option, path } of exports) checkOutputPath(option, path);
+  checkDistinctPaths(exports);
+}
+
+/**
+ * Two outputs on one file would leave only the last one written (the JSON lost under the
+ * HTML): refused before any traffic. Paths are compared as the files they name (a symlink as
+ * its target); devices (`/dev/null`) take any number of writers.
+ */
+export function checkDistinctPaths(outputs: readonly { option: string; path: string }[]): void {
+  const seen = new Map<string, string>();
+  for (const { option, path } of outputs) {
+    const existing = path === "-" ? null : statOrNull(path);
+    if (existing !== null && !existing.isFile()) continue;
+    const key = path === "-" ? "-" : existing !== null ? realpathSync(path) : resolve(path);
+    const first = seen.get(key);
+    if (first !== undefined) {
+      const where = path === "-" ? "stdout" : `"${path}"`;
+      throw new ConfigError(
+        option,
+        `${first} already writes ${where}; give each output its own file`,
+      );
+    }
+    seen.set(key, option);
+  }
 }
 
 /**
@@ -92,10 +118,15 @@ export function checkOutputPath(option: string, path: string): void {
 export function writeWhole(path: string, data: string): void {
   const existing = statOrNull(path);
   if (existing !== null && !existing.isFile()) {
-    writeAll(openSync(path, "w"), data);
+    const fd = openForWriting(path);
+    try {
+      writeFully(fd, data);
+    } finally {
+      closeSync(fd);
+    }
     return;
   }
-  const final = existing === null ? path : realpathSync(path);
+  const final = existing === null ? danglingTarget(path) : realpathSync(path);
   const temp = join(
     dirname(final),
     `.${basename(final)}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`,
@@ -128,6 +159,53 @@ function writeAll(fd: number, data: string): void {
     if ((error as NodeJS.ErrnoException).code !== "EINVAL") throw error;
   } finally {
     closeSync(fd);
+  }
+}
+
+/** A symlink whose target does not exist yet names that target; any other path itself. */
+function danglingTarget(path: string): string {
+  try {
+    if (!lstatSync(path).isSymbolicLink()) return path;
+  } catch {
+    return path;
+  }
+  return resolve(dirname(path), readlinkSync(path));
+}
+
+/** How long a write to a FIFO may make no progress (its reader stopped reading). */
+const STALLED_PIPE_MS = 30_000;
+
+/**
+ * Opens an output for writing (created or truncated). A FIFO is opened without waiting: open(2)
+ * would block the whole process until a reader comes, signals included; with no reader it
+ * fails now (ENXIO, "no process reads it").
+ */
+export function openForWriting(path: string): number {
+  if (!statOrNull(path)?.isFIFO()) return openSync(path, "w");
+  try {
+    return openSync(path, constants.O_WRONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENXIO") throw error;
+    throw Object.assign(new Error("no process reads this FIFO"), { code: "no reader" });
+  }
+}
+
+/** Writes all of `text`; a non-blocking pipe that is full is waited on, a stalled one given up. */
+export function writeFully(fd: number, text: string): void {
+  const bytes = Buffer.from(text);
+  let offset = 0;
+  let stalledSince = 0;
+  while (offset < bytes.length) {
+    try {
+      offset += writeSync(fd, bytes, offset);
+      stalledSince = 0;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
+      const now = Date.now();
+      if (stalledSince === 0) stalledSince = now;
+      else if (now - stalledSince > STALLED_PIPE_MS) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
   }
 }
 

@@ -10,6 +10,7 @@ import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
 import { renderSummary } from "../report/terminal.js";
 import { executeRun, type RunIo } from "../run/run.js";
+import { printable } from "../stats/printable.js";
 import type { Result } from "../stats/result.js";
 import { breachedLive } from "../stats/thresholds.js";
 import { mark } from "../stats/timeline.js";
@@ -46,7 +47,7 @@ export const runCommand = {
       ["--json", config.json, renderJson],
       ["--html", report.html, (result) => renderHtml([result])],
     ]);
-    checkWritable(exports);
+    checkWritable([...exports, ...report.seriesOut.map(({ path }) => ({ option: "--out", path }))]);
     warnPlaintextAuth(config, config.target);
     checkSeriesOut(report.seriesOut);
     // Listening from here to the last byte written: a signal never kills the process half-way.
@@ -77,7 +78,8 @@ async function runAndReport(
   });
   let abortedFor: string[] = [];
   const io: RunIo = {
-    trace: config.verbose ? (line) => process.stderr.write(`${line}\n`) : undefined,
+    // Reply text is the server's: escaped before it reaches the terminal.
+    trace: config.verbose ? (line) => process.stderr.write(`${printable(line)}\n`) : undefined,
     onStart: (stop, drain) => {
       signals.attach({ stop, drain });
       if (!config.quiet) announceStart(config); // once a signal is ours

@@ -6,13 +6,14 @@
  * one, closed by the run's end) follow from the final Result, so the file holds exactly its
  * series. `compare` streams both runs into the same files; `mode` tells them apart.
  */
-import { closeSync, openSync, writeSync } from "node:fs";
+import { closeSync } from "node:fs";
+import { ConfigError } from "../config/parse.js";
 import type { SeriesOut } from "../config/report-options.js";
 import { ERROR_CLASSES } from "../stats/errors.js";
 import type { Mode, Result, SeriesPointResult } from "../stats/result.js";
 import type { SeriesPoint } from "../stats/series.js";
 import { seriesResult } from "../stats/summarise.js";
-import { checkOutputPath } from "./output.js";
+import { checkOutputPath, openForWriting, writeFully } from "./output.js";
 import { PrometheusFile } from "./prometheus.js";
 
 /**
@@ -70,8 +71,14 @@ export class SeriesStreams {
       .map((out) => new PrometheusFile(out.path));
     this.files = outs.flatMap((out) => {
       if (out.format === "prometheus") return [];
-      const fd = openSync(out.path, "w");
-      if (out.format === "csv") writeSync(fd, `${CSV_HEADER}\n`);
+      let fd: number;
+      try {
+        fd = openForWriting(out.path);
+      } catch (error) {
+        const why = (error as NodeJS.ErrnoException).code ?? String(error);
+        throw new ConfigError("--out", `cannot write "${out.path}" (${why}); give a writable file`);
+      }
+      if (out.format === "csv") writeFully(fd, `${CSV_HEADER}\n`);
       return [{ fd, line: out.format === "csv" ? csvLine : ndjsonLine }];
     });
   }
@@ -103,7 +110,7 @@ export class SeriesStreams {
       if (point.t <= this.lastT) continue;
       this.lastT = point.t;
       const streamed = { time: new Date(point.t).toISOString(), mode, ...point };
-      for (const file of this.files) writeSync(file.fd, file.line(streamed));
+      for (const file of this.files) writeFully(file.fd, file.line(streamed));
       for (const file of this.totals) file.add(mode, streamed);
     }
   }

@@ -5,6 +5,7 @@
  * 128 + the first signal's number. timeout(1), systemd, `docker stop` and Kubernetes send TERM,
  * a terminal's Ctrl-C sends INT: both must leave a report, never a killed process.
  */
+import { takeEarlySignals } from "./early-signals.js";
 import { type StopSignal, signalExitCode } from "./exit-codes.js";
 
 /** What a signal can stop: `drain` winds down, `stop` cuts off. */
@@ -28,6 +29,7 @@ export class StopSignals {
    */
   constructor(private readonly onFirst: (signal: StopSignal, running: boolean) => void = () => {}) {
     for (const signal of SIGNALS) process.on(signal, this.handler);
+    for (const signal of takeEarlySignals()) this.receive(signal);
   }
 
   /** The first signal received, or null. */

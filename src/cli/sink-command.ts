@@ -16,6 +16,7 @@ import {
   somaxconn,
   startSink,
 } from "../sink/index.js";
+import { takeEarlySignals } from "./early-signals.js";
 import { EXIT } from "./exit-codes.js";
 import { tableOptions } from "./load-options.js";
 import { checkOutputPath, writeExport } from "./output.js";
@@ -209,6 +210,7 @@ function waitForStop(sink: Sink, quiet: boolean): Promise<SinkStopReason | "sign
     const onSignal = () => stop("signal");
     process.once("SIGINT", onSignal);
     process.once("SIGTERM", onSignal);
+    if (takeEarlySignals().length > 0) onSignal(); // came while the sink started
     sink.finished.then(stop);
   });
 }

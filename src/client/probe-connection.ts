@@ -94,6 +94,7 @@ export class ProbeConnection {
     const reply = await this.command("STARTTLS");
     if (reply.code !== 220) return reply;
     this.parser.reset();
+    this.queued = [];
     const secure = upgradeToTls(this.socket, security, (buf, length) =>
       this.parser.push(buf, length),
     );
@@ -122,6 +123,13 @@ export class ProbeConnection {
 
   /** Writes raw bytes (a message and its final dot) and waits for one reply. */
   send(bytes: Buffer): Promise<ProbeReply> {
+    if (this.queued.length > 0) {
+      // Lock-step: a reply that came before this was written answers nothing (a server that
+      // says 250 to a message it has not seen): the connection is out of step.
+      const early = this.queued[0];
+      this.queued = [];
+      this.end(failure("protocol", `reply ${early.reply} came before the command it would answer`));
+    }
     if (this.ended === null) this.socket.write(bytes);
     return this.next();
   }

@@ -42,10 +42,7 @@ export interface SessionHost {
   readonly intendedMs: number;
   /** The session has nothing in flight and no message is due; `resume()` wakes it. */
   sessionIdle(session: SessionBase): void;
-  /**
-   * The socket closed and every message is settled. `cleanly`: the session QUIT after its work
-   * with nothing failed (it did what it was asked to do).
-   */
+  /** The socket closed, every message settled; `cleanly`: QUIT after its work, nothing failed. */
   sessionEnded(session: SessionBase, cleanly: boolean): void;
   /** Prints one line of the conversation (-v), or null. */
   readonly trace: ((line: string) => void) | null;
@@ -319,6 +316,7 @@ export abstract class SessionBase implements HandshakeHost {
   /** Counts a failure without a reply (timeout, protocol error) and closes the connection. */
   protected abort(failure: Failure, phase: Phase, text: string): void {
     if (this.state >= State.Failed) return;
+    if (failure === "protocol") this.txs.dropHeld(); // a mismatch: the held 2xx may not be its
     this.enter(State.Failed);
     this.endingRow = this.countFailure(failure, phase, text);
     this.socket.destroy();
@@ -333,6 +331,8 @@ export abstract class SessionBase implements HandshakeHost {
 
   /** A failure of this session in the error table, hitting its oldest open message. */
   private countFailure(failure: Failure, phase: Phase, text: string): ErrorRow {
+    // A close, reset, timeout or stop contradicts no order: a held 2xx stands (see hold()).
+    this.txs.confirmHeld();
     const message = this.txs.oldestOpen();
     return this.host.stats.failure(failure, phase, text, 1, this.connection, message);
   }

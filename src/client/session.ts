@@ -28,6 +28,9 @@ const CRLF = "\r\n";
 export class Session extends SessionBase {
   /** The messages in the transaction ring's slots, and the bytes each step writes. */
   private readonly messages = this.host.messagesFor(this.txs.slots.length);
+  /** The chunk (parser.chunks) whose 354 made this client send a message's content: a dot
+   * reply read in it was sent before the content was, and answers nothing. */
+  private contentChunk = -1;
 
   onReply(code: number, lines: string[] | null): void {
     if (this.state >= State.Failed) return; // the outcome is counted; later bytes are moot
@@ -40,8 +43,11 @@ export class Session extends SessionBase {
     const slot = this.pending.headSlot;
     this.pending.shift();
     this.phaseSince = this.readAt;
-    const lmtp = this.host.config.lmtp;
-    const mismatch = replyMismatch(kind, code, this.parser.enhancedSubject, lmtp);
+    const early = kind === Expect.Dot && this.parser.chunks === this.contentChunk;
+    const { lmtp } = this.host.config;
+    const mismatch = early
+      ? `reply ${code} to the final dot came before the message`
+      : replyMismatch(kind, code, this.parser.enhancedSubject, lmtp, this.txs.holding);
     if (mismatch !== null) {
       // Out of step: the message held for confirmation stays open and fails with the session.
       this.abort("protocol", PHASE_OF[kind], mismatch);
@@ -146,6 +152,7 @@ export class Session extends SessionBase {
 
   private onData(tx: Transaction, code: number, lines: string[] | null): void {
     if (code === 354) {
+      this.contentChunk = this.parser.chunks;
       this.host.stats.recordPhase(tx.cls, "envelope", this.phaseSince - tx.startMs);
       if (tx.verdict === Verdict.Open) {
         this.sendMessage(tx);
@@ -286,10 +293,7 @@ export class Session extends SessionBase {
     return before;
   }
 
-  /**
-   * BDAT mode: keep the window full of whole transactions (RFC 3030 with RFC 2920), written in
-   * one go; QUIT follows the last one in the same write.
-   */
+  /** BDAT: the window kept full of whole transactions (RFC 3030, 2920), QUIT in the last write. */
   private fillWindow(): void {
     const window = this.host.config.waitMs > 0 ? 1 : this.host.config.window;
     if (this.inFlight >= window) return;

@@ -135,13 +135,28 @@ export class TransactionRing {
    * reply, should the server have skipped or delayed the dot's (RFC 2920 §3.1: replies are
    * matched by order alone). The message stays open, held, until a reply that only its own
    * place in the order explains (DATA's, QUIT's, RSET's, or a 421) confirms the order; with
-   * enhanced status codes a shifted MAIL reply (X.1.Y) is caught first. If the session
-   * ends first (a mismatch, a timeout) it fails with the others: never accepted on another
-   * command's reply.
+   * enhanced status codes a shifted MAIL reply (X.1.Y) is caught first. If a mismatch ends the
+   * session first it fails with the others: never accepted on another command's reply. If the
+   * session ends with nothing having contradicted the order (the server closed or reset the
+   * connection, a timeout, a stop), the 2xx stands and the message is accepted, as the server
+   * counted it (see docs/reliability-notes.md).
    */
   hold(tx: Transaction, atMs: number): void {
     tx.finalAt = atMs;
     this.held = tx;
+  }
+
+  /**
+   * The order was contradicted (a reply that does not fit its command): the held message's 2xx
+   * may have been another command's, so it stays open and fails with the session.
+   */
+  dropHeld(): void {
+    this.held = null;
+  }
+
+  /** A message's 2xx final reply waits for the order to be confirmed. */
+  get holding(): boolean {
+    return this.held !== null;
   }
 
   /** The order is confirmed: the held message, if any, is accepted as of its final reply. */

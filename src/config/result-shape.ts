@@ -3,6 +3,10 @@
  * counts they add up as numbers. A hand-edited or foreign file (`"accepted": "200lots"`,
  * `schema: result@9`) is refused with one line, never rendered as garbage.
  */
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import type { ErrorObject, ValidateFunction } from "ajv";
 import { ConfigError } from "./parse.js";
 
 /** The counts every report reads, as whole numbers ≥ 0. */
@@ -46,5 +50,48 @@ export function checkResultShape(value: unknown, path: string, schema: string): 
     return bad("elapsedSeconds is not a number");
   }
   if (!Array.isArray(value.errors)) return bad("errors is not a list");
+  const validate = resultValidator();
+  if (!validate(value)) return bad(describeSchemaError(validate.errors ?? []));
   return true;
+}
+
+let validator: ValidateFunction | null = null;
+
+/**
+ * The shipped JSON Schema (schema/result.schema.json), compiled once: every field a report
+ * reads (latency, histograms, series, errors) is checked before any of it is rendered, so a
+ * hand-edited file gets one line naming its field instead of a stack trace. ajv is loaded at
+ * run time (a dependency), only by the commands that read results.
+ */
+function resultValidator(): ValidateFunction {
+  if (validator !== null) return validator;
+  const require = createRequire(import.meta.url);
+  const { Ajv2020 } = require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
+  const ajv = new Ajv2020({ strict: false });
+  ajv.addSchema(JSON.parse(readFileSync(schemaPath(), "utf8")), "result");
+  const compiled = ajv.getSchema("result#/$defs/result");
+  if (compiled === undefined) throw new Error("schema/result.schema.json has no $defs/result");
+  validator = compiled;
+  return validator;
+}
+
+/** schema/ at the package root: two levels up from dist/bundle/, three from dist/src/config/. */
+function schemaPath(): string {
+  for (const up of ["../../", "../../../"]) {
+    const candidate = new URL(`${up}schema/result.schema.json`, import.meta.url);
+    if (existsSync(candidate)) return fileURLToPath(candidate);
+  }
+  throw new Error("schema/result.schema.json is missing from this installation");
+}
+
+/** One line: the field as a dotted path and what is wrong with it. */
+function describeSchemaError(errors: ErrorObject[]): string {
+  const first = errors[0];
+  if (first === undefined) return "it does not match the result schema";
+  const field = first.instancePath.slice(1).replaceAll("/", ".") || "the document";
+  const extra =
+    first.keyword === "additionalProperties"
+      ? ` (${(first.params as { additionalProperty: string }).additionalProperty})`
+      : "";
+  return `${field} ${first.message ?? "is not valid"}${extra}`;
 }

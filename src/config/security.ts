@@ -99,9 +99,9 @@ function parseAuth(
   const { text, option } = given;
   const colon = text.indexOf(":");
   if (colon <= 0) {
-    // From a file or the environment the text is a secret: do not echo it.
-    const shown =
-      option === "--auth" ? `"${text}"` : option === "--auth-file" ? "its first line" : "its value";
+    // The text may hold the password (a missing colon does not make it less secret, and a
+    // terminal, a CI log or a bug report keeps what an error prints): never echo it.
+    const shown = option === "--auth-file" ? "its first line" : "its value";
     throw new ConfigError(option, `${shown} is not user:password`);
   }
   const mech =

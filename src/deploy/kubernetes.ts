@@ -11,6 +11,7 @@ import type { IJob } from "kubernetes-models/batch/v1";
 import type { IContainer, IPersistentVolumeClaim, IPodSpec } from "kubernetes-models/v1";
 import type * as Yaml from "yaml";
 import { ConfigError, parseCount, parseTarget } from "../config/parse.js";
+import { AUTH_ENV } from "../config/security.js";
 import { parseStartAt } from "../config/shard.js";
 
 export interface KubernetesOptions {
@@ -36,7 +37,15 @@ export interface KubernetesOptions {
   readonly memory: string;
   /** The merge gives up when the results are not all there this long after startAt. */
   readonly mergeWaitSeconds: number;
+  /**
+   * A Secret (made by the user, e.g. with kubectl) whose key `auth` holds user:password: the
+   * shards read it as MAILVOLLEY_AUTH. null: no AUTH from a Secret.
+   */
+  readonly authSecret: string | null;
 }
+
+/** The Secret's key that holds user:password. */
+export const AUTH_SECRET_KEY = "auth";
 
 /** Where every pod mounts the shared volume. */
 export const RESULTS_DIR = "/results";
@@ -74,14 +83,35 @@ export function kubernetesOptions(raw: RawKubernetesOptions): KubernetesOptions 
       "give the image the cluster pulls, e.g. registry.example.com/mailvolley:0.1.0",
     );
   }
+  const namespace = raw.namespace ?? null;
+  if (namespace !== null && !isDnsLabel(namespace)) {
+    throw new ConfigError(
+      "--namespace",
+      `"${namespace}" is not a Kubernetes namespace; give lower-case letters, digits and "-", at most 63`,
+    );
+  }
+  const authSecret = raw.authSecret ?? null;
+  if (authSecret !== null && !/^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/.test(authSecret)) {
+    throw new ConfigError("--auth-secret", `"${authSecret}" is not a Kubernetes Secret name`);
+  }
   const runArgs = [...(raw.runArgs ?? [])];
+  if (runArgs.some((arg) => arg === "--auth" || arg.startsWith("--auth="))) {
+    // Args are stored in the Job, shown by kubectl describe and kept in etcd unencrypted.
+    throw new ConfigError(
+      "--auth",
+      "after -- would write the password into the manifests; store it in a Secret" +
+        ` (kubectl create secret generic ${name}-auth --from-literal=${AUTH_SECRET_KEY}=USER:PASSWORD)` +
+        ` and give --auth-secret ${name}-auth`,
+    );
+  }
   for (const arg of runArgs) {
     const flag = OWNED_FLAGS.find((f) => arg === f || arg.startsWith(`${f}=`));
     if (flag) throw new ConfigError(flag, "is set by the manifests (one per shard); leave it out");
   }
   return Object.freeze({
     name,
-    namespace: raw.namespace ?? null,
+    namespace,
+    authSecret,
     image: raw.image,
     target: raw.target,
     shards: parseCount("--shards", raw.shards, 1, 1000),
@@ -93,6 +123,11 @@ export function kubernetesOptions(raw: RawKubernetesOptions): KubernetesOptions 
     memory: quantity("--memory", raw.memory ?? "1Gi"),
     mergeWaitSeconds: parseCount("--merge-wait", raw.mergeWaitSeconds ?? 3600, 1),
   });
+}
+
+/** An RFC 1123 label, as namespaces are named. */
+function isDnsLabel(text: string): boolean {
+  return /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(text) && text.length <= 63;
 }
 
 /** A Kubernetes resource quantity: 500m, 2, 1.5, 512Mi, 1Gi, 1G. */
@@ -214,6 +249,17 @@ export function shardResultPath(index: number | string): string {
   return `${RESULTS_DIR}/shard-${index}.json`;
 }
 
+/** The shard's index, and with --auth-secret the credentials from that Secret. */
+function shardEnv(options: KubernetesOptions) {
+  const index = { fieldRef: { fieldPath: INDEX_ANNOTATION } };
+  // The password stays in the Secret: the manifest names it, never holds it.
+  const secret = { secretKeyRef: { name: options.authSecret ?? "", key: AUTH_SECRET_KEY } };
+  return [
+    { name: SHARD_INDEX_VAR, valueFrom: index },
+    ...(options.authSecret === null ? [] : [{ name: AUTH_ENV, valueFrom: secret }]),
+  ];
+}
+
 export function shardJob(options: KubernetesOptions): IJob {
   const n = options.shards;
   const args = [
@@ -232,7 +278,7 @@ export function shardJob(options: KubernetesOptions): IJob {
     name: "mailvolley",
     image: options.image,
     args,
-    env: [{ name: SHARD_INDEX_VAR, valueFrom: { fieldRef: { fieldPath: INDEX_ANNOTATION } } }],
+    env: shardEnv(options),
     resources: { requests: resources, limits: resources },
   });
   return {

@@ -2,7 +2,7 @@
  * Turning octets read from disk into content that is safe to send after DATA (RFC 5321 §4.5):
  * CRLF line ends, dot-stuffed, ending with CRLF, no NUL. Shared by every file source.
  */
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { dotStuff } from "../smtp/message.js";
 import { type MessageContent, SourceError } from "./source.js";
 
@@ -24,8 +24,14 @@ export interface PreparedContent extends MessageContent {
 export async function readSourceFile(file: string, what: string): Promise<Buffer> {
   let data: Buffer;
   try {
+    // Opening a FIFO waits for a writer, for good if none comes, with a thread of the pool
+    // stuck in open(2) where no signal reaches it: the run could neither start nor stop.
+    if ((await stat(file)).isFIFO()) {
+      throw new SourceError(file, `is a FIFO (named pipe); give the ${what} as a regular file`);
+    }
     data = await readFile(file);
   } catch (error) {
+    if (error instanceof SourceError) throw error;
     throw new SourceError(file, readFailure(error as NodeJS.ErrnoException, what));
   }
   return data.subarray(0, 3).equals(BOM) ? data.subarray(3) : data;

@@ -1,4 +1,6 @@
 /** `mailvolley probe`'s answer in words: a pure function of a ProbeResult. */
+
+import { printable } from "../stats/printable.js";
 import type { ProbeResult } from "../stats/probe-result.js";
 import { fmt } from "./figures.js";
 import { painter, row } from "./terminal.js";
@@ -22,13 +24,13 @@ export function renderProbe(result: ProbeResult, options: { color: boolean }): s
     lines.push(
       row("Stopped", [
         paint.yellow(
-          `on this machine's side, not the gateway's: ${r.text} (raise ulimit -n, or lower --max)`,
+          `on this machine's side, not the gateway's: ${printable(r.text)} (raise ulimit -n, or lower --max)`,
         ),
       ]),
     );
   } else if (r) {
-    const code = [r.reply, r.enhanced].filter(Boolean).join(" ");
-    lines.push(row("Refused", [paint.red(`${code} at ${r.phase}: ${r.text}`)]));
+    const code = printable([r.reply, r.enhanced].filter(Boolean).join(" "));
+    lines.push(row("Refused", [paint.red(`${code} at ${r.phase}: ${printable(r.text)}`)]));
   } else {
     const why = {
       max: "the --max bound was reached",

@@ -2,6 +2,8 @@
  * The terminal summary: a pure function of a Result. The caller decides where it goes and
  * whether colour is on (only on a TTY).
  */
+
+import { printable } from "../stats/printable.js";
 import type { LatencySummary, Result } from "../stats/result.js";
 import {
   apdexText,
@@ -190,10 +192,10 @@ function errorTable(result: Result): string {
       "",
       fmt(e.count),
       e.class ?? "",
-      e.reply,
-      e.enhanced || "-",
+      printable(e.reply),
+      printable(e.enhanced) || "-",
       e.phase,
-      truncate(e.text, 60),
+      truncate(printable(e.text), 60),
     ]);
   }
   return table(rows, [false, true, false, false, false, false, false]);

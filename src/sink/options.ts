@@ -251,7 +251,10 @@ export function fillSinkOptions(options: SinkOptions): FilledSinkOptions {
     maxCommandLine: count("max-command-line", options.maxCommandLine, 512),
     maxTextLine: count("max-text-line", options.maxTextLine),
     bareLf: parseBareLf(options.bareLf),
-    idleTimeoutMs: parseDuration("idle-timeout", options.idleTimeout ?? 300),
+    idleTimeoutMs: aboveZero(
+      "idle-timeout",
+      parseDuration("idle-timeout", options.idleTimeout ?? 300),
+    ),
     faults: Object.freeze((options.faults ?? []).map(toFaultRule)),
     seed: count("seed", options.seed, Math.floor(Math.random() * 2 ** 31)),
     maxConnections: count("max-connections", options.maxConnections),
@@ -259,7 +262,11 @@ export function fillSinkOptions(options: SinkOptions): FilledSinkOptions {
     maxConnectionRate: optionalRate(options.maxConnectionRate, "max-connection-rate"),
     maxMessageRate: optionalRate(options.maxMessageRate, "max-message-rate"),
     maxMessagesPerSession: count("max-messages-per-session", options.maxMessagesPerSession),
-    maxRecipients: count("max-recipients", options.maxRecipients),
+    // 0 would refuse every recipient: no message could ever be taken.
+    maxRecipients:
+      options.maxRecipients === undefined
+        ? 0
+        : aboveZero("max-recipients", count("max-recipients", options.maxRecipients)),
     classes: options.classes ?? true,
     classBySubject: subjectRegex(options.classBySubject),
     dump: options.dump,
@@ -269,6 +276,12 @@ export function fillSinkOptions(options: SinkOptions): FilledSinkOptions {
     exitAfterSessions: count("exit-after-sessions", options.exitAfterSessions),
     idleExitMs: count("idle-exit", options.idleExitMs),
   });
+}
+
+/** A limit that 0 would make useless (an idle timeout of nothing, no recipient allowed). */
+function aboveZero(option: string, value: number): number {
+  if (value > 0) return value;
+  throw new SinkOptionError(option, `--${option} 0: give a value above 0`);
 }
 
 function parseBacklog(value: number | undefined): number {

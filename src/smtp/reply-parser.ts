@@ -43,6 +43,11 @@ export class ReplyParser {
    * Valid while onReply runs.
    */
   enhancedSubject = -1;
+  /**
+   * Chunks pushed so far: replies read in one chunk were all sent before anything the client
+   * wrote in answer to the first of them (a client's early-reply check).
+   */
+  chunks = 0;
   private carry: Buffer | null = null;
   private code = 0;
   private lineCount = 0;
@@ -82,6 +87,7 @@ export class ReplyParser {
    * count read, so that no Buffer is made per read; what lies beyond `length` is not looked at.
    */
   push(chunk: Buffer, length = chunk.length): void {
+    this.chunks++;
     if (this.failed) return;
     this.resetInPush = false;
     let pos = 0;
