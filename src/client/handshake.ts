@@ -5,6 +5,7 @@
  * session through the handshake's states and hands over the capabilities when done.
  */
 
+import type { TLSSocket } from "node:tls";
 import { type Capabilities, capabilitiesOf, NO_CAPABILITIES } from "../smtp/capabilities.js";
 import type { Phase } from "../smtp/phases.js";
 import { performance } from "../stats/clock.js";
@@ -92,8 +93,12 @@ export class Handshake {
   }
 
   /** A TLS handshake finished: implicit TLS waits for the banner, STARTTLS says EHLO again. */
-  secured(now: number): void {
-    this.stats.record("tls", now - this.tlsStartedAt);
+  secured(now: number, socket: TLSSocket): void {
+    // Counted by kind: a resumed handshake skips the certificate and key exchange.
+    const cipher = socket.getCipher();
+    const version = socket.getProtocol() ?? cipher?.version ?? "unknown";
+    const ms = now - this.tlsStartedAt;
+    this.stats.tlsHandshake(socket.isSessionReused(), ms, version, cipher?.name ?? "unknown");
     if (this.config.tls === "implicit") {
       this.connectedAt = now;
       this.session.enter(State.Banner);

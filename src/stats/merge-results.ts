@@ -3,6 +3,7 @@
  * rows and encoded histograms, so the shards merge as if one generator had counted everything.
  */
 
+import { tlsSnapshotOfResult } from "./tls-tally.js";
 import {
   HISTOGRAM_NAMES,
   type HistogramName,
@@ -51,6 +52,7 @@ export function snapshotOfResult(r: Result): StatsSnapshot {
       histogram: r.histograms[`class:${c.name}`] ?? empty,
     })),
     series: seriesSnapshot(r.series ?? { intervalMs: 1000, points: [] }),
+    tls: tlsSnapshotOfResult(r.tls, r.histograms, empty),
   };
 }
 
