@@ -1,0 +1,115 @@
+/**
+ * TLS session resumption against real servers: Postfix smtpd (STARTTLS and implicit TLS on
+ * smtps, its session tickets on as by default), the built-in sink and npm smtp-server. Each
+ * session's first connection is a full handshake and every later one resumes, so the counts are
+ * exact whatever the machine's load; --no-tls-resume makes every handshake full; and resumption
+ * changes nothing about what a message counts as.
+ */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { startSink } from "../src/sink/index.js";
+import type { Result } from "../src/stats/result.js";
+import { mailvolley } from "./helpers/cli.js";
+import { requirePeer } from "./helpers/peer.js";
+import { haveSmtpd, startPostfixSmtpd } from "./helpers/postfix-smtpd.js";
+import { runClient } from "./helpers/run-client.js";
+import { startSmtpServer } from "./helpers/smtp-server.js";
+import { tempDir } from "./helpers/tmp.js";
+
+const INSTALL = "apt-get install postfix, and run the tests as root (master must start as root)";
+
+/** `mailvolley run TARGET ARGS` as a user runs it; its JSON result. */
+async function runCli(target: string, args: string[]): Promise<{ result: Result; stdout: string }> {
+  const json = join(tempDir("mailvolley-tls-"), "result.json");
+  const out = await mailvolley(["run", target, ...args, "--json", json], 120_000);
+  assert.equal(out.code, 0, out.stderr);
+  return { result: JSON.parse(readFileSync(json, "utf8")) as Result, stdout: out.stdout };
+}
+
+/** Every message accepted, no error, one handshake per connection. */
+function assertExact(result: Result, messages: number, connections: number): void {
+  assert.deepEqual(result.errors, []);
+  assert.equal(result.messages.accepted, messages);
+  assert.equal(result.connections.opened, connections);
+  assert.ok(result.tls, "a TLS run reports tls");
+  assert.equal(result.tls.full + result.tls.resumed, connections);
+  assert.equal(result.latency.tlsMs.count, connections);
+  assert.equal(result.tls.fullMs.count, result.tls.full);
+  assert.equal(result.tls.resumedMs.count, result.tls.resumed);
+  assert.equal(
+    result.tls.seen.reduce((sum, s) => sum + s.count, 0),
+    connections,
+  );
+}
+
+describe("TLS session resumption", () => {
+  test("Postfix smtpd, STARTTLS and smtps: resumed from each session's second connection on", async (t) => {
+    if (!requirePeer(t, "postfix smtpd", haveSmtpd(), INSTALL)) return;
+    const peer = await startPostfixSmtpd({ tls: true });
+    try {
+      const target = `${peer.host}:${peer.port}`;
+      const perMessage = ["--mode", "per-message", "-s", "4", "-m", "120"];
+      const resumed = await runCli(target, ["--starttls", ...perMessage]);
+      assertExact(resumed.result, 120, 120);
+      assert.equal(resumed.result.tls?.full, 4);
+      assert.equal(resumed.result.tls?.resumed, 116);
+      assert.match(resumed.stdout, /^TLS +full 4 \(p50 [\d.]+ ms\) +resumed 116 /m);
+
+      const full = await runCli(target, ["--starttls", "--no-tls-resume", ...perMessage]);
+      assertExact(full.result, 120, 120);
+      assert.equal(full.result.tls?.full, 120);
+      assert.equal(full.result.tls?.resumed, 0);
+
+      const smtps = await runCli(`${peer.host}:${peer.smtpsPort}`, [
+        "--tls-on-connect",
+        ...perMessage,
+      ]);
+      assertExact(smtps.result, 120, 120);
+      assert.equal(smtps.result.tls?.full, 4);
+      assert.equal(smtps.result.tls?.resumed, 116);
+
+      const reuse = await runCli(target, ["--starttls", "-s", "4", "-m", "200"]);
+      assertExact(reuse.result, 200, 4);
+      assert.equal(reuse.result.tls?.full, 4);
+
+      const counts = await peer.stop();
+      assert.equal(counts.messages, 120 * 3 + 200, "Postfix delivered every message once");
+    } finally {
+      await peer.stop();
+    }
+  });
+
+  test("built-in sink: tickets resumed; --no-tls-resume (tlsResume false) resumes none", async () => {
+    const sink = await startSink({ listen: ["127.0.0.1:0"], starttls: true });
+    try {
+      const { host, port } = sink.addresses[0];
+      const options = { sessions: 3, messages: 30, starttls: true, mode: "per-message" };
+      const resumed = await runClient(`${host}:${port}`, options);
+      assertExact(resumed, 30, 30);
+      assert.equal(resumed.tls?.full, 3);
+      assert.equal(resumed.tls?.resumed, 27);
+      const full = await runClient(`${host}:${port}`, { ...options, tlsResume: false });
+      assertExact(full, 30, 30);
+      assert.equal(full.tls?.resumed, 0);
+    } finally {
+      await sink.close();
+    }
+  });
+
+  test("npm smtp-server: every handshake counted as full or resumed, every message once", async () => {
+    const peer = await startSmtpServer({ disabledCommands: ["AUTH"], hideSTARTTLS: false });
+    const result = await runClient(`${peer.host}:${peer.port}`, {
+      sessions: 2,
+      messages: 20,
+      starttls: true,
+      mode: "per-message",
+    });
+    const counts = await peer.stop();
+    assertExact(result, 20, 20);
+    assert.equal(counts.messages, 20);
+    assert.equal(result.tls?.full, 2);
+    assert.equal(result.tls?.resumed, 18);
+  });
+});
