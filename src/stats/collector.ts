@@ -17,8 +17,8 @@ import { ERROR_CLASSES, errorClassIndex, errorKey, type Failure } from "./errors
 import { type FirstError, FirstErrors, RunOrdinals } from "./first-errors.js";
 import { LatencyRecorder, toMicros } from "./histogram.js";
 import { type ErrorRow, type Phase, RESULT_LATENCIES } from "./result.js";
-import { type TlsSnapshot, TlsTally } from "./tls-tally.js";
 import { DEFAULT_INTERVAL_MS, SeriesRecorder, type SeriesSnapshot } from "./series.js";
+import { type TlsSnapshot, TlsTally } from "./tls-tally.js";
 
 export {
   fractionAtOrBelow,

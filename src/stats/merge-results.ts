@@ -3,7 +3,6 @@
  * rows and encoded histograms, so the shards merge as if one generator had counted everything.
  */
 
-import { tlsSnapshotOfResult } from "./tls-tally.js";
 import {
   HISTOGRAM_NAMES,
   type HistogramName,
@@ -16,6 +15,7 @@ import { mergeSnapshots } from "./merge-snapshots.js";
 import type { Result } from "./result.js";
 import { checkShards, type ShardSummary } from "./shard-check.js";
 import { buildResult, seriesSnapshot } from "./summarise.js";
+import { tlsSnapshotOfResult } from "./tls-tally.js";
 
 /** A saved Result turned back into the snapshot it was summarised from. */
 export function snapshotOfResult(r: Result): StatsSnapshot {

@@ -4,13 +4,13 @@
  * these definitions word for word in spirit.
  */
 
-import type { TlsResult } from "./tls-tally.js";
 import type { Latency, Phase } from "../smtp/phases.js";
 import type { ErrorClass } from "./errors.js";
 import type { GeneratorResult } from "./generator-result.js";
 import type { LatencySummary } from "./latency-summary.js";
 import type { FirstSeen, Knee, RunRecord } from "./result-context.js";
 import type { ShardHeader } from "./shard-header.js";
+import type { TlsResult } from "./tls-tally.js";
 
 export type { Phase } from "../smtp/phases.js";
 export type { ErrorClass } from "./errors.js";
