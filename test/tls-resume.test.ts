@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { startSink } from "../src/sink/index.js";
 import type { Result } from "../src/stats/result.js";
-import { mailvolley } from "./helpers/cli.js";
+import { mailvolley, startMailvolley } from "./helpers/cli.js";
 import { requirePeer } from "./helpers/peer.js";
 import { haveSmtpd, startPostfixSmtpd } from "./helpers/postfix-smtpd.js";
 import { runClient } from "./helpers/run-client.js";
@@ -93,8 +93,33 @@ describe("TLS session resumption", () => {
       const full = await runClient(`${host}:${port}`, { ...options, tlsResume: false });
       assertExact(full, 30, 30);
       assert.equal(full.tls?.resumed, 0);
+      const counted = sink.stats();
+      assert.equal(counted.tlsFull, 3 + 30);
+      assert.equal(counted.tlsResumed, 27);
     } finally {
       await sink.close();
+    }
+  });
+
+  test("sink --no-tls-resume (tlsResume false): the client offers tickets, every handshake is full", async () => {
+    for (const listen of ["127.0.0.1:0", "tls://127.0.0.1:0"]) {
+      const sink = await startSink({ listen: [listen], starttls: true, tlsResume: false });
+      try {
+        const { host, port } = sink.addresses[0];
+        const implicit = listen.startsWith("tls:");
+        const result = await runClient(`${host}:${port}`, {
+          sessions: 2,
+          messages: 12,
+          mode: "per-message",
+          ...(implicit ? { tlsOnConnect: true } : { starttls: true }),
+        });
+        assertExact(result, 12, 12);
+        assert.equal(result.tls?.full, 12);
+        assert.equal(sink.stats().tlsFull, 12);
+        assert.equal(sink.stats().tlsResumed, 0);
+      } finally {
+        await sink.close();
+      }
     }
   });
 
@@ -111,5 +136,41 @@ describe("TLS session resumption", () => {
     assert.equal(counts.messages, 20);
     assert.equal(result.tls?.full, 2);
     assert.equal(result.tls?.resumed, 18);
+  });
+
+  test("mailvolley sink counts full and resumed handshakes in its summary and JSON", async () => {
+    for (const [flags, full, resumed] of [
+      [[], 2, 8],
+      [["--no-tls-resume"], 10, 0],
+    ] as const) {
+      const args = [
+        "sink",
+        "--listen",
+        "127.0.0.1:0",
+        "--exit-after-messages",
+        "10",
+        "--json",
+        "-",
+      ];
+      const sink = startMailvolley([...args, ...flags]);
+      const port = await new Promise<number>((resolve, reject) => {
+        let stderr = "";
+        sink.child.stderr?.on("data", (d: string) => {
+          stderr += d;
+          const m = /listening on 127\.0\.0\.1:(\d+)/.exec(stderr);
+          if (m) resolve(Number(m[1]));
+        });
+        sink.done.then(() => reject(new Error(`sink exited early: ${stderr}`)));
+      });
+      const run = ["--starttls", "-m", "10", "-s", "2", "--mode", "per-message"];
+      const client = await runCli(`127.0.0.1:${port}`, run);
+      assert.equal(client.result.tls?.full, full);
+      assert.equal(client.result.tls?.resumed, resumed);
+      const out = await sink.done;
+      assert.equal(out.code, 0, out.stderr);
+      assert.match(out.stdout, new RegExp(`TLS handshakes full ${full}  resumed ${resumed}`));
+      const json = JSON.parse(out.stdout.slice(out.stdout.indexOf("{")));
+      assert.deepEqual(json.tls, { full, resumed });
+    }
   });
 });

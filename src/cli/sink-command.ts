@@ -42,6 +42,12 @@ export function sinkOptions<T>(yargs: Argv<T>) {
     .option("pipelining", { type: "boolean", default: true, describe: "Offer PIPELINING" })
     .option("chunking", { type: "boolean", default: true, describe: "Offer CHUNKING (BDAT)" })
     .option("starttls", { type: "boolean", default: true, describe: "Offer STARTTLS" })
+    .option("tls-resume", {
+      type: "boolean",
+      default: true,
+      describe:
+        "Resume TLS sessions from tickets; --no-tls-resume: a full handshake every time, as a gateway without resumption",
+    })
     .option("8bitmime", { type: "boolean", default: true, describe: "Offer 8BITMIME" })
     .option("smtputf8", { type: "boolean", default: true, describe: "Offer SMTPUTF8" })
     .option("dsn", { type: "boolean", default: true, describe: "Offer DSN" })
@@ -112,6 +118,7 @@ export function sinkConfigFromArgv(argv: SinkArgv): {
     pipelining: argv.pipelining,
     chunking: argv.chunking,
     starttls: argv.starttls,
+    tlsResume: argv.tlsResume,
     eightBitMime: raw["8bitmime"] as boolean,
     smtpUtf8: argv.smtputf8,
     dsn: argv.dsn,
@@ -172,6 +179,7 @@ export function sinkJson(stats: SinkStats, stopReason: string, kernel?: SinkKern
     },
     recipients: { accepted: stats.recipients, rejected: stats.recipientsRejected },
     bytes: stats.bytes,
+    tls: { full: stats.tlsFull, resumed: stats.tlsResumed },
     firstConnectAt: isoOrNull(stats.firstConnectMs),
     lastMessageAt: isoOrNull(stats.lastMessageMs),
     classes: stats.classes,
@@ -195,6 +203,9 @@ export function sinkSummary(stats: SinkStats, kernel?: SinkKernel): string {
       `  MAIL refused ${stats.mailRejected}`,
     `recipients ${stats.recipients}  rejected ${stats.recipientsRejected}  bytes ${stats.bytes}`,
   ];
+  if (stats.tlsFull + stats.tlsResumed > 0) {
+    lines.push(`TLS handshakes full ${stats.tlsFull}  resumed ${stats.tlsResumed}`);
+  }
   if (stats.firstConnectMs > 0 && stats.lastMessageMs > 0) {
     const seconds = ((stats.lastMessageMs - stats.firstConnectMs) / 1000).toFixed(3);
     lines.push(
