@@ -173,4 +173,29 @@ describe("TLS session resumption", () => {
       assert.deepEqual(json.tls, { full, resumed });
     }
   });
+
+  test("compare --starttls: per-message full, per-message resumed and reuse, ratios in the headline", async () => {
+    const json = join(tempDir("mailvolley-tls-"), "compare.json");
+    const args = ["compare", "--starttls", "-m", "60", "-s", "3", "--pause", "0", "--json", json];
+    const out = await mailvolley(args, 120_000);
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(
+      out.stdout,
+      /TLS resumption delivered [\d,.]+ messages\/s against [\d,.]+ with a full handshake per connection \(×[\d.]+\);/,
+    );
+    assert.match(out.stdout, /session reuse [\d,.]+ \(×[\d.]+ full, ×[\d.]+ resumed\)/);
+    assert.match(
+      out.stdout,
+      /per-message full +per-message resumed +reuse +resumed \/ full +reuse \/ per-message full/,
+    );
+    const runs = (JSON.parse(readFileSync(json, "utf8")) as { runs: Result[] }).runs;
+    assert.deepEqual(
+      runs.map((r) => [r.mode, r.messages.accepted, r.tls?.full, r.tls?.resumed]),
+      [
+        ["per-message", 60, 60, 0],
+        ["per-message", 60, 3, 57],
+        ["reuse", 60, 3, 0],
+      ],
+    );
+  });
 });
