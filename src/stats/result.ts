@@ -10,7 +10,7 @@ import type { GeneratorResult } from "./generator-result.js";
 import type { LatencySummary } from "./latency-summary.js";
 import type { FirstSeen, Knee, RunRecord } from "./result-context.js";
 import type { ShardHeader } from "./shard-header.js";
-import type { TlsResult } from "./tls-tally.js";
+import type { TlsResult } from "./tls-result.js";
 
 export type { Phase } from "../smtp/phases.js";
 export type { ErrorClass } from "./errors.js";
