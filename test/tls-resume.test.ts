@@ -81,6 +81,30 @@ describe("TLS session resumption", () => {
     }
   });
 
+  test("Postfix smtpd, TLS 1.2: session tickets, and session IDs when tickets are off", async (t) => {
+    if (!requirePeer(t, "postfix smtpd", haveSmtpd(), INSTALL)) return;
+    const tls12 = "smtpd_tls_protocols = !SSLv2, !SSLv3, !TLSv1, !TLSv1.1, !TLSv1.3";
+    // Without tickets smtpd resumes from its session cache, by session ID (RFC 5246 §7.3).
+    const sessionIds = [
+      "tls_ssl_options = NO_TICKET",
+      "smtpd_tls_session_cache_database = btree:${data_directory}/smtpd_scache",
+    ];
+    for (const extra of [[tls12], [tls12, ...sessionIds]]) {
+      const peer = await startPostfixSmtpd({ tls: true, extra });
+      try {
+        const target = `${peer.host}:${peer.port}`;
+        const args = ["--starttls", "--mode", "per-message", "-s", "2", "-m", "30"];
+        const { result } = await runCli(target, args);
+        assertExact(result, 30, 30);
+        assert.deepEqual([result.tls?.full, result.tls?.resumed], [2, 28], extra.join("; "));
+        assert.equal(result.tls?.seen[0].version, "TLSv1.2");
+        assert.equal((await peer.stop()).messages, 30);
+      } finally {
+        await peer.stop();
+      }
+    }
+  });
+
   test("built-in sink: tickets resumed; --no-tls-resume (tlsResume false) resumes none", async () => {
     const sink = await startSink({ listen: ["127.0.0.1:0"], starttls: true });
     try {

@@ -28,6 +28,9 @@ export interface SinkCliSettings {
   quiet: boolean;
 }
 
+const TLS_RESUME_HELP =
+  "Resume TLS sessions from tickets; --no-tls-resume: a full handshake every time, as a gateway without resumption";
+
 export function sinkOptions<T>(yargs: Argv<T>) {
   return tableOptions(yargs, SINK_OPTIONS)
     .option("listen", {
@@ -42,12 +45,7 @@ export function sinkOptions<T>(yargs: Argv<T>) {
     .option("pipelining", { type: "boolean", default: true, describe: "Offer PIPELINING" })
     .option("chunking", { type: "boolean", default: true, describe: "Offer CHUNKING (BDAT)" })
     .option("starttls", { type: "boolean", default: true, describe: "Offer STARTTLS" })
-    .option("tls-resume", {
-      type: "boolean",
-      default: true,
-      describe:
-        "Resume TLS sessions from tickets; --no-tls-resume: a full handshake every time, as a gateway without resumption",
-    })
+    .option("tls-resume", { type: "boolean", default: true, describe: TLS_RESUME_HELP })
     .option("8bitmime", { type: "boolean", default: true, describe: "Offer 8BITMIME" })
     .option("smtputf8", { type: "boolean", default: true, describe: "Offer SMTPUTF8" })
     .option("dsn", { type: "boolean", default: true, describe: "Offer DSN" })

@@ -13,7 +13,7 @@ import type { RunStats } from "../stats/collector.js";
 import type { ErrorRow } from "../stats/result.js";
 import type { SessionOptions } from "./options.js";
 import { Expect, PHASE_OF } from "./pending.js";
-import { authLoginAnswer, authPlainLine, chooseMechanism } from "./secure.js";
+import { authLoginAnswer, authPlainLine, chooseMechanism, TlsResumption } from "./secure.js";
 import { Dialogue, State } from "./state.js";
 import { recordReply } from "./transactions.js";
 
@@ -56,12 +56,16 @@ export class Handshake {
   private caps: Capabilities = NO_CAPABILITIES;
   /** EHLO (LHLO) and the name, built on the first connection: every one sends the same. */
   private greeting: Buffer | null = null;
+  /** The TLS session this session offers on its next connection; kept across connections. */
+  readonly tickets: TlsResumption;
 
   constructor(
     private readonly session: HandshakeHost,
     private readonly config: SessionOptions,
     private readonly stats: RunStats,
-  ) {}
+  ) {
+    this.tickets = new TlsResumption(config.tls !== "none" && config.tlsResume);
+  }
 
   /** Back to the start, for the session's next connection. */
   clear(): void {

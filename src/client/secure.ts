@@ -19,7 +19,7 @@ export function openTransport(
   config: TlsSettings,
   onBytes: BytesHandler,
   localAddress?: string,
-  session?: Buffer,
+  resumption?: TlsResumption,
 ): net.Socket {
   const target = config.target!;
   if (config.tls === "none") return openConnection(target, onBytes, localAddress);
@@ -28,10 +28,11 @@ export function openTransport(
       ? // node:tls hands localAddress on to net.connect; its type does not list it.
         tls.connect({
           ...tcpOrPath(target),
-          ...tlsOptions(config, session),
+          ...tlsOptions(config, resumption?.offer),
           localAddress,
         } as tls.ConnectionOptions)
       : openConnection(target, null, localAddress);
+  if (socket instanceof tls.TLSSocket) resumption?.watch(socket);
   socket.setNoDelay(true);
   socket.on("data", (chunk: Buffer) => onBytes(chunk, chunk.length));
   return socket;
@@ -56,10 +57,11 @@ export function upgradeToTls(
   raw: net.Socket,
   config: TlsSettings,
   onBytes: BytesHandler,
-  session?: Buffer,
+  resumption?: TlsResumption,
 ): tls.TLSSocket {
   raw.removeAllListeners("data");
-  const secure = tls.connect({ socket: raw, ...tlsOptions(config, session) });
+  const secure = tls.connect({ socket: raw, ...tlsOptions(config, resumption?.offer) });
+  resumption?.watch(secure);
   secure.setNoDelay(true);
   secure.on("data", (chunk: Buffer) => onBytes(chunk, chunk.length));
   return secure;

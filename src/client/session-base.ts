@@ -17,7 +17,7 @@ import type { ErrorRow } from "../stats/result.js";
 import { Handshake, type HandshakeHost } from "./handshake.js";
 import type { MessageKind, SessionMessages, SessionOptions } from "./options.js";
 import { Expect, PendingReplies, PHASE_OF } from "./pending.js";
-import { openTransport, TlsResumption, upgradeToTls } from "./secure.js";
+import { openTransport, upgradeToTls } from "./secure.js";
 import { Dialogue, State } from "./state.js";
 import { traceWrite } from "./trace.js";
 import { type Transaction, TransactionRing, TX_SLOTS } from "./transactions.js";
@@ -67,8 +67,6 @@ export abstract class SessionBase implements HandshakeHost {
   protected readonly pending: PendingReplies;
   protected readonly txs: TransactionRing;
   protected readonly handshake: Handshake;
-  /** The TLS session this slot offers on its next connection (see TlsResumption). */
-  private readonly resumption: TlsResumption;
   protected caps: Capabilities = NO_CAPABILITIES;
   protected dialogue = Dialogue.LockStep;
   /** BDAT transactions written whose final reply has not come. */
@@ -116,7 +114,6 @@ export abstract class SessionBase implements HandshakeHost {
     this.pending = new PendingReplies(Math.max(2 * recipients + 16, chunked + 8));
     this.parser = new ReplyParser(this);
     this.handshake = new Handshake(this, config, stats);
-    this.resumption = new TlsResumption(config.tls !== "none" && config.tlsResume);
     this.socket = this.connect();
   }
 
@@ -161,8 +158,7 @@ export abstract class SessionBase implements HandshakeHost {
       this.socketReusable = false; // its listeners stay, current: the same generation's socket
       return reconnect(this.socket, config.target!, local);
     }
-    const socket = openTransport(config, this.onBytes, local, this.resumption.offer);
-    if (config.tls === "implicit") this.resumption.watch(socket as tls.TLSSocket);
+    const socket = openTransport(config, this.onBytes, local, this.handshake.tickets);
     this.generation++;
     this.listen(socket, true, config.tls === "implicit");
     return socket;
@@ -316,9 +312,7 @@ export abstract class SessionBase implements HandshakeHost {
   startTls(): void {
     // RFC 3207 §5: nothing the server sent before the handshake may be acted on.
     this.parser.reset();
-    const offer = this.resumption.offer;
-    this.socket = upgradeToTls(this.socket, this.host.config, this.onBytes, offer);
-    this.resumption.watch(this.socket as tls.TLSSocket);
+    this.socket = upgradeToTls(this.socket, this.host.config, this.onBytes, this.handshake.tickets);
     this.listen(this.socket, false, true);
   }
 
@@ -362,12 +356,11 @@ export abstract class SessionBase implements HandshakeHost {
   private onSecure(): void {
     const now = performance.now();
     this.phaseSince = now;
-    const s = this.socket as tls.TLSSocket;
     if (this.host.trace && this.id === 0) {
-      const kind = s.isSessionReused() ? "resumed" : "full";
-      this.host.trace(`= TLS ${s.getProtocol()} ${s.getCipher()?.name ?? ""} ${kind}`);
+      const s = this.socket as tls.TLSSocket;
+      this.host.trace(`= TLS ${s.getProtocol()} ${s.getCipher()?.name ?? ""}`);
     }
-    this.handshake.secured(now, s);
+    this.handshake.secured(now, this.socket as tls.TLSSocket);
   }
 
   private onClose(): void {

@@ -5,7 +5,19 @@
  */
 import { ERROR_CLASS_LABELS, ERROR_CLASSES, type ErrorClass } from "../stats/errors.js";
 import type { Mode, Result } from "../stats/result.js";
-import { firstSeenSpan, fmt, latencyCell, PHASE_ROWS, ratio, sessionsOpen } from "./figures.js";
+import {
+  firstSeenSpan,
+  fmt,
+  latencyCell,
+  offeredResumption,
+  PHASE_ROWS,
+  ratio,
+  runLabel,
+  sessionsOpen,
+} from "./figures.js";
+
+export { runLabel } from "./figures.js";
+
 import { painter, table } from "./terminal.js";
 import { compareVerdictLines } from "./verdict.js";
 
@@ -19,13 +31,6 @@ export interface Comparison {
   notRun?: Mode[];
 }
 
-/** Whether a run's client offered TLS resumption (false: --no-tls-resume, or no TLS). */
-function offeredResumption(r: Result): boolean {
-  if (!r.tls) return false;
-  const given = r.run?.options?.tlsResume;
-  return typeof given === "boolean" ? given : r.tls.resumed > 0;
-}
-
 /**
  * The per-message run and the reuse run, whatever order they ran in; with TLS (compare
  * --starttls) `base` is the per-message run with full handshakes and `resumed` the per-message
@@ -37,12 +42,6 @@ function pair(runs: readonly Result[]): { base: Result; reuse: Result; resumed?:
   const base = perMessage.find((r) => r !== resumed) ?? runs[0];
   const reuse = runs.find((r) => r.mode === "reuse") ?? runs.find((r) => r !== base) ?? runs[1];
   return { base, reuse, resumed };
-}
-
-/** A run's column name: its mode, and for a per-message TLS run the kind of its handshakes. */
-export function runLabel(r: Result, runs: readonly Result[]): string {
-  if (r.mode !== "per-message" || !pair(runs).resumed) return r.mode;
-  return offeredResumption(r) ? "per-message resumed" : "per-message full";
 }
 
 /** One sentence per figure that matters most, for the top of the report. */

@@ -145,8 +145,32 @@ function num(field: string, value: number, text: string, cls = ""): string {
   return `<td${c} data-field="${esc(field)}" data-value="${value}">${esc(text)}</td>`;
 }
 
+/** An overview row: label, JSON field, the value (null: n/a) and how it is shown. */
+type OverviewRow = [string, string, (r: Result) => number | null, (v: number) => string];
+
+/** Full and resumed TLS handshakes and each kind's median, when a run made any. */
+function tlsOverviewRows(runs: readonly Result[]): OverviewRow[] {
+  if (!runs.some((r) => r.tls)) return [];
+  return [
+    ["TLS handshakes full", "tls.full", (r) => r.tls?.full ?? null, (v) => fmt(v)],
+    ["TLS handshakes resumed", "tls.resumed", (r) => r.tls?.resumed ?? null, (v) => fmt(v)],
+    [
+      "TLS handshake p50 full (ms)",
+      "tls.fullMs.p50",
+      (r) => (r.tls?.full ? r.tls.fullMs.p50 : null),
+      (v) => ms(v),
+    ],
+    [
+      "TLS handshake p50 resumed (ms)",
+      "tls.resumedMs.p50",
+      (r) => (r.tls?.resumed ? r.tls.resumedMs.p50 : null),
+      (v) => ms(v),
+    ],
+  ];
+}
+
 function overview(runs: readonly Result[], prefix: (i: number) => string): string {
-  const rows: [string, string, (r: Result) => number | null, (v: number) => string][] = [
+  const rows: OverviewRow[] = [
     [
       "Messages/s (whole-run mean)",
       "throughput.messagesPerSecond",
@@ -181,24 +205,7 @@ function overview(runs: readonly Result[], prefix: (i: number) => string): strin
       (v) => fmt(v, 4),
     ],
     ["Recipients accepted", "recipients.accepted", (r) => r.recipients.accepted, (v) => fmt(v)],
-    ...(runs.some((r) => r.tls)
-      ? ([
-          ["TLS handshakes full", "tls.full", (r) => r.tls?.full ?? null, (v) => fmt(v)],
-          ["TLS handshakes resumed", "tls.resumed", (r) => r.tls?.resumed ?? null, (v) => fmt(v)],
-          [
-            "TLS handshake p50 full (ms)",
-            "tls.fullMs.p50",
-            (r) => (r.tls?.full ? r.tls.fullMs.p50 : null),
-            (v) => ms(v),
-          ],
-          [
-            "TLS handshake p50 resumed (ms)",
-            "tls.resumedMs.p50",
-            (r) => (r.tls?.resumed ? r.tls.resumedMs.p50 : null),
-            (v) => ms(v),
-          ],
-        ] as typeof rows)
-      : []),
+    ...tlsOverviewRows(runs),
   ];
   const compare = runs.length === 2;
   const head = `<tr><th></th>${runs.map((r) => `<th>${esc(runLabel(r, runs))}</th>`).join("")}${compare ? `<th>${esc(runs[1].mode)} / ${esc(runs[0].mode)}</th>` : ""}</tr>`;

@@ -56,12 +56,7 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
   const first = snapshot.firstErrors
     ? firstSeenExact(snapshot.firstErrors, series.intervalMs, snapshot.firstEventMs)
     : firstSeen(series, snapshot.firstEventMs, elapsedSeconds);
-  const histograms: Record<string, string> = { ...snapshot.histograms };
-  for (const cls of snapshot.classes) histograms[`class:${cls.name}`] = cls.histogram;
-  if (snapshot.tls) {
-    histograms[TLS_HISTOGRAM_KEYS.full] = snapshot.tls.fullHistogram;
-    histograms[TLS_HISTOGRAM_KEYS.resumed] = snapshot.tls.resumedHistogram;
-  }
+  const histograms = histogramsOf(snapshot);
   const result: Result = {
     schema: RESULT_SCHEMA,
     mode: meta.mode,
@@ -116,6 +111,17 @@ function classifiedErrors(rows: StatsSnapshot["errors"]): {
   const errorClasses = zeroErrorClasses();
   for (const row of errors) errorClasses[row.class] += row.count;
   return { errors, errorClasses };
+}
+
+/** Result.histograms: the run's, each class's and each kind of TLS handshake's. */
+function histogramsOf(snapshot: StatsSnapshot): Record<string, string> {
+  const histograms: Record<string, string> = { ...snapshot.histograms };
+  for (const cls of snapshot.classes) histograms[`class:${cls.name}`] = cls.histogram;
+  if (snapshot.tls) {
+    histograms[TLS_HISTOGRAM_KEYS.full] = snapshot.tls.fullHistogram;
+    histograms[TLS_HISTOGRAM_KEYS.resumed] = snapshot.tls.resumedHistogram;
+  }
+  return histograms;
 }
 
 function connectionsOf(c: StatsSnapshot["counters"]): Result["connections"] {
