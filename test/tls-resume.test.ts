@@ -87,7 +87,7 @@ describe("TLS session resumption", () => {
     // Without tickets smtpd resumes from its session cache, by session ID (RFC 5246 §7.3).
     const sessionIds = [
       "tls_ssl_options = NO_TICKET",
-      "smtpd_tls_session_cache_database = btree:${data_directory}/smtpd_scache",
+      "smtpd_tls_session_cache_database = btree:$data_directory/smtpd_scache",
     ];
     for (const extra of [[tls12], [tls12, ...sessionIds]]) {
       const peer = await startPostfixSmtpd({ tls: true, extra });
