@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { startSink } from "../src/sink/index.js";
+import { mergeResults } from "../src/stats/merge-results.js";
 import type { Result } from "../src/stats/result.js";
 import { mailvolley, startMailvolley } from "./helpers/cli.js";
 import { requirePeer } from "./helpers/peer.js";
@@ -120,6 +121,28 @@ describe("TLS session resumption", () => {
       const counted = sink.stats();
       assert.equal(counted.tlsFull, 3 + 30);
       assert.equal(counted.tlsResumed, 27);
+    } finally {
+      await sink.close();
+    }
+  });
+
+  test("merged shards add up full and resumed handshakes, their histograms and what was seen", async () => {
+    const sink = await startSink({ listen: ["127.0.0.1:0"], starttls: true });
+    try {
+      const { host, port } = sink.addresses[0];
+      const options = { sessions: 2, messages: 10, starttls: true, mode: "per-message" };
+      const a = await runClient(`${host}:${port}`, options);
+      const b = await runClient(`${host}:${port}`, { ...options, tlsResume: false });
+      const merged = mergeResults([a, b]);
+      assert.equal(merged.tls?.full, 2 + 10);
+      assert.equal(merged.tls?.resumed, 8);
+      assert.equal(merged.tls?.fullMs.count, 12);
+      assert.equal(merged.tls?.resumedMs.count, 8);
+      assert.equal(
+        merged.tls?.seen.reduce((sum, s) => sum + s.count, 0),
+        20,
+      );
+      assert.equal(merged.latency.tlsMs.count, 20);
     } finally {
       await sink.close();
     }
