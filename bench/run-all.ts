@@ -5,6 +5,7 @@
  *   groups: throughput (cases reuse-20 reuse-1 reuse-100 per-message-20 cpu floor workers
  *           pinned),
  *           sink, chunking, memory, micro,
+ *           tls (STARTTLS per message against the TLS floor, full and resumed; reuse TLS vs plain),
  *           fixed-cost (process start → first connect, last reply → exit; bench/fixed-cost.ts)
  *   BENCH_ROUNDS=N   alternated rounds per comparison (default 5)
  *
@@ -21,6 +22,7 @@ import { memoryBench } from "./memory.js";
 import type { MicroResult } from "./micro.js";
 import { sinkBench } from "./sink.js";
 import { type BenchOutput, throughputBench } from "./throughput.js";
+import { tlsBench } from "./tls.js";
 
 const THROUGHPUT_CASES = [
   "reuse-20",
@@ -32,7 +34,7 @@ const THROUGHPUT_CASES = [
   "workers",
   "pinned",
 ];
-const GROUPS = ["throughput", "sink", "chunking", "memory", "micro", "fixed-cost"];
+const GROUPS = ["throughput", "sink", "chunking", "memory", "micro", "fixed-cost", "tls"];
 
 const args = process.argv.slice(2);
 for (const a of args) {
@@ -95,6 +97,7 @@ if (runGroup("chunking")) await group("chunking", () => chunkingBench(rounds));
 if (runGroup("memory")) await group("memory", () => memoryBench());
 if (runGroup("micro")) await group("micro", micro);
 if (runGroup("fixed-cost")) await group("fixed-cost", () => fixedCostBench(rounds));
+if (runGroup("tls")) await group("tls", () => tlsBench(rounds));
 
 const missed = all.filter((v) => !v.pass).length;
 process.stdout.write(`${all.length - missed} of ${all.length} targets met\n`);

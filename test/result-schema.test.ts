@@ -62,6 +62,15 @@ describe("schema/result.schema.json against real results", { timeout: 180_000 },
     assertValid(doc, "a self-test");
   });
 
+  test("a STARTTLS run per message over two workers (tls counts merged)", async () => {
+    const args = ["run", "--starttls", "--mode", "per-message", "-m", "40", "-s", "4"];
+    const doc = (await written("tls", [...args, "--workers", "2"])) as Result;
+    // Each of the 4 sessions' first connection is full, whichever thread it runs on.
+    assert.deepEqual([doc.tls?.full, doc.tls?.resumed], [4, 36]);
+    assert.equal(doc.histograms["tls:resumed"] !== undefined, true);
+    assertValid(doc, "a STARTTLS run");
+  });
+
   test("an open model with --rate and thresholds", async () => {
     const args = ["run", "--rate", "200", "-d", "1s", "-s", "4", "--workers", "1"];
     const thresholds = ["--threshold", "p99<60s", "--threshold", "error_rate<1%"];

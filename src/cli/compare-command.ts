@@ -139,6 +139,6 @@ function notRun(configs: readonly RunConfig[], runs: readonly Result[]): Mode[] 
 
 /** Both runs side by side; a compare cut short by a signal shows the run it has. */
 function compareSummary(runs: Result[], options: { color: boolean }): string | null {
-  if (runs.length === 2) return renderCompare(runs, options);
+  if (runs.length >= 2) return renderCompare(runs, options);
   return runs.length === 1 ? renderSummary(runs[0], options) : null;
 }

@@ -82,6 +82,7 @@ export function sinkJson(stats: SinkStats, stopReason: string, kernel?: SinkKern
     },
     recipients: { accepted: stats.recipients, rejected: stats.recipientsRejected },
     bytes: stats.bytes,
+    tls: { full: stats.tlsFull, resumed: stats.tlsResumed },
     firstConnectAt: isoOrNull(stats.firstConnectMs),
     lastMessageAt: isoOrNull(stats.lastMessageMs),
     classes: stats.classes,
@@ -105,6 +106,9 @@ export function sinkSummary(stats: SinkStats, kernel?: SinkKernel): string {
       `  MAIL refused ${stats.mailRejected}`,
     `recipients ${stats.recipients}  rejected ${stats.recipientsRejected}  bytes ${stats.bytes}`,
   ];
+  if (stats.tlsFull + stats.tlsResumed > 0) {
+    lines.push(`TLS handshakes full ${stats.tlsFull}  resumed ${stats.tlsResumed}`);
+  }
   if (stats.firstConnectMs > 0 && stats.lastMessageMs > 0) {
     const seconds = ((stats.lastMessageMs - stats.firstConnectMs) / 1000).toFixed(3);
     lines.push(

@@ -5,6 +5,7 @@
  * session through the handshake's states and hands over the capabilities when done.
  */
 
+import type { TLSSocket } from "node:tls";
 import { type Capabilities, capabilitiesOf, NO_CAPABILITIES } from "../smtp/capabilities.js";
 import type { Phase } from "../smtp/phases.js";
 import { performance } from "../stats/clock.js";
@@ -12,7 +13,7 @@ import type { RunStats } from "../stats/collector.js";
 import type { ErrorRow } from "../stats/result.js";
 import type { SessionOptions } from "./options.js";
 import { Expect, PHASE_OF } from "./pending.js";
-import { authLoginAnswer, authPlainLine, chooseMechanism } from "./secure.js";
+import { authLoginAnswer, authPlainLine, chooseMechanism, TlsResumption } from "./secure.js";
 import { Dialogue, State } from "./state.js";
 import { recordReply } from "./transactions.js";
 
@@ -55,12 +56,16 @@ export class Handshake {
   private caps: Capabilities = NO_CAPABILITIES;
   /** EHLO (LHLO) and the name, built on the first connection: every one sends the same. */
   private greeting: Buffer | null = null;
+  /** The TLS session this session offers on its next connection; kept across connections. */
+  readonly tickets: TlsResumption;
 
   constructor(
     private readonly session: HandshakeHost,
     private readonly config: SessionOptions,
     private readonly stats: RunStats,
-  ) {}
+  ) {
+    this.tickets = new TlsResumption(config.tls !== "none" && config.tlsResume);
+  }
 
   /** Back to the start, for the session's next connection. */
   clear(): void {
@@ -92,8 +97,12 @@ export class Handshake {
   }
 
   /** A TLS handshake finished: implicit TLS waits for the banner, STARTTLS says EHLO again. */
-  secured(now: number): void {
-    this.stats.record("tls", now - this.tlsStartedAt);
+  secured(now: number, socket: TLSSocket): void {
+    // Counted by kind: a resumed handshake skips the certificate and key exchange.
+    const cipher = socket.getCipher();
+    const version = socket.getProtocol() ?? cipher?.version ?? "unknown";
+    const ms = now - this.tlsStartedAt;
+    this.stats.tlsHandshake(socket.isSessionReused(), ms, version, cipher?.name ?? "unknown");
     if (this.config.tls === "implicit") {
       this.connectedAt = now;
       this.session.enter(State.Banner);

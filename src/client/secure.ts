@@ -19,6 +19,7 @@ export function openTransport(
   config: TlsSettings,
   onBytes: BytesHandler,
   localAddress?: string,
+  resumption?: TlsResumption,
 ): net.Socket {
   const target = config.target!;
   if (config.tls === "none") return openConnection(target, onBytes, localAddress);
@@ -27,10 +28,11 @@ export function openTransport(
       ? // node:tls hands localAddress on to net.connect; its type does not list it.
         tls.connect({
           ...tcpOrPath(target),
-          ...tlsOptions(config),
+          ...tlsOptions(config, resumption?.offer),
           localAddress,
         } as tls.ConnectionOptions)
       : openConnection(target, null, localAddress);
+  if (socket instanceof tls.TLSSocket) resumption?.watch(socket);
   socket.setNoDelay(true);
   socket.on("data", (chunk: Buffer) => onBytes(chunk, chunk.length));
   return socket;
@@ -40,11 +42,11 @@ function tcpOrPath(target: Endpoint): { host?: string; port?: number; path?: str
   return target.kind === "unix" ? { path: target.path } : { host: target.host, port: target.port };
 }
 
-function tlsOptions(config: TlsSettings): tls.ConnectionOptions {
+function tlsOptions(config: TlsSettings, session?: Buffer): tls.ConnectionOptions {
   const target = config.target!;
   const host = target.kind === "tcp" ? target.host : undefined;
   const servername = config.tlsServername ?? (host && !/^[\d.:]+$/.test(host) ? host : undefined);
-  return { servername, rejectUnauthorized: config.tlsVerify };
+  return { servername, rejectUnauthorized: config.tlsVerify, session };
 }
 
 /**
@@ -55,12 +57,39 @@ export function upgradeToTls(
   raw: net.Socket,
   config: TlsSettings,
   onBytes: BytesHandler,
+  resumption?: TlsResumption,
 ): tls.TLSSocket {
   raw.removeAllListeners("data");
-  const secure = tls.connect({ socket: raw, ...tlsOptions(config) });
+  const secure = tls.connect({ socket: raw, ...tlsOptions(config, resumption?.offer) });
+  resumption?.watch(secure);
   secure.setNoDelay(true);
   secure.on("data", (chunk: Buffer) => onBytes(chunk, chunk.length));
   return secure;
+}
+
+/**
+ * The TLS session a connection slot offers on its next connection: a bulk MTA's session cache,
+ * one per session of the run (and so per target, per worker thread, per shard). Kept per
+ * session, not shared by the thread's sessions, so that the counts do not depend on timing: each
+ * session's first connection is a full handshake and every later one offers the ticket its
+ * previous connection received. TLS 1.3 tickets arrive after the handshake (RFC 8446 §4.6.1);
+ * servers send them before their first reply (OpenSSL, Node), so by the time the previous
+ * connection's QUIT is answered its ticket is here, whatever the load.
+ */
+export class TlsResumption {
+  private ticket: Buffer | undefined;
+
+  constructor(private readonly enabled: boolean) {}
+
+  /** What to offer now: the last ticket, or nothing (a full handshake). */
+  get offer(): Buffer | undefined {
+    return this.ticket;
+  }
+
+  /** Keeps every ticket or session the server gives this connection; the newest wins. */
+  watch(socket: tls.TLSSocket): void {
+    if (this.enabled) socket.on("session", (session: Buffer) => (this.ticket = session));
+  }
 }
 
 export type AuthMechanism = "PLAIN" | "LOGIN";

@@ -155,7 +155,7 @@ export abstract class SessionBase implements HandshakeHost {
       this.socketReusable = false; // its listeners stay, current: the same generation's socket
       return reconnect(this.socket, config.target!, local);
     }
-    const socket = openTransport(config, this.onBytes, local);
+    const socket = openTransport(config, this.onBytes, local, this.handshake.tickets);
     this.generation++;
     this.listen(socket, true, config.tls === "implicit");
     return socket;
@@ -309,7 +309,7 @@ export abstract class SessionBase implements HandshakeHost {
   startTls(): void {
     // RFC 3207 §5: nothing the server sent before the handshake may be acted on.
     this.parser.reset();
-    this.socket = upgradeToTls(this.socket, this.host.config, this.onBytes);
+    this.socket = upgradeToTls(this.socket, this.host.config, this.onBytes, this.handshake.tickets);
     this.listen(this.socket, false, true);
   }
 
@@ -360,7 +360,7 @@ export abstract class SessionBase implements HandshakeHost {
       const s = this.socket as tls.TLSSocket;
       this.host.trace(`= TLS ${s.getProtocol()} ${s.getCipher()?.name ?? ""}`);
     }
-    this.handshake.secured(now);
+    this.handshake.secured(now, this.socket as tls.TLSSocket);
   }
 
   private onClose(): void {

@@ -135,10 +135,23 @@ export function buildCompareConfig(given: OptionValues): CompareConfig {
     const { run, report, sink } = fromPlanned(planned, { mode: order[0] });
     // --start-at starts the first run; the second follows it after the pause.
     const second = withConfigHash({ ...run, mode: order[1], runId: newRunId(), startAt: null });
-    return Object.freeze({ runs: Object.freeze([run, second]), pauseMs, report, sink });
+    return Object.freeze({ runs: Object.freeze(tlsRuns(run, second)), pauseMs, report, sink });
   } catch (error) {
     throw locate(error, planned.where);
   }
+}
+
+/**
+ * With TLS and resumption on, the connection-per-message run is made twice, first with a full
+ * handshake every time (--no-tls-resume) and then resuming sessions, so that the compare shows
+ * what resumption buys beside what reuse buys.
+ */
+function tlsRuns(first: RunConfig, second: RunConfig): RunConfig[] {
+  if (first.tls === "none" || !first.tlsResume) return [first, second];
+  const full = (c: RunConfig) => withConfigHash({ ...c, tlsResume: false });
+  const again = (c: RunConfig) => withConfigHash({ ...c, runId: newRunId(), startAt: null });
+  if (first.mode === "per-message") return [full(first), again(first), second];
+  return [first, full(second), again(second)];
 }
 
 function parseOrder(raw: unknown): Mode[] {

@@ -16,6 +16,13 @@ export const SECURITY_OPTIONS = {
     group: "TLS and AUTH:",
     describe: "TLS from the first byte (implicit TLS, port 465 style)",
   },
+  "tls-resume": {
+    kind: "flag",
+    group: "TLS and AUTH:",
+    describe:
+      "Resume TLS sessions (tickets, session IDs, TLS 1.3 PSK) as a bulk MTA does: each session offers the ticket of its previous connection. --no-tls-resume: a full handshake every time, as independent submitters",
+    shown: "on",
+  },
   "tls-verify": {
     kind: "flag",
     group: "TLS and AUTH:",

@@ -11,6 +11,11 @@ export type RawSecurityOptions = RawOf<typeof SECURITY_OPTIONS>;
 export interface SecuritySettings {
   /** none, STARTTLS after EHLO (RFC 3207), or TLS from the first byte (implicit, port 465). */
   readonly tls: "none" | "starttls" | "implicit";
+  /**
+   * Offer the server the TLS session of the connection before (ticket or session ID) so it may
+   * resume it; false (--no-tls-resume): a full handshake on every connection.
+   */
+  readonly tlsResume: boolean;
   /** Check the server's certificate and name (off by default: load tests meet test certs). */
   readonly tlsVerify: boolean;
   /** SNI and the name checked with --tls-verify; default: the target host. */
@@ -39,6 +44,7 @@ export function parseSecurity(
   }
   return {
     tls: raw.tlsOnConnect ? "implicit" : raw.starttls ? "starttls" : "none",
+    tlsResume: raw.tlsResume !== false,
     tlsVerify: Boolean(raw.tlsVerify),
     tlsServername:
       raw.tlsServername === undefined ? null : parseLine("--tls-servername", raw.tlsServername),

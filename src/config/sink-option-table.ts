@@ -102,6 +102,15 @@ export const SINK_OPTIONS = {
     // A self-test's sink offers what the client's --tls, --lmtp and --auth ask for.
     embedded: false,
   },
+  "tls-resume": {
+    kind: "flag",
+    value: "flag",
+    key: "tlsResume",
+    group: g,
+    describe:
+      "Resume TLS sessions from tickets; --no-tls-resume: a full handshake every time, as a gateway without resumption",
+    shown: "true",
+  },
   "8bitmime": {
     kind: "flag",
     value: "flag",

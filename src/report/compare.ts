@@ -5,7 +5,19 @@
  */
 import { ERROR_CLASS_LABELS, ERROR_CLASSES, type ErrorClass } from "../stats/errors.js";
 import type { Mode, Result } from "../stats/result.js";
-import { firstSeenSpan, fmt, latencyCell, PHASE_ROWS, ratio, sessionsOpen } from "./figures.js";
+import {
+  firstSeenSpan,
+  fmt,
+  latencyCell,
+  offeredResumption,
+  PHASE_ROWS,
+  ratio,
+  runLabel,
+  sessionsOpen,
+} from "./figures.js";
+
+export { runLabel } from "./figures.js";
+
 import { painter, table } from "./terminal.js";
 import { compareVerdictLines } from "./verdict.js";
 
@@ -19,21 +31,39 @@ export interface Comparison {
   notRun?: Mode[];
 }
 
-/** The per-message run and the reuse run, whatever order they ran in. */
-function pair(runs: readonly Result[]): { base: Result; reuse: Result } {
-  const base = runs.find((r) => r.mode === "per-message") ?? runs[0];
-  const reuse = runs.find((r) => r !== base) ?? runs[1];
-  return { base, reuse };
+/**
+ * The per-message run and the reuse run, whatever order they ran in; with TLS (compare
+ * --starttls) `base` is the per-message run with full handshakes and `resumed` the per-message
+ * run that resumed sessions.
+ */
+function pair(runs: readonly Result[]): { base: Result; reuse: Result; resumed?: Result } {
+  const perMessage = runs.filter((r) => r.mode === "per-message");
+  const resumed = perMessage.length > 1 ? perMessage.find(offeredResumption) : undefined;
+  const base = perMessage.find((r) => r !== resumed) ?? runs[0];
+  const reuse = runs.find((r) => r.mode === "reuse") ?? runs.find((r) => r !== base) ?? runs[1];
+  return { base, reuse, resumed };
 }
 
 /** One sentence per figure that matters most, for the top of the report. */
 export function headline(runs: readonly Result[]): string[] {
-  const { base, reuse } = pair(runs);
+  const { base, reuse, resumed } = pair(runs);
   const rate = (r: Result) => r.throughput.messagesPerSecond;
-  const lines = [
-    `Session reuse delivered ${fmt(rate(reuse), 1)} messages/s against ${fmt(rate(base), 1)} with a connection per message (${ratio(rate(base), rate(reuse))}),`,
+  const lines = resumed
+    ? [
+        `TLS resumption delivered ${fmt(rate(resumed), 1)} messages/s against ${fmt(rate(base), 1)} with a full handshake per connection (${ratio(rate(base), rate(resumed))});`,
+        `session reuse ${fmt(rate(reuse), 1)} (${ratio(rate(base), rate(reuse))} full, ${ratio(rate(resumed), rate(reuse))} resumed),`,
+      ]
+    : [
+        `Session reuse delivered ${fmt(rate(reuse), 1)} messages/s against ${fmt(rate(base), 1)} with a connection per message (${ratio(rate(base), rate(reuse))}),`,
+      ];
+  lines.push(
     `opening ${fmt(reuse.connections.opened)} connections instead of ${fmt(base.connections.opened)} (${fmt(reuse.connections.perMessage, 4)} vs ${fmt(base.connections.perMessage, 4)} per message).`,
-  ];
+  );
+  if (resumed?.tls) {
+    lines.push(
+      `Handshakes resumed: ${fmt(resumed.tls.resumed)} of ${fmt(resumed.tls.full + resumed.tls.resumed)} in the resumed run, ${fmt(base.tls?.resumed ?? 0)} in the full run.`,
+    );
+  }
   const refusedBase = base.errorClasses?.refused ?? 0;
   const refusedReuse = reuse.errorClasses?.refused ?? 0;
   if (refusedBase > 0 || refusedReuse > 0) {
@@ -87,18 +117,29 @@ export function renderCompare(runs: readonly Result[], options: { color: boolean
     "",
     latencyTable(runs),
     "",
-    'Ratios are reuse / per-message: ×0.10 means a tenth, ×10 ten times as much; "4 vs 2,000" where a ratio would not read as a number.',
+    `Ratios are ${ratioNames(runs).join(" and ")}: ×0.10 means a tenth, ×10 ten times as much; "4 vs 2,000" where a ratio would not read as a number.`,
   ];
   return `${out.join("\n")}\n`;
 }
 
-/** The runs' figures side by side, each with its ratio reuse / per-message. */
+/** The ratio columns: reuse / per-message, and with TLS resumed / full too. */
+function ratioNames(runs: readonly Result[]): string[] {
+  return pair(runs).resumed
+    ? ["resumed / full", "reuse / per-message full"]
+    : ["reuse / per-message"];
+}
+
+/** The runs' figures side by side, each with its ratios (ratioNames). */
 function figuresTable(runs: readonly Result[]): string {
-  const { base, reuse } = pair(runs);
-  const head = ["", ...runs.map((r) => r.mode), "reuse / per-message"];
+  const { base, reuse, resumed } = pair(runs);
+  const head = ["", ...runs.map((r) => runLabel(r, runs)), ...ratioNames(runs)];
   const rows: string[][] = [head];
+  const ratios = (pick: (r: Result) => number) => [
+    ...(resumed ? [ratio(pick(base), pick(resumed))] : []),
+    ratio(pick(base), pick(reuse)),
+  ];
   const line = (label: string, pick: (r: Result) => number, show: (v: number) => string) => {
-    rows.push([label, ...runs.map((r) => show(pick(r))), ratio(pick(base), pick(reuse))]);
+    rows.push([label, ...runs.map((r) => show(pick(r))), ...ratios(pick)]);
   };
   const count = (v: number) => fmt(v);
   line(
@@ -112,9 +153,9 @@ function figuresTable(runs: readonly Result[]): string {
       const p = r.throughput.plateau;
       return p ? fmt(p.messagesPerSecond, 1) : "n/a";
     }),
-    base.throughput.plateau && reuse.throughput.plateau
-      ? ratio(base.throughput.plateau.messagesPerSecond, reuse.throughput.plateau.messagesPerSecond)
-      : "",
+    ...(runs.every((r) => r.throughput.plateau)
+      ? ratios((r) => r.throughput.plateau?.messagesPerSecond ?? 0)
+      : ratioNames(runs).map(() => "")),
   ]);
   line(
     "Time taken (s)",
@@ -131,8 +172,12 @@ function figuresTable(runs: readonly Result[]): string {
     (r) => r.connections.perMessage,
     (v) => fmt(v, 4),
   );
+  if (runs.some((r) => r.tls)) {
+    line("TLS handshakes full", (r) => r.tls?.full ?? 0, count);
+    line("TLS handshakes resumed", (r) => r.tls?.resumed ?? 0, count);
+  }
   const classes = ERROR_CLASSES.filter((c) => runs.some((r) => (r.errorClasses?.[c] ?? 0) > 0));
-  if (classes.length > 0) rows.push(["Errors", "", "", ""]);
+  if (classes.length > 0) rows.push(head.map((_, i) => (i === 0 ? "Errors" : "")));
   for (const c of classes) {
     line(`  ${ERROR_CLASS_LABELS[c]}`, (r) => r.errorClasses?.[c] ?? 0, count);
   }
@@ -146,7 +191,12 @@ function figuresTable(runs: readonly Result[]): string {
 function latencyTable(runs: readonly Result[]): string {
   const { base, reuse } = pair(runs);
   const lat: string[][] = [
-    ["Latency (ms)", ...runs.map((r) => `${r.mode} p50 / p99`), "p50 ratio", "p99 ratio"],
+    [
+      "Latency (ms)",
+      ...runs.map((r) => `${runLabel(r, runs)} p50 / p99`),
+      "p50 ratio",
+      "p99 ratio",
+    ],
   ];
   for (const [name, key] of PHASE_ROWS) {
     if (runs.every((r) => r.latency[key].count === 0)) continue;

@@ -183,3 +183,20 @@ export function thresholdActual(t: ThresholdOutcome): string {
   const digits = unit === "" && Number.isInteger(t.actual) ? 0 : 3;
   return unit ? `${fmt(t.actual, digits)} ${unit}` : fmt(t.actual, digits);
 }
+
+/** Whether a run's client offered TLS resumption (false: --no-tls-resume, or no TLS). */
+export function offeredResumption(r: Result): boolean {
+  if (!r.tls) return false;
+  const given = r.run?.options?.tlsResume;
+  return typeof given === "boolean" ? given : r.tls.resumed > 0;
+}
+
+/**
+ * A run's name in a compare: its mode, and with two per-message runs (compare --starttls) the
+ * kind of their handshakes, "per-message full" or "per-message resumed".
+ */
+export function runLabel(r: Result, runs: readonly Result[]): string {
+  if (r.mode !== "per-message") return r.mode;
+  if (runs.filter((x) => x.mode === "per-message").length < 2) return r.mode;
+  return offeredResumption(r) ? "per-message resumed" : "per-message full";
+}

@@ -11,7 +11,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { ERROR_CLASS_LABELS, ERROR_CLASSES } from "../stats/errors.js";
 import type { Result } from "../stats/result.js";
-import { headline } from "./compare.js";
+import { headline, runLabel } from "./compare.js";
 import {
   apdexText,
   durationText,
@@ -48,7 +48,7 @@ export function renderHtml(runs: readonly Result[], options: HtmlOptions = {}): 
   const title =
     options.title ??
     (compare
-      ? `mailvolley compare: ${runs.map((r) => r.mode).join(" vs ")} → ${runs[0].target}`
+      ? `mailvolley compare: ${runs.map((r) => runLabel(r, runs)).join(" vs ")} → ${runs[0].target}`
       : `mailvolley ${runs[0].mode} → ${runs[0].target}`);
   const chartRuns = runs.map(chartRun);
   const labels = Object.fromEntries(ERROR_CLASSES.map((c) => [c, ERROR_CLASS_LABELS[c]]));
@@ -63,7 +63,7 @@ export function renderHtml(runs: readonly Result[], options: HtmlOptions = {}): 
       : "",
     section("Overview", overview(runs, prefix) + knees(runs)),
     ...runs.map((r, i) =>
-      section(`Statistics${compare ? ` — ${r.mode}` : ""}`, statistics(r, prefix(i))),
+      section(`Statistics${compare ? ` — ${runLabel(r, runs)}` : ""}`, statistics(r, prefix(i))),
     ),
     section("Latency per phase (ms)", phases(runs, prefix)),
     generatorSection(runs, prefix),
@@ -145,8 +145,32 @@ function num(field: string, value: number, text: string, cls = ""): string {
   return `<td${c} data-field="${esc(field)}" data-value="${value}">${esc(text)}</td>`;
 }
 
+/** An overview row: label, JSON field, the value (null: n/a) and how it is shown. */
+type OverviewRow = [string, string, (r: Result) => number | null, (v: number) => string];
+
+/** Full and resumed TLS handshakes and each kind's median, when a run made any. */
+function tlsOverviewRows(runs: readonly Result[]): OverviewRow[] {
+  if (!runs.some((r) => r.tls)) return [];
+  return [
+    ["TLS handshakes full", "tls.full", (r) => r.tls?.full ?? null, (v) => fmt(v)],
+    ["TLS handshakes resumed", "tls.resumed", (r) => r.tls?.resumed ?? null, (v) => fmt(v)],
+    [
+      "TLS handshake p50 full (ms)",
+      "tls.fullMs.p50",
+      (r) => (r.tls?.full ? r.tls.fullMs.p50 : null),
+      (v) => ms(v),
+    ],
+    [
+      "TLS handshake p50 resumed (ms)",
+      "tls.resumedMs.p50",
+      (r) => (r.tls?.resumed ? r.tls.resumedMs.p50 : null),
+      (v) => ms(v),
+    ],
+  ];
+}
+
 function overview(runs: readonly Result[], prefix: (i: number) => string): string {
-  const rows: [string, string, (r: Result) => number | null, (v: number) => string][] = [
+  const rows: OverviewRow[] = [
     [
       "Messages/s (whole-run mean)",
       "throughput.messagesPerSecond",
@@ -181,9 +205,10 @@ function overview(runs: readonly Result[], prefix: (i: number) => string): strin
       (v) => fmt(v, 4),
     ],
     ["Recipients accepted", "recipients.accepted", (r) => r.recipients.accepted, (v) => fmt(v)],
+    ...tlsOverviewRows(runs),
   ];
   const compare = runs.length === 2;
-  const head = `<tr><th></th>${runs.map((r) => `<th>${esc(r.mode)}</th>`).join("")}${compare ? `<th>${esc(runs[1].mode)} / ${esc(runs[0].mode)}</th>` : ""}</tr>`;
+  const head = `<tr><th></th>${runs.map((r) => `<th>${esc(runLabel(r, runs))}</th>`).join("")}${compare ? `<th>${esc(runs[1].mode)} / ${esc(runs[0].mode)}</th>` : ""}</tr>`;
   const body = rows.map(([label, field, pick, show]) => {
     const cells = runs.map((r, i) => {
       const v = pick(r);

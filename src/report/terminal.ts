@@ -80,6 +80,7 @@ function overview(result: Result, paint: Paint): string[] {
       ...(c.reconnects ? [paint.yellow(`reconnects ${fmt(c.reconnects)}`)] : []),
       `${fmt(c.perMessage, 4)} per message`,
     ]),
+    ...tlsRows(result),
     row("Recipients", [
       `attempted ${fmt(r.attempted)}`,
       `accepted ${fmt(r.accepted)}`,
@@ -94,6 +95,24 @@ function overview(result: Result, paint: Paint): string[] {
         ...(src.longLines > 0 ? [paint.yellow(`${fmt(src.longLines)} lines over 998 octets`)] : []),
       ]),
     ),
+  ];
+}
+
+/**
+ * Full and resumed handshakes with each kind's median handshake time, then the versions and
+ * ciphers seen (with counts when more than one).
+ */
+function tlsRows(result: Result): string[] {
+  const tls = result.tls;
+  if (!tls) return [];
+  const kind = (name: string, count: number, ms: { p50: number }) =>
+    count > 0 ? `${name} ${fmt(count)} (p50 ${fmt(ms.p50, 3)} ms)` : `${name} 0`;
+  const seen = tls.seen.map((s) =>
+    tls.seen.length > 1 ? `${s.version} ${s.cipher} ×${fmt(s.count)}` : `${s.version} ${s.cipher}`,
+  );
+  return [
+    row("TLS", [kind("full", tls.full, tls.fullMs), kind("resumed", tls.resumed, tls.resumedMs)]),
+    row("TLS seen", seen),
   ];
 }
 

@@ -5,7 +5,7 @@
  */
 import type { ThreadLoad } from "../stats/generator-load.js";
 import type { GeneratorResult, LimitedBy, Result } from "../stats/result.js";
-import { fmt, ms } from "./figures.js";
+import { fmt, ms, runLabel } from "./figures.js";
 
 /** How each verdict opens its sentence. */
 export const LIMITED_BY_TEXT: Record<LimitedBy, string> = {
@@ -34,7 +34,7 @@ export function verdictLines(result: Result, who = ""): string[] {
  */
 export function compareVerdictLines(runs: readonly Result[]): VerdictLine[] {
   const lines: VerdictLine[] = runs.flatMap((r) =>
-    verdictLines(r, `${r.mode} run`).map((text) => ({
+    verdictLines(r, `${runLabel(r, runs)} run`).map((text) => ({
       text,
       alarm: r.generator?.limitedBy === "generator",
     })),
@@ -49,7 +49,7 @@ export function ratioVerdict(runs: readonly Result[]): VerdictLine | null {
   if (judged.length === 0) return null;
   const bound = judged.filter((r) => r.generator?.limitedBy === "generator");
   if (bound.length > 0) {
-    const which = bound.map((r) => `the ${r.mode} run`).join(" and ");
+    const which = bound.map((r) => `the ${runLabel(r, runs)} run`).join(" and ");
     return {
       text: `The ratios below measure mailvolley, not the target: ${which} ran at the generator's limit.`,
       alarm: true,

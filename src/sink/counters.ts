@@ -36,6 +36,10 @@ export interface SinkCounters {
   recipients: number;
   /** RCPT commands answered 4xx/5xx (recipient limit, faults). */
   recipientsRejected: number;
+  /** TLS handshakes (STARTTLS or implicit) that negotiated a new session. */
+  tlsFull: number;
+  /** TLS handshakes resumed from a session ticket the sink issued before. */
+  tlsResumed: number;
   /** Octets of message content received as sent (dot-stuffed for DATA), without the final dot. */
   bytes: number;
   /** When the first connection arrived (epoch ms; 0: none yet): the start of the sink's window. */
@@ -61,6 +65,8 @@ export function zeroSinkCounters(): SinkCounters {
     recipients: 0,
     recipientsRejected: 0,
     bytes: 0,
+    tlsFull: 0,
+    tlsResumed: 0,
     firstConnectMs: 0,
     lastMessageMs: 0,
   };

@@ -57,6 +57,8 @@ export interface SinkOptions {
   advertiseSize?: boolean;
   /** Offer STARTTLS (RFC 3207), default true. */
   starttls?: boolean;
+  /** Resume TLS sessions from tickets (TLS 1.2 and 1.3), default true; false: full handshakes. */
+  tlsResume?: boolean;
   /** PEM certificate and key; a self-signed pair is made at start when absent. */
   tlsCert?: string;
   tlsKey?: string;
@@ -115,6 +117,7 @@ export interface FilledSinkOptions {
   readonly size: number;
   readonly advertiseSize: boolean;
   readonly starttls: boolean;
+  readonly tlsResume: boolean;
   readonly tlsCert?: string;
   readonly tlsKey?: string;
   readonly auth?: { readonly user: string; readonly pass: string };
@@ -244,6 +247,7 @@ export function fillSinkOptions(options: SinkOptions): FilledSinkOptions {
     size: count("size", options.size),
     advertiseSize: options.advertiseSize ?? true,
     starttls: options.starttls ?? true,
+    tlsResume: options.tlsResume ?? true,
     tlsCert: options.tlsCert,
     tlsKey: options.tlsKey,
     auth: options.auth === undefined ? undefined : parseAuth(options.auth),

@@ -17,7 +17,7 @@ import { GatewayLimits } from "./limits.js";
 import { type FilledSinkOptions, type ListenSpec, SinkOptionError } from "./options.js";
 import { buildReplies } from "./replies.js";
 import { SinkSession } from "./session.js";
-import { secureContextOf, type TlsMaterial } from "./tls.js";
+import { secureContextOf, type TlsMaterial, tlsServerOptions } from "./tls.js";
 
 /** Why `finished` resolved. */
 export type SinkStopReason = "messages" | "sessions" | "idle";
@@ -64,7 +64,9 @@ export class SinkServer {
     this.dumper = options.dump === undefined ? null : new MessageDumper(options.dump);
     this.envelopes =
       options.logEnvelopes === undefined ? null : openEnvelopeLog(options.logEnvelopes);
-    this.ctx = this.context(tlsMaterial === null ? null : secureContextOf(tlsMaterial));
+    this.ctx = this.context(
+      tlsMaterial === null ? null : secureContextOf(tlsMaterial, options.tlsResume),
+    );
   }
 
   private context(secureContext: SecureContext | null): SinkContext {
@@ -112,7 +114,7 @@ export class SinkServer {
   private listenOne(spec: ListenSpec): Promise<void> {
     const server =
       spec.kind === "tls"
-        ? createTlsServer({ cert: this.tlsMaterial!.cert, key: this.tlsMaterial!.key })
+        ? createTlsServer(tlsServerOptions(this.tlsMaterial!, this.options.tlsResume))
         : createServer({ noDelay: true });
     server.on("connection", (socket: Socket) => this.track(socket));
     server.on(spec.kind === "tls" ? "secureConnection" : "connection", this.acceptSession);

@@ -19,6 +19,7 @@ import {
 import { applyFault, F_BDAT, F_CONNECT, isPositive } from "./faults.js";
 import { ReplyBatch } from "./reply-batch.js";
 import { M_BDAT, M_COMMAND, M_DATA, M_UPGRADE, type Session, SessionState } from "./state.js";
+import { countHandshake } from "./tls.js";
 import { finishMessage } from "./transaction.js";
 
 const LF = 10;
@@ -56,7 +57,9 @@ export class SinkSession implements Session {
     readonly client: string,
   ) {
     this.socket = socket;
-    this.state = new SessionState(socket instanceof TLSSocket, ctx.keepBytes);
+    const secure = socket instanceof TLSSocket;
+    this.state = new SessionState(secure, ctx.keepBytes);
+    if (secure) countHandshake(socket, ctx.counters); // implicit TLS: handshake done at accept
     const o = ctx.options;
     this.lines = o.maxTextLine > 0 || o.bareLf === "reject" ? new LineChecker(o.maxTextLine) : null;
     this.scanner = o.bareLf === "normalize" ? new LenientEndScanner() : new EndOfDataScanner();
@@ -321,6 +324,7 @@ export class SinkSession implements Session {
     secure.on("error", () => secure.destroy());
     secure.once("secure", () => {
       this.socket = secure;
+      countHandshake(secure, this.ctx.counters);
       this.state.secured();
       secure.on("data", this.onData);
       const idle = this.ctx.options.idleTimeoutMs;

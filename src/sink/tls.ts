@@ -3,8 +3,10 @@
  * self-signed certificate made at start. The self-signed pair is made once per process: key
  * generation costs tens of milliseconds and tests start many sinks.
  */
+
+import { constants } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { createSecureContext, type SecureContext } from "node:tls";
+import { createSecureContext, type SecureContext, type TLSSocket } from "node:tls";
 import type { FilledSinkOptions } from "./options.js";
 import { SinkOptionError } from "./options.js";
 
@@ -73,6 +75,26 @@ export async function loadTlsMaterial(o: FilledSinkOptions): Promise<TlsMaterial
   return material;
 }
 
-export function secureContextOf(material: TlsMaterial): SecureContext {
-  return createSecureContext({ cert: material.cert, key: material.key });
+/**
+ * The context of every TLS session the sink serves. Node's server issues session tickets (TLS
+ * 1.2, and TLS 1.3 PSK tickets) by default and keeps no session-ID cache of its own; without
+ * tickets (`resume` false) no session can be resumed: every handshake is full.
+ */
+export function secureContextOf(material: TlsMaterial, resume = true): SecureContext {
+  return createSecureContext(tlsServerOptions(material, resume));
+}
+
+/** Certificate, key and whether tickets are issued, for a context or an implicit-TLS listener. */
+export function tlsServerOptions(material: TlsMaterial, resume: boolean) {
+  const secureOptions = resume ? 0 : constants.SSL_OP_NO_TICKET;
+  return { cert: material.cert, key: material.key, secureOptions };
+}
+
+/** Counts a finished handshake as full or resumed. */
+export function countHandshake(
+  socket: TLSSocket,
+  counters: { tlsFull: number; tlsResumed: number },
+): void {
+  if (socket.isSessionReused()) counters.tlsResumed++;
+  else counters.tlsFull++;
 }

@@ -18,6 +18,7 @@ import { type FirstError, FirstErrors, RunOrdinals } from "./first-errors.js";
 import { LatencyRecorder, toMicros } from "./histogram.js";
 import { type ErrorRow, type Phase, RESULT_LATENCIES } from "./result.js";
 import { DEFAULT_INTERVAL_MS, SeriesRecorder, type SeriesSnapshot } from "./series.js";
+import { type TlsSnapshot, TlsTally } from "./tls-tally.js";
 
 export {
   fractionAtOrBelow,
@@ -66,6 +67,8 @@ export interface StatsSnapshot {
   series: SeriesSnapshot;
   /** The first occurrence of each error class, as it happened; absent in old snapshots. */
   firstErrors?: FirstError[];
+  /** TLS handshakes by kind; absent when the run made none. */
+  tls?: TlsSnapshot;
 }
 
 /** How RunStats numbers and times what it counts; the defaults serve one thread. */
@@ -95,6 +98,7 @@ export class RunStats {
   readonly series: SeriesRecorder;
   private readonly ordinals: RunOrdinals;
   private readonly firstErrors: FirstErrors;
+  private readonly tls = new TlsTally();
   firstEventMs = 0;
   lastEventMs = 0;
 
@@ -130,6 +134,16 @@ export class RunStats {
    */
   record(name: Exclude<HistogramName, "transaction" | ClassPhase>, ms: number): void {
     this.histograms[name].record(toMicros(ms));
+  }
+
+  /**
+   * A finished TLS handshake: the `tls` phase latency, also kept by kind (full or resumed),
+   * and the negotiated version and cipher.
+   */
+  tlsHandshake(resumed: boolean, ms: number, version: string, cipher: string): void {
+    const us = toMicros(ms);
+    this.histograms.tls.record(us);
+    this.tls.record(resumed, us, version, cipher);
   }
 
   /** The counts so far, read-only: they change through the verbs. */
@@ -347,6 +361,7 @@ export class RunStats {
       })),
       series: this.series.snapshot(),
       firstErrors: this.firstErrors.snapshot(),
+      tls: this.tls.snapshot(),
     };
   }
 }

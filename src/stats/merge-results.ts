@@ -15,6 +15,7 @@ import { mergeSnapshots } from "./merge-snapshots.js";
 import type { Result } from "./result.js";
 import { checkShards, type ShardSummary } from "./shard-check.js";
 import { buildResult, seriesSnapshot } from "./summarise.js";
+import { tlsSnapshotOfResult } from "./tls-tally.js";
 
 /** A saved Result turned back into the snapshot it was summarised from. */
 export function snapshotOfResult(r: Result): StatsSnapshot {
@@ -51,6 +52,7 @@ export function snapshotOfResult(r: Result): StatsSnapshot {
       histogram: r.histograms[`class:${c.name}`] ?? empty,
     })),
     series: seriesSnapshot(r.series ?? { intervalMs: 1000, points: [] }),
+    tls: tlsSnapshotOfResult(r.tls, r.histograms, empty),
   };
 }
 

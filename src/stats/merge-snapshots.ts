@@ -16,6 +16,7 @@ import { mergeFirstErrors } from "./first-errors.js";
 import { addEncoded } from "./histogram.js";
 import type { ErrorRow } from "./result.js";
 import { mergeSeries } from "./series.js";
+import { mergeTls } from "./tls-tally.js";
 
 /** Merges snapshots from several workers (or sessions) into one, as if one had counted all. */
 export function mergeSnapshots(parts: readonly StatsSnapshot[]): StatsSnapshot {
@@ -51,6 +52,7 @@ export function mergeSnapshots(parts: readonly StatsSnapshot[]): StatsSnapshot {
     firstErrors: parts.every((p) => p.firstErrors)
       ? mergeFirstErrors(parts.map((p) => p.firstErrors ?? []))
       : undefined,
+    tls: mergeTls(parts.map((p) => p.tls)),
   };
 }
 

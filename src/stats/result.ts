@@ -10,6 +10,7 @@ import type { GeneratorResult } from "./generator-result.js";
 import type { LatencySummary } from "./latency-summary.js";
 import type { FirstSeen, Knee, RunRecord } from "./result-context.js";
 import type { ShardHeader } from "./shard-header.js";
+import type { TlsResult } from "./tls-result.js";
 
 export type { Phase } from "../smtp/phases.js";
 export type { ErrorClass } from "./errors.js";
@@ -319,6 +320,12 @@ export interface Result {
     totalBytes: number;
     longLines: number;
   }[];
+  /**
+   * TLS handshakes (--starttls, --tls-on-connect): `full` and `resumed` counts, the `tls`
+   * phase latency of each kind, and the version and cipher seen (see TlsResult). Absent when
+   * the run made no TLS handshake.
+   */
+  tls?: TlsResult;
   /** The built-in sink's own count, in a self-test against the embedded sink. */
   sink?: {
     messagesAccepted: number;
@@ -343,7 +350,8 @@ export interface Result {
   /**
    * The histograms behind `latency` (keyed transaction, connect, …), behind
    * `latencyUncorrected` (keyed transactionUncorrected) and behind each class (keyed
-   * "class:NAME"), HDR compressed base64, microseconds.
+   * "class:NAME"), and of the two kinds of TLS handshake ("tls:full", "tls:resumed"), HDR
+   * compressed base64, microseconds.
    */
   histograms: Record<string, string>;
   /**

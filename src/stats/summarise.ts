@@ -22,6 +22,7 @@ import type {
 } from "./result.js";
 import { RESULT_LATENCIES, RESULT_SCHEMA } from "./result.js";
 import type { SeriesPoint, SeriesSnapshot } from "./series.js";
+import { TLS_HISTOGRAM_KEYS, tlsResult } from "./tls-tally.js";
 
 /** Apdex T when none is given: JMeter's dashboard default (satisfied ≤ 500 ms). */
 export const DEFAULT_APDEX_MS = 500;
@@ -55,8 +56,7 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
   const first = snapshot.firstErrors
     ? firstSeenExact(snapshot.firstErrors, series.intervalMs, snapshot.firstEventMs)
     : firstSeen(series, snapshot.firstEventMs, elapsedSeconds);
-  const histograms: Record<string, string> = { ...snapshot.histograms };
-  for (const cls of snapshot.classes) histograms[`class:${cls.name}`] = cls.histogram;
+  const histograms = histogramsOf(snapshot);
   const result: Result = {
     schema: RESULT_SCHEMA,
     mode: meta.mode,
@@ -95,6 +95,7 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
     series,
     histograms,
   };
+  if (snapshot.tls) result.tls = tlsResult(snapshot.tls);
   if (meta.sink) result.sink = meta.sink;
   return result;
 }
@@ -110,6 +111,17 @@ function classifiedErrors(rows: StatsSnapshot["errors"]): {
   const errorClasses = zeroErrorClasses();
   for (const row of errors) errorClasses[row.class] += row.count;
   return { errors, errorClasses };
+}
+
+/** Result.histograms: the run's, each class's and each kind of TLS handshake's. */
+function histogramsOf(snapshot: StatsSnapshot): Record<string, string> {
+  const histograms: Record<string, string> = { ...snapshot.histograms };
+  for (const cls of snapshot.classes) histograms[`class:${cls.name}`] = cls.histogram;
+  if (snapshot.tls) {
+    histograms[TLS_HISTOGRAM_KEYS.full] = snapshot.tls.fullHistogram;
+    histograms[TLS_HISTOGRAM_KEYS.resumed] = snapshot.tls.resumedHistogram;
+  }
+  return histograms;
 }
 
 function connectionsOf(c: StatsSnapshot["counters"]): Result["connections"] {

@@ -50,13 +50,48 @@ export interface SmtpdLimits {
   messageRate?: number;
   /** More main.cf lines, `name = value`. */
   extra?: string[];
+  /**
+   * STARTTLS (smtpd_tls_security_level = may) with a self-signed certificate, and a second
+   * listener with implicit TLS (smtps: smtpd_tls_wrappermode = yes) on `smtpsPort`. Session
+   * tickets stay on, as by default (their keys come from tlsmgr).
+   */
+  tls?: boolean;
 }
 
 export interface SmtpdPeer {
   host: string;
   port: number;
+  /** With `tls`: the implicit-TLS (smtps) port. */
+  smtpsPort?: number;
   /** Waits for the queue to drain, stops Postfix, returns what it delivered. Safe twice. */
   stop(): Promise<PeerCounts>;
+}
+
+/** A self-signed EC certificate for the TLS listeners, made by openssl in `conf`. */
+function tlsLines(conf: string): string[] {
+  const cert = join(conf, "cert.pem");
+  const key = join(conf, "key.pem");
+  const made = spawnSync(
+    "openssl",
+    ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"].concat([
+      "-keyout",
+      key,
+      "-out",
+      cert,
+      "-days",
+      "2",
+      "-subj",
+      "/CN=localhost",
+    ]),
+    { stdio: "ignore" },
+  );
+  if (made.status !== 0) throw new Error("openssl could not make the test certificate");
+  return [
+    `smtpd_tls_cert_file = ${cert}`,
+    `smtpd_tls_key_file = ${key}`,
+    "smtpd_tls_security_level = may",
+    "smtpd_tls_loglevel = 0",
+  ];
 }
 
 function mainCf(dir: string, limits: SmtpdLimits): string {
@@ -95,14 +130,22 @@ function mainCf(dir: string, limits: SmtpdLimits): string {
   if (limits.messageRate !== undefined) {
     lines.push(`smtpd_client_message_rate_limit = ${limits.messageRate}`);
   }
+  if (limits.tls) lines.push(...tlsLines(join(dir, "conf")));
   lines.push(...(limits.extra ?? []));
   return `${lines.join("\n")}\n`;
 }
 
-function masterCf(port: number): string {
+function masterCf(port: number, smtpsPort: number | undefined): string {
   // service type private unpriv chroot wakeup maxproc command: master.cf(5); no chroot.
   const services = [
     `${HOST}:${port} inet n - n - - smtpd`,
+    ...(smtpsPort === undefined
+      ? []
+      : [
+          `${HOST}:${smtpsPort} inet n - n - - smtpd -o smtpd_tls_wrappermode=yes`,
+          // Session ticket keys and the session cache live in tlsmgr.
+          "tlsmgr unix - - n 1000? 1 tlsmgr",
+        ]),
     "pickup unix n - n 60 1 pickup",
     "cleanup unix n - n - 0 cleanup",
     "qmgr unix n - n 300 1 qmgr",
@@ -157,8 +200,9 @@ async function startOnce(limits: SmtpdLimits): Promise<SmtpdPeer | string> {
   const uid = Number(spawnSync("id", ["-u", "postfix"], { encoding: "utf8" }).stdout.trim());
   chownSync(join(dir, "data"), uid, -1);
   const port = await freePort();
+  const smtpsPort = limits.tls ? await freePort() : undefined;
   writeFileSync(join(conf, "main.cf"), mainCf(dir, limits));
-  writeFileSync(join(conf, "master.cf"), masterCf(port));
+  writeFileSync(join(conf, "master.cf"), masterCf(port, smtpsPort));
   const logPath = join(dir, "log");
   const log = () => readFileSync(logPath, "latin1");
   writeFileSync(logPath, "");
@@ -198,6 +242,7 @@ async function startOnce(limits: SmtpdLimits): Promise<SmtpdPeer | string> {
   return {
     host: HOST,
     port,
+    smtpsPort,
     stop: once(stop),
   };
 }

@@ -1,0 +1,174 @@
+/**
+ * The floor under any Node.js SMTP generator over STARTTLS, a connection per message: connect,
+ * banner, EHLO, STARTTLS, the TLS handshake, EHLO again, one pipelined transaction (MAIL, RCPT,
+ * DATA; on the 354 the prebuilt message, its dot and QUIT in one write), the 221, close. It reads
+ * only the first digit of each reply's last line: no histograms, no reply checks, no timeouts.
+ * With `resume` each session offers the TLS session its previous connection received (tickets,
+ * TLS 1.3 PSK), as mailvolley does by default; without it every handshake is full.
+ *
+ *   node dist/bench/tls-floor.js HOST PORT SESSIONS MESSAGES [resume]
+ *
+ * Prints one JSON line: messages, resumed handshakes, seconds (first connect to last reply) and
+ * CPU µs (user, system) of the whole process over the same span.
+ */
+import net from "node:net";
+import tls from "node:tls";
+
+const [host, portText, sessionsText, messagesText, mode] = process.argv.slice(2);
+const resume = mode === "resume";
+const port = Number(portText);
+const sessions = Number(sessionsText);
+const messages = Number(messagesText);
+
+const CRLF = "\r\n";
+const ENVELOPE = `MAIL FROM:<floor@example.com>${CRLF}RCPT TO:<sink@example.com>${CRLF}DATA${CRLF}`;
+/** 1,281 octets between the 354 and the dot, the size of mailvolley's default message. */
+const MESSAGE_SIZE = 1281;
+const HEADER = `From: <floor@example.com>${CRLF}To: <sink@example.com>${CRLF}Subject: floor${CRLF}${CRLF}`;
+const LINE = `${"x".repeat(76)}${CRLF}`;
+const FULL_LINES = Math.floor((MESSAGE_SIZE - HEADER.length) / LINE.length);
+const REST = MESSAGE_SIZE - HEADER.length - FULL_LINES * LINE.length;
+const BODY = `${HEADER}${LINE.repeat(FULL_LINES)}${"x".repeat(REST - 2)}${CRLF}`;
+const MESSAGE_THEN_QUIT = Buffer.from(`${BODY}.${CRLF}QUIT${CRLF}`, "latin1");
+const EHLO = Buffer.from(`EHLO floor.example.com${CRLF}`, "latin1");
+const STARTTLS = Buffer.from(`STARTTLS${CRLF}`, "latin1");
+const FIRST_ENVELOPE = Buffer.from(ENVELOPE, "latin1");
+const LF = 10;
+const SPACE = 32;
+
+let next = 0;
+let accepted = 0;
+let resumed = 0;
+let open = 0;
+const started = performance.now();
+const cpuBefore = process.cpuUsage();
+
+/** Stages of one connection, in order. */
+enum Stage {
+  Banner,
+  Ehlo,
+  StartTls,
+  Handshake,
+  SecureEhlo,
+  Envelope,
+  Dot,
+  Quit,
+}
+
+function session(): void {
+  let ticket: Buffer | undefined;
+  let stage = Stage.Banner;
+  let atLineStart = true;
+  let column = 0;
+  let finalLine = false;
+  let firstDigit = 0;
+  let socket: net.Socket = net.connect({ host, port, noDelay: true });
+
+  /** Reads replies' last lines and hands their first digit on. */
+  const onData = (chunk: Buffer): void => {
+    for (let i = 0; i < chunk.length; i++) {
+      const b = chunk[i];
+      if (atLineStart) {
+        column = 0;
+        firstDigit = b;
+      }
+      atLineStart = false;
+      if (column === 3) finalLine = b === SPACE;
+      column++;
+      if (b !== LF) continue;
+      atLineStart = true;
+      if (finalLine) onReplyEnd(firstDigit);
+    }
+  };
+
+  const connect = (): void => {
+    next++;
+    stage = Stage.Banner;
+    atLineStart = true;
+    socket = net.connect({ host, port, noDelay: true });
+    socket.on("data", onData);
+    socket.on("error", fail);
+  };
+
+  function onReplyEnd(digit: number): void {
+    switch (stage) {
+      case Stage.Banner:
+        stage = Stage.Ehlo;
+        socket.write(EHLO);
+        return;
+      case Stage.Ehlo:
+        stage = Stage.StartTls;
+        socket.write(STARTTLS);
+        return;
+      case Stage.StartTls:
+        stage = Stage.Handshake;
+        upgrade();
+        return;
+      case Stage.SecureEhlo:
+        stage = Stage.Envelope;
+        socket.write(FIRST_ENVELOPE);
+        return;
+      case Stage.Envelope:
+        if (digit !== 0x33) return; // the 250s to MAIL and RCPT; the 354 sends the message
+        stage = Stage.Dot;
+        socket.write(MESSAGE_THEN_QUIT);
+        return;
+      case Stage.Dot:
+        stage = Stage.Quit;
+        accepted++;
+        return;
+      case Stage.Quit:
+        socket.destroy();
+        closed();
+    }
+  }
+
+  function upgrade(): void {
+    const plain = socket;
+    plain.removeAllListeners("data");
+    const secure = tls.connect({
+      socket: plain,
+      rejectUnauthorized: false,
+      session: resume ? ticket : undefined,
+    });
+    if (resume) secure.on("session", (s: Buffer) => (ticket = s));
+    secure.on("secureConnect", () => {
+      if (secure.isSessionReused()) resumed++;
+      stage = Stage.SecureEhlo;
+      secure.write(EHLO);
+    });
+    secure.on("data", onData);
+    secure.on("error", fail);
+    socket = secure;
+  }
+
+  function closed(): void {
+    if (next < messages) connect();
+    else if (--open === 0) finish();
+  }
+
+  socket.on("data", onData);
+  socket.on("error", fail);
+  next++;
+  open++;
+}
+
+function fail(err: Error): void {
+  process.stderr.write(`tls-floor: ${err.message}\n`);
+  process.exit(1);
+}
+
+function finish(): void {
+  const cpu = process.cpuUsage(cpuBefore);
+  process.stdout.write(
+    `${JSON.stringify({
+      messages: accepted,
+      resumed,
+      seconds: (performance.now() - started) / 1000,
+      cpuUserUs: cpu.user,
+      cpuSystemUs: cpu.system,
+    })}\n`,
+  );
+}
+
+for (let i = 0; i < sessions && i < messages; i++) session();

@@ -1,0 +1,120 @@
+/**
+ * TLS benchmarks, against mailvolley's built-in sink in a process of its own (STARTTLS with its
+ * self-signed certificate; session tickets on), so that the client, not the sink, is measured:
+ * - `run --starttls --mode per-message` against bench/tls-floor.ts (the least Node.js can do per
+ *   message over STARTTLS), with full handshakes and with resumed ones: goal ≥ 0.9× the floor;
+ * - resumed against full handshakes in mailvolley: goal ≥ 1.3×;
+ * - session reuse over TLS against plain reuse: messages per second and CPU per message.
+ * Each round runs every case once, in turn, so a noisy neighbour hits them alike; medians.
+ */
+import { fileURLToPath } from "node:url";
+import type { RawRunOptions } from "../src/config/run-config.js";
+import { runMailvolley, type Sample } from "./lib/contenders.js";
+import { median, procCpuSeconds, runTimed } from "./lib/proc.js";
+import { fmt, verdict } from "./lib/report.js";
+import { type SinkProcess, startBuiltinSink } from "./lib/sinks.js";
+import type { BenchOutput } from "./throughput.js";
+
+const TLS_FLOOR = fileURLToPath(new URL("./tls-floor.js", import.meta.url));
+const SESSIONS = 20;
+const PER_MESSAGE = 4_000;
+const REUSE = 40_000;
+
+/** One run of bench/tls-floor.ts; rate and CPU per message measured from inside, as mailvolley's. */
+async function runTlsFloor(sink: SinkProcess, resume: boolean): Promise<Sample> {
+  const args = [TLS_FLOOR, "127.0.0.1", String(sink.port), String(SESSIONS), String(PER_MESSAGE)];
+  if (resume) args.push("resume");
+  let sinkBefore = 0;
+  const exited = await runTimed(process.execPath, args, 120_000, () => {
+    sinkBefore = procCpuSeconds(sink.pid);
+  });
+  const sinkCpu = procCpuSeconds(sink.pid) - sinkBefore;
+  const line = exited.stdout.trim().split("\n").pop() ?? "";
+  if (exited.code !== 0 || !line.startsWith("{")) {
+    throw new Error(`tls-floor ${args.slice(1).join(" ")} failed: ${exited.stderr.trim()}`);
+  }
+  const f = JSON.parse(line) as {
+    messages: number;
+    seconds: number;
+    cpuUserUs: number;
+    cpuSystemUs: number;
+  };
+  return {
+    generator: "floor",
+    messages: f.messages,
+    accepted: f.messages,
+    messagesPerSecond: f.messages / f.seconds,
+    seconds: f.seconds,
+    sinkCpuFraction: sinkCpu / (exited.wallMs / 1000),
+    cpuUsPerMessage: (f.cpuUserUs + f.cpuSystemUs) / f.messages,
+  };
+}
+
+const CASES = {
+  "floor-full": (s: SinkProcess) => runTlsFloor(s, false),
+  "floor-resumed": (s: SinkProcess) => runTlsFloor(s, true),
+  "mailvolley-full": (s: SinkProcess) => mailvolley(s, { tlsResume: false }),
+  "mailvolley-resumed": (s: SinkProcess) => mailvolley(s, {}),
+  "reuse-tls": (s: SinkProcess) =>
+    runMailvolley(s, { sessions: SESSIONS, messages: REUSE, starttls: true }),
+  "reuse-plain": (s: SinkProcess) => runMailvolley(s, { sessions: SESSIONS, messages: REUSE }),
+} as const;
+type CaseName = keyof typeof CASES;
+
+function mailvolley(sink: SinkProcess, extra: RawRunOptions): Promise<Sample> {
+  const options = { sessions: SESSIONS, messages: PER_MESSAGE, mode: "per-message" as const };
+  return runMailvolley(sink, { ...options, starttls: true, ...extra });
+}
+
+export async function tlsBench(rounds: number): Promise<BenchOutput> {
+  const sink = await startBuiltinSink();
+  const samples = Object.fromEntries(Object.keys(CASES).map((k) => [k, [] as Sample[]])) as Record<
+    CaseName,
+    Sample[]
+  >;
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (const [name, run] of Object.entries(CASES) as [
+        CaseName,
+        (s: SinkProcess) => Promise<Sample>,
+      ][]) {
+        samples[name].push(await run(sink));
+      }
+    }
+  } finally {
+    await sink.stop();
+  }
+  const rate = (name: CaseName) => median(samples[name].map((s) => s.messagesPerSecond));
+  const cpu = (name: CaseName) => median(samples[name].map((s) => s.cpuUsPerMessage ?? 0));
+  const busy = (name: CaseName) => median(samples[name].map((s) => s.sinkCpuFraction));
+  const pair = (a: CaseName, b: CaseName) =>
+    `${fmt(rate(a))} vs ${fmt(rate(b))} msg/s; CPU ${fmt(cpu(a))} vs ${fmt(cpu(b))} µs a message; sink ${fmt(busy(a) * 100)}% vs ${fmt(busy(b) * 100)}% of a core`;
+  const verdicts = [
+    verdict(
+      "STARTTLS per message, full handshakes, vs the TLS floor",
+      rate("mailvolley-full") / rate("floor-full"),
+      ">=",
+      0.9,
+      `${(rate("mailvolley-full") / rate("floor-full")).toFixed(2)}× (${pair("mailvolley-full", "floor-full")})`,
+    ),
+    verdict(
+      "STARTTLS per message, resumed handshakes, vs the TLS floor resumed",
+      rate("mailvolley-resumed") / rate("floor-resumed"),
+      ">=",
+      0.9,
+      `${(rate("mailvolley-resumed") / rate("floor-resumed")).toFixed(2)}× (${pair("mailvolley-resumed", "floor-resumed")})`,
+    ),
+    verdict(
+      "STARTTLS per message, resumed vs full handshakes",
+      rate("mailvolley-resumed") / rate("mailvolley-full"),
+      ">=",
+      1.3,
+      `${(rate("mailvolley-resumed") / rate("mailvolley-full")).toFixed(2)}× (${pair("mailvolley-resumed", "mailvolley-full")})`,
+    ),
+  ];
+  const notes = [
+    `reuse, ${SESSIONS} sessions, TLS vs plain: ${(rate("reuse-tls") / rate("reuse-plain")).toFixed(2)}× the rate, ${(cpu("reuse-tls") / cpu("reuse-plain")).toFixed(2)}× the CPU a message (${pair("reuse-tls", "reuse-plain")})`,
+    `the TLS floor resumed vs full: ${(rate("floor-resumed") / rate("floor-full")).toFixed(2)}× (${pair("floor-resumed", "floor-full")})`,
+  ];
+  return { verdicts, notes, raw: samples };
+}
