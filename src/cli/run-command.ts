@@ -20,7 +20,7 @@ import { progressPrinter } from "./progress.js";
 import { applyThresholds, generatorGate, printBreaches } from "./report-command.js";
 import { checkSeriesOut, SeriesStreams } from "./series-stream.js";
 import { StopSignals } from "./signals.js";
-import { warnPlaintextAuth } from "./warnings.js";
+import { noteDefaultMessages, warnPlaintextAuth } from "./warnings.js";
 
 export const runCommand = {
   command: "run [target]",
@@ -40,13 +40,15 @@ export const runCommand = {
       ]),
   handler: async (argv: CommandArgv) => {
     mark("command started");
-    const { run: config, report, sink } = buildLoadConfig(givenOptions(argv));
+    const given = givenOptions(argv);
+    const { run: config, report, sink } = buildLoadConfig(given);
     const exports = exportsOf<Result>([
       ["--json", config.json, renderJson],
       ["--html", report.html, (result) => renderHtml([result])],
     ]);
     checkWritable(exports);
     warnPlaintextAuth(config, config.target);
+    noteDefaultMessages(given, config);
     checkSeriesOut(report.seriesOut);
     // Listening from here to the last byte written: a signal never kills the process half-way.
     const signals = new StopSignals((signal) => announceStop(signal, config.load.graceMs));
