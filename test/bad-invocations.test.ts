@@ -69,6 +69,11 @@ const rows: [args: string[], code: number, firstLine: RegExp][] = [
     2,
     /^mailvolley: --sink-max-connection-rate: limits the built-in sink/,
   ],
+  [
+    ["run", "-n", "500", "-c", "5", "-s", "3600"],
+    2,
+    /^mailvolley: --sessions: given twice \(5, 3600\): -s and -c both set --sessions here; a timeout \(ab's -s\) is --timeout/,
+  ],
   [["compare", "--mode", "reuse"], 2, /^mailvolley: --mode: compare runs both modes/],
   [["report", stringCount], 2, /^mailvolley: result: .*messages\.accepted is "200lots"/],
   [["report", futureSchema], 2, /^mailvolley: result: .*schema "mailvolley\/result@9"/],
