@@ -31,6 +31,9 @@ const futureSchema = resultFile("schema9.json", (r) => {
   r.schema = "mailvolley/result@9";
 });
 const good = resultFile("good.json", () => {});
+const selfTest = resultFile("self-test.json", (r) => {
+  r.target = "embedded-sink";
+});
 
 const rows: [args: string[], code: number, firstLine: RegExp][] = [
   [
@@ -77,6 +80,11 @@ const rows: [args: string[], code: number, firstLine: RegExp][] = [
   [["compare", "--mode", "reuse"], 2, /^mailvolley: --mode: compare runs both modes/],
   [["report", stringCount], 2, /^mailvolley: result: .*messages\.accepted is "200lots"/],
   [["report", futureSchema], 2, /^mailvolley: result: .*schema "mailvolley\/result@9"/],
+  [
+    ["merge", selfTest, good],
+    2,
+    /^mailvolley: merge: .*self-test\.json is a self-test and .*good\.json ran against 127\.0\.0\.1:2525/,
+  ],
   [["merge", good, stringCount], 2, /^mailvolley: result: .*messages\.accepted/],
   [
     ["sink", "--listen", "127.0.0.1:0", "--tls-cert", bad, "--tls-key", bad],
