@@ -11,6 +11,8 @@ import { fmt, ms } from "./figures.js";
 export const LIMITED_BY_TEXT: Record<LimitedBy, string> = {
   generator: "limited by the generator",
   target: "limited by the target",
+  schedule: "paced by the schedule",
+  nobody: "nobody set the rate",
   undetermined: "limiter undetermined",
 };
 

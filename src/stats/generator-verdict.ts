@@ -135,6 +135,11 @@ const ADVICE = {
   targetSessions:
     "the target set this rate: every session was waiting on it; raise --sessions if the target should take more concurrency",
   short: "nothing to judge: the run sampled no generator thread",
+  schedule:
+    "the schedule set this rate: every arrival started on time and none was dropped; raise --rate or the ramp to load the target harder",
+  nobody:
+    "no connection reached the target, so nothing was measured: check its address and that it listens",
+  noneAccepted: "no message got through, so no rate was measured: read the error classes below",
   between:
     "add --workers (or shards) and run again: the generator was close to its limit, so the rate may be partly its own",
 };
@@ -159,6 +164,10 @@ const ADVICE = {
  *      thread was busy ≥ 70% (HEADROOM_BUSY) in at least half of its steady intervals.
  * - **target** when every thread was busy < 70% in more than half of its steady intervals (late
  *   or dropped arrivals then mean every session was waiting on the target).
+ * - **schedule** instead of target in the open model when no arrival was dropped and start
+ *   lateness p99 stayed within the tolerance: the user's --rate or ramp was met on time.
+ * - **nobody** over every other answer (applyOutcome) when no connection reached a banner, or
+ *   when no message was accepted or rejected: every one failed before the target answered it.
  * - **undetermined** otherwise: a thread between 70% and 90% busy, no lateness problem.
  */
 export function limitedBy(inputs: LimitedByInputs): Verdict {
@@ -247,7 +256,36 @@ function targetVerdict(
     reasons.push(`${open.dropped} arrivals dropped with the generator idle: no session was free`);
     advice = ADVICE.targetSessions;
   }
+  if (open && open.dropped === 0 && open.latenessP99Ms <= toleranceMs) {
+    reasons.push(
+      `start lateness p99 ${ms(open.latenessP99Ms)}, within the ${ms(toleranceMs)} tolerance, and no arrival dropped`,
+    );
+    return { verdict: "schedule", reasons, advice: ADVICE.schedule };
+  }
   return { verdict: "target", reasons, advice };
+}
+
+/**
+ * "nobody" over the threads' verdict when the target measured nothing: no connection reached
+ * a banner, or no message got an answer (every one failed: refused, timed out, unsupported).
+ */
+export function applyOutcome(result: Result): void {
+  const g = result.generator;
+  if (!g) return;
+  const { connections, messages } = result;
+  if (connections.established === 0) {
+    g.limitedBy = "nobody";
+    g.reasons = [
+      `no connection reached a banner: ${connections.opened} opened, ${connections.refused} refused`,
+    ];
+    g.advice = ADVICE.nobody;
+  } else if (messages.accepted === 0 && messages.rejected === 0) {
+    g.limitedBy = "nobody";
+    g.reasons = [
+      `none of ${messages.attempted} attempted messages was answered: ${messages.failed} failed`,
+    ];
+    g.advice = ADVICE.noneAccepted;
+  }
 }
 
 /** Builds the section from the run's thread rows and, in the open model, its lateness. */
