@@ -18,7 +18,7 @@ import {
   statisticsRows,
   thresholdActual,
 } from "./figures.js";
-import { latenessLine, THREAD_COLUMNS, threadRows, verdictLines } from "./verdict.js";
+import { ceilingLine, latenessLine, THREAD_COLUMNS, threadRows, verdictLines } from "./verdict.js";
 
 export { fmt } from "./figures.js";
 
@@ -98,8 +98,14 @@ function overview(result: Result, paint: Paint): string[] {
 /** Who set the rate, right under the title: red when the generator did. */
 function verdictLine(result: Result, paint: Paint): string[] {
   const limitedBy = result.generator?.limitedBy;
+  // A self-test's generator limit is its answer (the ceiling), not a warning.
+  const ceiling = ceilingLine(result) !== null;
   const colour =
-    limitedBy === "generator" ? paint.red : limitedBy === "target" ? paint.green : paint.yellow;
+    limitedBy === "generator" && !ceiling
+      ? paint.red
+      : limitedBy === "target" || ceiling
+        ? paint.green
+        : paint.yellow;
   return verdictLines(result).map((line) => colour(line));
 }
 
@@ -220,10 +226,14 @@ function sinkLine(result: Result, paint: Paint): string {
   const verdict = same
     ? paint.green(`equals the client's ${fmt(accepted)} accepted`)
     : paint.red(`DIFFERS from the client's ${fmt(accepted)} accepted`);
+  const classes = Object.entries(result.sink.classes ?? {}).map(
+    ([name, c]) => `${name} ${fmt(c.accepted)} accepted, ${fmt(c.rejected)} rejected`,
+  );
   return row("Sink count", [
     `accepted ${fmt(result.sink.messagesAccepted)}`,
     `sessions ${fmt(result.sink.sessions)}`,
     verdict,
+    ...(classes.length > 0 ? [`per class: ${classes.join("; ")}`] : []),
   ]);
 }
 

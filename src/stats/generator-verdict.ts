@@ -166,6 +166,8 @@ const ADVICE = {
  *   or dropped arrivals then mean every session was waiting on the target).
  * - **schedule** instead of target in the open model when no arrival was dropped and start
  *   lateness p99 stayed within the tolerance: the user's --rate or ramp was met on time.
+ * - **target** instead of schedule (applyOutcome) when any message was rejected or failed, or
+ *   any connection refused: the target turned load away.
  * - **nobody** over every other answer (applyOutcome) when no connection reached a banner, or
  *   when no message was accepted or rejected: every one failed before the target answered it.
  * - **undetermined** otherwise: a thread between 70% and 90% busy, no lateness problem.
@@ -265,6 +267,11 @@ function targetVerdict(
   return { verdict: "target", reasons, advice };
 }
 
+/** Messages and connections the target turned away or that failed on the way. */
+function refusals(result: Result): number {
+  return result.messages.rejected + result.messages.failed + result.connections.refused;
+}
+
 /**
  * "nobody" over the threads' verdict when the target measured nothing: no connection reached
  * a banner, or no message got an answer (every one failed: refused, timed out, unsupported).
@@ -285,6 +292,14 @@ export function applyOutcome(result: Result): void {
       `none of ${messages.attempted} attempted messages was answered: ${messages.failed} failed`,
     ];
     g.advice = ADVICE.noneAccepted;
+  } else if (g.limitedBy === "schedule" && refusals(result) > 0) {
+    // On time, but the target turned messages or connections away: it set the rate.
+    g.limitedBy = "target";
+    g.reasons = [
+      ...g.reasons.slice(0, 1),
+      `the target refused: ${messages.rejected} messages rejected, ${messages.failed} failed, ${connections.refused} connections refused`,
+    ];
+    g.advice = ADVICE.target;
   }
 }
 
