@@ -32,6 +32,7 @@ import {
   ceilingLine,
   latenessLine,
   ratioVerdict,
+  sinkClassesText,
   THREAD_COLUMNS,
   threadRows,
   verdictLines,
@@ -334,7 +335,9 @@ function verdictBanner(runs: readonly Result[]): string {
     const g = r.generator;
     if (!g) return "";
     const [head, ...reasons] = verdictLines(r, runs.length > 1 ? `${r.mode} run` : "");
-    const items = reasons.map((line) => `<li>${esc(line.trim())}</li>`).join("");
+    const classes = sinkClassesText(r);
+    const sink = classes ? [`the sink counted per class: ${classes}`] : [];
+    const items = [...reasons, ...sink].map((line) => `<li>${esc(line.trim())}</li>`).join("");
     const look = ceilingLine(r) !== null ? "ceiling" : g.limitedBy;
     return `<div class="verdict ${look}" data-limited-by="${g.limitedBy}"><p><strong>${esc(head)}</strong></p><ul>${items}</ul></div>`;
   });

@@ -18,7 +18,14 @@ import {
   statisticsRows,
   thresholdActual,
 } from "./figures.js";
-import { ceilingLine, latenessLine, THREAD_COLUMNS, threadRows, verdictLines } from "./verdict.js";
+import {
+  ceilingLine,
+  latenessLine,
+  sinkClassesText,
+  THREAD_COLUMNS,
+  threadRows,
+  verdictLines,
+} from "./verdict.js";
 
 export { fmt } from "./figures.js";
 
@@ -226,14 +233,12 @@ function sinkLine(result: Result, paint: Paint): string {
   const verdict = same
     ? paint.green(`equals the client's ${fmt(accepted)} accepted`)
     : paint.red(`DIFFERS from the client's ${fmt(accepted)} accepted`);
-  const classes = Object.entries(result.sink.classes ?? {}).map(
-    ([name, c]) => `${name} ${fmt(c.accepted)} accepted, ${fmt(c.rejected)} rejected`,
-  );
+  const classes = sinkClassesText(result);
   return row("Sink count", [
     `accepted ${fmt(result.sink.messagesAccepted)}`,
     `sessions ${fmt(result.sink.sessions)}`,
     verdict,
-    ...(classes.length > 0 ? [`per class: ${classes.join("; ")}`] : []),
+    ...(classes ? [`per class: ${classes}`] : []),
   ]);
 }
 

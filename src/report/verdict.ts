@@ -57,6 +57,15 @@ export function ceilingLine(result: Result): string | null {
   return `Generator ceiling on this machine: ${fmt(result.throughput.messagesPerSecond, 1)} messages/s (${result.mode})${thread}; the sink counted ${fmt(counted)} accepted, ${agrees}.`;
 }
 
+/** "default 200 accepted, 0 rejected; bulk …": the sink's own count per class, or null. */
+export function sinkClassesText(result: Result): string | null {
+  const classes = Object.entries(result.sink?.classes ?? {});
+  if (classes.length === 0) return null;
+  return classes
+    .map(([name, c]) => `${name} ${fmt(c.accepted)} accepted, ${fmt(c.rejected)} rejected`)
+    .join("; ");
+}
+
 /** A run against the built-in sink with no emulated gateway refusing anything. */
 export function isSelfTest(result: Result): boolean {
   return result.target === "embedded-sink" && !(result.sink?.connectionsRefused ?? 0);
