@@ -157,6 +157,8 @@ export class OpenWork implements WorkSource {
   private drained = false;
   /** drain() was called: the run was told to stop, so what was not sent is not unsent. */
   private stopped = false;
+  /** The schedule released its last arrival (or reached its end): nothing more is due. */
+  private scheduleDone = false;
   private timer: NodeJS.Timeout | null = null;
   private seqCounter = 0;
 
@@ -187,7 +189,9 @@ export class OpenWork implements WorkSource {
   get unsent(): number {
     if (this.stopped) return 0;
     const { messages } = this.options;
-    const unscheduled = Number.isFinite(messages) ? messages - this.scheduled : 0;
+    // A schedule that ended by itself (a ramp down to 0, a duration) left nothing unsent.
+    const unscheduled =
+      Number.isFinite(messages) && !this.scheduleDone ? messages - this.scheduled : 0;
     return unscheduled + this.length;
   }
 
@@ -262,6 +266,7 @@ export class OpenWork implements WorkSource {
 
   /** No more arrivals will be scheduled; once the queue empties the source is done. */
   private finishScheduling(): void {
+    this.scheduleDone = true;
     this.drained = true;
     this.onAvailable?.();
   }
