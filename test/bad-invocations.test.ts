@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { mailvolley } from "./helpers/cli.js";
+import { mailvolley, startMailvolley } from "./helpers/cli.js";
 import { fixedResult } from "./helpers/fixed-result.js";
 import { tempDir } from "./helpers/tmp.js";
 
@@ -45,6 +45,9 @@ const same = join(dir, "same.out");
 /** A FIFO nobody reads or writes: opening it the blocking way would hang for good. */
 const fifo = join(dir, "fifo");
 execFileSync("mkfifo", [fifo]);
+const selfTest = resultFile("self-test.json", (r) => {
+  r.target = "embedded-sink";
+});
 
 const rows: [args: string[], code: number, firstLine: RegExp][] = [
   [
@@ -72,8 +75,30 @@ const rows: [args: string[], code: number, firstLine: RegExp][] = [
     /^mailvolley: --ramp-sessions: every stage has 0/,
   ],
   [["run", "--ramp", "0s:0,5s:0"], 2, /^mailvolley: --ramp: every stage has rate 0/],
+  [["run", "-l", "10", "MB"], 2, /^mailvolley: target: "MB" is a size unit, not a host/],
+  [
+    ["run", "127.0.0.1:1", "--sink-max-connections", "5"],
+    2,
+    /^mailvolley: --sink-max-connections: limits the built-in sink of a self-test/,
+  ],
+  [
+    ["compare", "127.0.0.1:1", "--sink-max-connection-rate", "30/60s"],
+    2,
+    /^mailvolley: --sink-max-connection-rate: limits the built-in sink/,
+  ],
+  [
+    ["run", "-n", "500", "-c", "5", "-s", "3600"],
+    2,
+    /^mailvolley: --sessions: given twice \(5, 3600\): -s and -c both set --sessions here; a timeout \(ab's -s\) is --timeout/,
+  ],
+  [["compare", "--mode", "reuse"], 2, /^mailvolley: --mode: compare runs both modes/],
   [["report", stringCount], 2, /^mailvolley: result: .*messages\.accepted is "200lots"/],
   [["report", futureSchema], 2, /^mailvolley: result: .*schema "mailvolley\/result@9"/],
+  [
+    ["merge", selfTest, good],
+    2,
+    /^mailvolley: merge: .*self-test\.json is a self-test and .*good\.json ran against 127\.0\.0\.1:2525/,
+  ],
   [["merge", good, stringCount], 2, /^mailvolley: result: .*messages\.accepted/],
   [["run", "--auth", "nocolonSECRET"], 2, /^mailvolley: --auth: its value is not user:password$/m],
   [
@@ -131,6 +156,32 @@ describe("bad invocations: exit code and first line", () => {
       assert.equal(out.stdout, "");
     });
   }
+
+  test("compare --help does not list --mode, which compare refuses", async () => {
+    const out = await mailvolley(["compare", "--help"]);
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(out.stdout, /--order/);
+    assert.doesNotMatch(out.stdout, /^\s+(-\w, )?--mode\b/m);
+  });
+
+  test("--rate alone says at the start that it keeps the default message count", async () => {
+    // Nothing listens on port 1; the run is stopped by SIGINT once the note is out.
+    const { child, done } = startMailvolley(["run", "127.0.0.1:1", "--rate", "2", "--quiet"]);
+    const note = new Promise<void>((resolve) => {
+      let seen = "";
+      child.stderr?.on("data", (s: string) => {
+        seen += s;
+        if (seen.includes("\n")) resolve();
+      });
+    });
+    await Promise.race([note, done]);
+    child.kill("SIGINT");
+    const out = await done;
+    assert.match(
+      out.stderr.split("\n")[0],
+      /^mailvolley: note: --rate without -m or -d sends the default 10,000 messages \(about 5000 s at 2\/s\)/,
+    );
+  });
 
   test("the good result the bad ones were made from is read", async () => {
     const out = await mailvolley(["report", good]);

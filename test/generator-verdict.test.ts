@@ -142,7 +142,8 @@ describe("limitedBy", () => {
       ...open([stalled]),
       open: { arrivalIntervalMs: 50, latenessP99Ms: 1, dropped: 0 },
     };
-    assert.equal(limitedBy(slowRate).verdict, "target");
+    // Every arrival on time, none dropped, threads with headroom: the schedule set the rate.
+    assert.equal(limitedBy(slowRate).verdict, "schedule");
   });
 
   test("generator: start lateness over one arrival interval while a thread lacks headroom", () => {
@@ -179,6 +180,18 @@ describe("limitedBy", () => {
     assert.match(v.reasons[1], /start lateness p99 900 ms with the generator idle/);
     assert.match(v.reasons[2], /35 arrivals dropped with the generator idle/);
     assert.match(v.advice, /raise --sessions/);
+  });
+
+  test("schedule: open model, every arrival on time and none dropped, the generator idle", () => {
+    const v = limitedBy(open([idle()], { latenessP99Ms: 1, dropped: 0 }));
+    assert.equal(v.verdict, "schedule");
+    assert.match(
+      v.reasons[1],
+      /start lateness p99 1 ms, within the 20 ms tolerance, and no arrival dropped/,
+    );
+    assert.match(v.advice, /^the schedule set this rate/);
+    // One arrival dropped and the target, not the schedule, set the rate.
+    assert.equal(limitedBy(open([idle()], { latenessP99Ms: 1, dropped: 1 })).verdict, "target");
   });
 
   test("undetermined: a thread between 70% and 90% busy, no lateness problem", () => {

@@ -39,7 +39,8 @@ describe("knee", () => {
       atSeconds: 3.5,
       fromSeconds: 3.5,
       toSeconds: 4.5,
-      successPercent: 95,
+      // 380 accepted of 400 settled and 5 dropped arrivals.
+      successPercent: 93.83,
       sentPerSecond: 400,
       scheduledPerSecond: 405,
       acceptedPerSecond: 380,
@@ -52,8 +53,30 @@ describe("knee", () => {
     });
     assert.equal(
       kneeText(k),
-      "success fell to 95.00 % at 3.500 s: sent 400.0/s, scheduled 405.0/s, accepted 380.0/s; 100 % before it for 3.0 s, mean 200.0/s",
+      "success fell to 93.83 % at 3.500 s: sent 400.0/s, scheduled 405.0/s, accepted 380.0/s; 100 % before it for 3.0 s, mean 200.0/s",
     );
+  });
+
+  test("dropped arrivals alone are a knee: an overloaded target fails no reply, it drops", () => {
+    const s = series([
+      [20, 20, 0],
+      [40, 40, 0, 0],
+      [40, 40, 0, 60],
+    ]);
+    const k = knee(s, T0, []);
+    assert.equal(k?.fell?.fromSeconds, 2);
+    assert.equal(k?.fell?.successPercent, 40);
+    assert.equal(k?.fell?.scheduledPerSecond, 100);
+  });
+
+  test("the clean window ends inside the run, not after its last reply", () => {
+    const s = series([
+      [5, 5, 0],
+      [5, 5, 0],
+    ]);
+    const k = knee(s, T0, [], T0 + 1500);
+    assert.equal(k?.fell, null);
+    assert.equal(k?.cleanWindow?.toSeconds, 1.5);
   });
 
   test("the moment is the first error's exact time when it lies in the knee's interval", () => {

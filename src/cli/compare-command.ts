@@ -35,10 +35,13 @@ export const compareCommand = {
   command: "compare [target]",
   describe: "Run the same load per-message and with session reuse, and show them side by side",
   builder: (yargs: Argv) =>
-    tableOptions(loadOptions(yargs), COMPARE_OPTIONS).positional("target", {
-      type: "string",
-      describe: `${RUN_OPTIONS.target.describe} (none: two built-in sinks)`,
-    }),
+    tableOptions(loadOptions(yargs), COMPARE_OPTIONS)
+      // compare runs both modes (--order picks which first), so --mode is not its option.
+      .hide("mode")
+      .positional("target", {
+        type: "string",
+        describe: `${RUN_OPTIONS.target.describe} (none: two built-in sinks)`,
+      }),
   handler: async (argv: CommandArgv) => {
     const { runs: configs, pauseMs, report, sink } = buildCompareConfig(givenOptions(argv));
     if (configs[0].target === null) checkEmbeddedSink(sink);

@@ -113,6 +113,8 @@ function report(
  * Single runs merge into one; compare results (two runs each) merge mode by mode into one
  * compare, in the first file's order. Each merge is checked; a refusal is one ConfigError line.
  */
+const SELF_TEST_TARGET = "embedded-sink";
+
 function mergeFiles(files: readonly ResultFile[]): { result: Result; starts: string }[] {
   const compares = files.filter((f) => f.runs.length > 1).map((f) => f.file);
   if (compares.length > 0 && compares.length < files.length) {
@@ -122,6 +124,7 @@ function mergeFiles(files: readonly ResultFile[]): { result: Result; starts: str
         "and the others single runs; merge the shards of one command",
     );
   }
+  checkTargets(files);
   const modes = files[0].runs.map((r) => r.mode);
   return modes.map((mode) => {
     const inputs: MergeInput[] = files.map(({ file, runs }) => {
@@ -136,4 +139,27 @@ function mergeFiles(files: readonly ResultFile[]): { result: Result; starts: str
       throw new ConfigError("merge", (error as Error).message);
     }
   });
+}
+
+/**
+ * Shards of one run measured one target. A self-test (the built-in sink measures mailvolley)
+ * joined to a run against a gateway would give a rate of neither: refused. Shards that name
+ * one gateway by different addresses may be right, so those merge with a note.
+ */
+function checkTargets(files: readonly ResultFile[]): void {
+  const targets = files.map(({ file, runs }) => ({ file, target: runs[0]?.target ?? "" }));
+  const selfTests = targets.filter((t) => t.target === SELF_TEST_TARGET);
+  const others = targets.filter((t) => t.target !== SELF_TEST_TARGET);
+  if (selfTests.length > 0 && others.length > 0) {
+    throw new ConfigError(
+      "merge",
+      `${selfTests[0].file} is a self-test and ${others[0].file} ran against ${others[0].target}; merge the shards of one run against one target`,
+    );
+  }
+  const distinct = [...new Set(others.map((t) => t.target))];
+  if (distinct.length > 1) {
+    process.stderr.write(
+      `mailvolley merge: note: the shards name ${distinct.length} targets (${distinct.join(", ")}); merged as one run\n`,
+    );
+  }
 }

@@ -21,7 +21,7 @@ import { progressPrinter } from "./progress.js";
 import { applyThresholds, generatorGate, printBreaches } from "./report-command.js";
 import { checkSeriesOut, SeriesStreams } from "./series-stream.js";
 import { StopSignals } from "./signals.js";
-import { warnPlaintextAuth } from "./warnings.js";
+import { noteDefaultMessages, warnPlaintextAuth } from "./warnings.js";
 
 export const runCommand = {
   command: "run [target]",
@@ -41,7 +41,8 @@ export const runCommand = {
       ]),
   handler: async (argv: CommandArgv) => {
     mark("command started");
-    const { run: config, report, sink } = buildLoadConfig(givenOptions(argv));
+    const given = givenOptions(argv);
+    const { run: config, report, sink } = buildLoadConfig(given);
     if (config.target === null) checkEmbeddedSink(sink);
     const exports = exportsOf<Result>([
       ["--json", config.json, renderJson],
@@ -49,6 +50,7 @@ export const runCommand = {
     ]);
     checkWritable([...exports, ...report.seriesOut.map(({ path }) => ({ option: "--out", path }))]);
     warnPlaintextAuth(config, config.target);
+    noteDefaultMessages(given, config);
     checkSeriesOut(report.seriesOut);
     // Listening from here to the last byte written: a signal never kills the process half-way.
     const signals = new StopSignals((signal) => announceStop(signal, config.load.graceMs));

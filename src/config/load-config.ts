@@ -108,6 +108,7 @@ function fromPlanned(planned: PlannedOptions, override: Partial<RawRunOptions>):
     const raw = { ...rawRunOptions(values), ...override };
     const run = buildRunConfig(classes.length > 0 ? { ...raw, classes } : raw);
     checkOpenFiles(run.sessions, run.target === null);
+    if (run.target !== null) refuseSinkOptions(values);
     return Object.freeze({
       run,
       report: buildReportOptions(pickOptions(REPORT_OPTIONS, values)),
@@ -115,6 +116,17 @@ function fromPlanned(planned: PlannedOptions, override: Partial<RawRunOptions>):
     });
   } catch (error) {
     throw locate(error, where);
+  }
+}
+
+/** The built-in sink's limits do nothing against a target: say so rather than ignore them. */
+function refuseSinkOptions(values: Readonly<Record<string, unknown>>): void {
+  for (const flag of Object.keys(SINK_EMULATION_OPTIONS)) {
+    if (values[camel(flag)] === undefined) continue;
+    throw new ConfigError(
+      `--${flag}`,
+      "limits the built-in sink of a self-test, and a run against a target starts none; drop the option or the target",
+    );
   }
 }
 

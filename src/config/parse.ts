@@ -33,6 +33,13 @@ export function parseTarget(option: string, text: string): Target {
     if (!path) throw new ConfigError(option, `"${text}" has no socket path; ${fix}`);
     return { kind: "unix", path };
   }
+  // `-l 10 MB` leaves the unit behind as the positional target; no SMTP host is named so.
+  if (/^[kmg]i?b$/i.test(text)) {
+    throw new ConfigError(
+      option,
+      `"${text}" is a size unit, not a host; write a size without a space (-l 10MB)`,
+    );
+  }
   let host: string;
   let portText: string | undefined;
   if (text.startsWith("[")) {

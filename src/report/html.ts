@@ -28,7 +28,15 @@ import {
 } from "./figures.js";
 import { chartRun } from "./html-chart-runs.js";
 import { chartScript } from "./html-charts.js";
-import { latenessLine, ratioVerdict, THREAD_COLUMNS, threadRows, verdictLines } from "./verdict.js";
+import {
+  ceilingLine,
+  latenessLine,
+  ratioVerdict,
+  sinkClassesText,
+  THREAD_COLUMNS,
+  threadRows,
+  verdictLines,
+} from "./verdict.js";
 
 export interface HtmlOptions {
   /** Defaults to a title made from the runs' mode and target. */
@@ -109,7 +117,7 @@ th { background: #f4f6f7; font-weight: 600; }
 .pass { color: #1e8449; } .fail { color: #c0392b; font-weight: 600; }
 .chart { min-height: 40px; } .mv-idle .u-legend th::after { content: ""; }
 .verdict { padding: 8px 12px; margin: 12px 0; border-left: 4px solid #b7950b; background: #fef9e7; }
-.verdict.generator { border-color: #c0392b; background: #fdedec; } .verdict.target { border-color: #1e8449; background: #eafaf1; }
+.verdict.generator { border-color: #c0392b; background: #fdedec; } .verdict.target, .verdict.ceiling { border-color: #1e8449; background: #eafaf1; }
 .verdict p { margin: 0; }
 .thresholds-banner { padding: 8px 12px; margin: 12px 0; font-size: 16px; }
 .thresholds-banner.pass { background: #eafaf1; color: #1e8449; } .thresholds-banner.fail { background: #fdedec; color: #c0392b; }
@@ -352,8 +360,11 @@ function verdictBanner(runs: readonly Result[]): string {
     const g = r.generator;
     if (!g) return "";
     const [head, ...reasons] = verdictLines(r, runs.length > 1 ? `${r.mode} run` : "");
-    const items = reasons.map((line) => `<li>${esc(line.trim())}</li>`).join("");
-    return `<div class="verdict ${g.limitedBy}" data-limited-by="${g.limitedBy}"><p><strong>${esc(head)}</strong></p><ul>${items}</ul></div>`;
+    const classes = sinkClassesText(r);
+    const sink = classes ? [`the sink counted per class: ${classes}`] : [];
+    const items = [...reasons, ...sink].map((line) => `<li>${esc(line.trim())}</li>`).join("");
+    const look = ceilingLine(r) !== null ? "ceiling" : g.limitedBy;
+    return `<div class="verdict ${look}" data-limited-by="${g.limitedBy}"><p><strong>${esc(head)}</strong></p><ul>${items}</ul></div>`;
   });
   const ratios = runs.length > 1 ? ratioVerdict(runs) : null;
   const note = ratios ? `<p class="${ratios.alarm ? "bad" : "good"}">${esc(ratios.text)}</p>` : "";

@@ -20,7 +20,14 @@ import {
   statisticsRows,
   thresholdActual,
 } from "./figures.js";
-import { latenessLine, THREAD_COLUMNS, threadRows, verdictLines } from "./verdict.js";
+import {
+  ceilingLine,
+  latenessLine,
+  sinkClassesText,
+  THREAD_COLUMNS,
+  threadRows,
+  verdictLines,
+} from "./verdict.js";
 
 export { fmt } from "./figures.js";
 
@@ -119,8 +126,14 @@ function tlsRows(result: Result): string[] {
 /** Who set the rate, right under the title: red when the generator did. */
 function verdictLine(result: Result, paint: Paint): string[] {
   const limitedBy = result.generator?.limitedBy;
+  // A self-test's generator limit is its answer (the ceiling), not a warning.
+  const ceiling = ceilingLine(result) !== null;
   const colour =
-    limitedBy === "generator" ? paint.red : limitedBy === "target" ? paint.green : paint.yellow;
+    limitedBy === "generator" && !ceiling
+      ? paint.red
+      : limitedBy === "target" || ceiling
+        ? paint.green
+        : paint.yellow;
   return verdictLines(result).map((line) => colour(line));
 }
 
@@ -241,10 +254,12 @@ function sinkLine(result: Result, paint: Paint): string {
   const verdict = same
     ? paint.green(`equals the client's ${fmt(accepted)} accepted`)
     : paint.red(`DIFFERS from the client's ${fmt(accepted)} accepted`);
+  const classes = sinkClassesText(result);
   return row("Sink count", [
     `accepted ${fmt(result.sink.messagesAccepted)}`,
     `sessions ${fmt(result.sink.sessions)}`,
     verdict,
+    ...(classes ? [`per class: ${classes}`] : []),
   ]);
 }
 

@@ -338,7 +338,7 @@ class LoadRun implements SessionHost {
     if (unsent <= 0) return;
     // Each in its class: take the sequence numbers no session took.
     const perClass = this.config.classes.map(() => 0);
-    for (let n = 0; n < unsent; n++) perClass[this.wire.classOf(this.work.take()).index]++;
+    for (let n = 0; n < unsent; n++) perClass[this.wire.classOf(this.work.takeUnsent()).index]++;
     perClass.forEach((count, cls) => {
       if (count > 0) this.stats.messagesFailedToStart(cls, count);
     });

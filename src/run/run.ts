@@ -8,7 +8,7 @@ import { formatTarget } from "../config/parse.js";
 import type { RunConfig } from "../config/run-config.js";
 import { MessageWire } from "../messages/wire.js";
 import { type SinkOptions, startSink } from "../sink/index.js";
-import { annotateSeries, generatorResult } from "../stats/generator-verdict.js";
+import { annotateSeries, applyOutcome, generatorResult } from "../stats/generator-verdict.js";
 import type { Result, RunRecord } from "../stats/result.js";
 import { buildResult } from "../stats/summarise.js";
 import { mark, markEpoch } from "../stats/timeline.js";
@@ -133,6 +133,7 @@ async function loadAgainst(
     run: extras.run?.(),
   });
   result.generator = generatorOf(config, outcome, result.messages.dropped);
+  applyOutcome(result);
   annotateSeries(result);
   const { firstEventMs, lastEventMs } = outcome.stats;
   const shard = shardHeader(config, firstEventMs, lastEventMs);

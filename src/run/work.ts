@@ -21,8 +21,13 @@ export interface WorkSource {
   readonly exhausted: boolean;
   /** Messages the source gave up on before any session took them (open model). */
   readonly dropped: number;
-  /** Messages promised but never handed out when the run ended (closed model with -m). */
+  /**
+   * Messages promised (-m) but never handed out when the run ended without being told to stop:
+   * every session gave up connecting. Open model: arrivals not yet due, and those still queued.
+   */
   readonly unsent: number;
+  /** The sequence number of the next unsent message, to count it in its class. */
+  takeUnsent(): number;
   close(): void;
 }
 
@@ -69,6 +74,10 @@ export class ClosedWork implements WorkSource {
 
   get unsent(): number {
     return Number.isFinite(this.messages) && !this.drained ? this.messages - this.taken : 0;
+  }
+
+  takeUnsent(): number {
+    return this.space.seqBase + this.space.stride * this.taken++;
   }
 
   drain(): void {
@@ -138,7 +147,6 @@ export class OpenWork implements WorkSource {
   intendedMs = 0;
   onAvailable: (() => void) | null = null;
   dropped = 0;
-  readonly unsent = 0;
   private readonly arrivals: StripedArrivals;
   private readonly startMs = performance.now();
   private scheduled = 0;
@@ -147,6 +155,10 @@ export class OpenWork implements WorkSource {
   private head = 0;
   private length = 0;
   private drained = false;
+  /** drain() was called: the run was told to stop, so what was not sent is not unsent. */
+  private stopped = false;
+  /** The schedule released its last arrival (or reached its end): nothing more is due. */
+  private scheduleDone = false;
   private timer: NodeJS.Timeout | null = null;
   private seqCounter = 0;
 
@@ -174,7 +186,21 @@ export class OpenWork implements WorkSource {
     return this.space.seqBase + this.space.stride * this.seqCounter++;
   }
 
+  get unsent(): number {
+    if (this.stopped) return 0;
+    const { messages } = this.options;
+    // A schedule that ended by itself (a ramp down to 0, a duration) left nothing unsent.
+    const unscheduled =
+      Number.isFinite(messages) && !this.scheduleDone ? messages - this.scheduled : 0;
+    return unscheduled + this.length;
+  }
+
+  takeUnsent(): number {
+    return this.space.seqBase + this.space.stride * this.seqCounter++;
+  }
+
   drain(): void {
+    this.stopped = true;
     if (this.drained && this.length === 0) return;
     // Arrivals still waiting were never started: they are dropped, not lost.
     this.dropped += this.length;
@@ -240,6 +266,7 @@ export class OpenWork implements WorkSource {
 
   /** No more arrivals will be scheduled; once the queue empties the source is done. */
   private finishScheduling(): void {
+    this.scheduleDone = true;
     this.drained = true;
     this.onAvailable?.();
   }

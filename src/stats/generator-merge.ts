@@ -4,7 +4,7 @@
  * generator-bound shard makes the merged run generator-bound, naming the shard.
  */
 import { mergeThreadLoads } from "./generator-load.js";
-import { annotateSeries, generatorResult } from "./generator-verdict.js";
+import { annotateSeries, applyOutcome, generatorResult } from "./generator-verdict.js";
 import type { Result } from "./result.js";
 import { mergeStartLateness } from "./start-lateness.js";
 
@@ -34,5 +34,6 @@ export function mergeGenerator(
         }
       : null;
   merged.generator = generatorResult(threads, open);
+  applyOutcome(merged);
   annotateSeries(merged);
 }

@@ -2,8 +2,11 @@
 import type { ThreadLoad } from "./generator-load.js";
 import type { LatencySummary } from "./latency-summary.js";
 
-/** Who set the run's rate (see GeneratorResult.limitedBy). */
-export type LimitedBy = "generator" | "target" | "undetermined";
+/**
+ * Who set the run's rate (see GeneratorResult.limitedBy): the generator, the target, the
+ * user's schedule (open model, every arrival on time), nobody (nothing reached the target).
+ */
+export type LimitedBy = "generator" | "target" | "schedule" | "nobody" | "undetermined";
 
 /**
  * The generator's own load: whose numbers these are. Every thread of mailvolley (the main

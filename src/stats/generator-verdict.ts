@@ -135,6 +135,11 @@ const ADVICE = {
   targetSessions:
     "the target set this rate: every session was waiting on it; raise --sessions if the target should take more concurrency",
   short: "nothing to judge: the run sampled no generator thread",
+  schedule:
+    "the schedule set this rate: every arrival started on time and none was dropped; raise --rate or the ramp to load the target harder",
+  nobody:
+    "no connection reached the target, so nothing was measured: check its address and that it listens",
+  noneAccepted: "no message got through, so no rate was measured: read the error classes below",
   between:
     "add --workers (or shards) and run again: the generator was close to its limit, so the rate may be partly its own",
 };
@@ -159,6 +164,12 @@ const ADVICE = {
  *      thread was busy ≥ 70% (HEADROOM_BUSY) in at least half of its steady intervals.
  * - **target** when every thread was busy < 70% in more than half of its steady intervals (late
  *   or dropped arrivals then mean every session was waiting on the target).
+ * - **schedule** instead of target in the open model when no arrival was dropped and start
+ *   lateness p99 stayed within the tolerance: the user's --rate or ramp was met on time.
+ * - **target** instead of schedule (applyOutcome) when any message was rejected or failed, or
+ *   any connection refused: the target turned load away.
+ * - **nobody** over every other answer (applyOutcome) when no connection reached a banner, or
+ *   when no message was accepted or rejected: every one failed before the target answered it.
  * - **undetermined** otherwise: a thread between 70% and 90% busy, no lateness problem.
  */
 export function limitedBy(inputs: LimitedByInputs): Verdict {
@@ -247,7 +258,49 @@ function targetVerdict(
     reasons.push(`${open.dropped} arrivals dropped with the generator idle: no session was free`);
     advice = ADVICE.targetSessions;
   }
+  if (open && open.dropped === 0 && open.latenessP99Ms <= toleranceMs) {
+    reasons.push(
+      `start lateness p99 ${ms(open.latenessP99Ms)}, within the ${ms(toleranceMs)} tolerance, and no arrival dropped`,
+    );
+    return { verdict: "schedule", reasons, advice: ADVICE.schedule };
+  }
   return { verdict: "target", reasons, advice };
+}
+
+/** Messages and connections the target turned away or that failed on the way. */
+function refusals(result: Result): number {
+  return result.messages.rejected + result.messages.failed + result.connections.refused;
+}
+
+/**
+ * "nobody" over the threads' verdict when the target measured nothing: no connection reached
+ * a banner, or no message got an answer (every one failed: refused, timed out, unsupported).
+ */
+export function applyOutcome(result: Result): void {
+  const g = result.generator;
+  if (!g) return;
+  const { connections, messages } = result;
+  if (connections.established === 0) {
+    g.limitedBy = "nobody";
+    g.reasons = [
+      `no connection reached a banner: ${connections.opened} opened, ${connections.refused} refused`,
+    ];
+    g.advice = ADVICE.nobody;
+  } else if (messages.accepted === 0 && messages.rejected === 0) {
+    g.limitedBy = "nobody";
+    g.reasons = [
+      `none of ${messages.attempted} attempted messages was answered: ${messages.failed} failed`,
+    ];
+    g.advice = ADVICE.noneAccepted;
+  } else if (g.limitedBy === "schedule" && refusals(result) > 0) {
+    // On time, but the target turned messages or connections away: it set the rate.
+    g.limitedBy = "target";
+    g.reasons = [
+      ...g.reasons.slice(0, 1),
+      `the target refused: ${messages.rejected} messages rejected, ${messages.failed} failed, ${connections.refused} connections refused`,
+    ];
+    g.advice = ADVICE.target;
+  }
 }
 
 /** Builds the section from the run's thread rows and, in the open model, its lateness. */

@@ -12,14 +12,20 @@ export function knee(
   series: Result["series"],
   firstEventMs: number,
   firstSeen: readonly FirstSeen[],
+  lastEventMs = Number.POSITIVE_INFINITY,
 ): Knee | null {
   const points = series.points;
-  const start = points.findIndex((p) => settledCount(p) > 0);
+  // An arrival dropped (open model: no session could start it) did not succeed either: a ramp
+  // that overloads the target shows its knee in drops before any reply fails.
+  const asked = (p: (typeof points)[number]) => settledCount(p) + (p.dropped ?? 0);
+  const start = points.findIndex((p) => asked(p) > 0);
   if (start < 0) return null;
   const seconds = series.intervalMs / 1000;
-  const since = (epochMs: number) => round(Math.max(0, (epochMs - firstEventMs) / 1000), 3);
+  // Times are clamped into the run: the last interval may reach past the last reply.
+  const since = (epochMs: number) =>
+    round(Math.max(0, (Math.min(epochMs, lastEventMs) - firstEventMs) / 1000), 3);
   let at = start;
-  while (at < points.length && points[at].rejected + points[at].failed === 0) at++;
+  while (at < points.length && asked(points[at]) === points[at].accepted) at++;
   const clean = points.slice(start, at);
   const accepted = clean.reduce((n, p) => n + p.accepted, 0);
   const cleanWindow =
@@ -45,7 +51,7 @@ export function knee(
       atSeconds: exact ?? from,
       fromSeconds: from,
       toSeconds: to,
-      successPercent: round((p.accepted / settledCount(p)) * 100, 2),
+      successPercent: round((p.accepted / asked(p)) * 100, 2),
       sentPerSecond: round(p.sent / seconds, 1),
       scheduledPerSecond: round((p.sent + (p.dropped ?? 0)) / seconds, 1),
       acceptedPerSecond: round(p.accepted / seconds, 1),

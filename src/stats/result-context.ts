@@ -37,7 +37,9 @@ export interface FirstSeen {
 
 /**
  * Where success fell below 100%, read off the time series (see Result.knee). Success in an
- * interval = accepted / (accepted + rejected + failed) of the messages settled in it.
+ * interval = accepted / (accepted + rejected + failed + dropped): the messages settled in it
+ * and, open model, the arrivals dropped in it (no session could start them). Times are
+ * clamped to the run's last event, so every window lies inside the run.
  */
 export interface Knee {
   /** The first interval where success was below 100%; null when it never was. */

@@ -88,7 +88,7 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
     errors,
     errorClasses,
     firstSeen: first,
-    knee: knee(series, snapshot.firstEventMs, first),
+    knee: knee(series, snapshot.firstEventMs, first, snapshot.lastEventMs),
     apdex,
     allClasses: classRow(all),
     classes: snapshot.classes.map(classRow),
