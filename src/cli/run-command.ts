@@ -5,11 +5,13 @@
 import type { Argv } from "yargs";
 import { buildLoadConfig } from "../config/load-config.js";
 import { RUN_OPTIONS } from "../config/option-table.js";
+import { ConfigError } from "../config/parse.js";
 import { runRecord } from "../config/run-record.js";
 import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
 import { renderSummary } from "../report/terminal.js";
 import { executeRun, type RunIo } from "../run/run.js";
+import { parseFaultRule } from "../sink/index.js";
 import type { Result } from "../stats/result.js";
 import { breachedLive } from "../stats/thresholds.js";
 import { mark } from "../stats/timeline.js";
@@ -40,7 +42,8 @@ export const runCommand = {
       ]),
   handler: async (argv: CommandArgv) => {
     mark("command started");
-    const { run: config, report, sink } = buildLoadConfig(givenOptions(argv));
+    const { run: config, report, sink, receive } = buildLoadConfig(givenOptions(argv));
+    checkSinkFaults(receive);
     const exports = exportsOf<Result>([
       ["--json", config.json, renderJson],
       ["--html", report.html, (result) => renderHtml([result])],
@@ -52,7 +55,10 @@ export const runCommand = {
     const signals = new StopSignals((signal) => announceStop(signal, config.load.graceMs));
     const streams = new SeriesStreams(report.seriesOut, config.intervalMs);
     try {
-      process.exitCode = await runAndReport(config, report, sink, exports, { signals, streams });
+      process.exitCode = await runAndReport(config, report, { sink, receive }, exports, {
+        signals,
+        streams,
+      });
     } finally {
       streams.close();
       signals.release();
@@ -66,7 +72,7 @@ type LoadConfig = ReturnType<typeof buildLoadConfig>;
 async function runAndReport(
   config: LoadConfig["run"],
   report: LoadConfig["report"],
-  sink: LoadConfig["sink"],
+  { sink, receive }: Pick<LoadConfig, "sink" | "receive">,
   exports: Export<Result>[],
   { signals, streams }: { signals: StopSignals; streams: SeriesStreams },
 ): Promise<ExitCode> {
@@ -93,6 +99,10 @@ async function runAndReport(
     sink,
     apdexMs: report.apdexMs,
     run: () => runRecord(config),
+    receive,
+    onDrain: config.quiet
+      ? undefined
+      : (inside) => process.stderr.write(`mailvolley: draining: ${inside} inside the gateway\n`),
   });
   signals.attach(null);
   streams.finish(outcome.result);
@@ -115,6 +125,17 @@ async function runAndReport(
     failed: outcome.exitCode !== 0,
   });
   return written || code !== EXIT.ok ? code : EXIT.failed;
+}
+
+/** --sink-fault rules are checked before the run, as the sink's own --fault is. */
+export function checkSinkFaults(receive: LoadConfig["receive"]): void {
+  for (const rule of receive?.faults ?? []) {
+    try {
+      parseFaultRule(rule);
+    } catch (error) {
+      throw new ConfigError("--sink-fault", (error as Error).message);
+    }
+  }
 }
 
 /** A shard waiting for --start-at says so, so a quiet terminal is not taken for a hang. */

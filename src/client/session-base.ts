@@ -145,7 +145,8 @@ export abstract class SessionBase implements HandshakeHost {
   private connect(): net.Socket {
     const { config, stats } = this.host;
     this.phaseSince = performance.now();
-    this.parser.captureText = this.host.trace !== null;
+    // The delivery join wants each 2xx's queue id, so reply texts are kept.
+    this.parser.captureText = this.host.trace !== null || stats.ledger !== null;
     this.preclaimedIntendedMs = this.host.intendedMs;
     this.connection = stats.connectionOpened();
     this.txs.connection = this.connection;
@@ -290,7 +291,7 @@ export abstract class SessionBase implements HandshakeHost {
   }
 
   captureText(on: boolean): void {
-    this.parser.captureText = on || this.host.trace !== null;
+    this.parser.captureText = on || this.host.trace !== null || this.host.stats.ledger !== null;
   }
 
   protected write(buf: Buffer, shown?: string): void {

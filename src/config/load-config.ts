@@ -20,6 +20,7 @@ import {
 import { camel, pickOptions, planKeys } from "./options.js";
 import { ConfigError, parseDuration } from "./parse.js";
 import { type ClassSpec, loadPlan, planFromSets } from "./plan.js";
+import { buildReceiveConfig, RECEIVE_OPTIONS, type ReceiveConfig } from "./receive-options.js";
 import { buildReportOptions, type ReportOptions } from "./report-options.js";
 import {
   buildRunConfig,
@@ -38,6 +39,8 @@ export interface LoadConfig {
   readonly report: ReportOptions;
   /** Limits of the built-in sink in a self-test. */
   readonly sink: SinkEmulation;
+  /** Through the gateway (--receive): where the run's sink receives; null without. */
+  readonly receive: ReceiveConfig | null;
 }
 
 export interface CompareConfig extends Omit<LoadConfig, "run"> {
@@ -113,6 +116,7 @@ function fromPlanned(planned: PlannedOptions, override: Partial<RawRunOptions>):
       run,
       report: buildReportOptions(pickOptions(REPORT_OPTIONS, values)),
       sink: buildSinkEmulation(pickOptions(SINK_EMULATION_OPTIONS, values)),
+      receive: buildReceiveConfig(pickOptions(RECEIVE_OPTIONS, values), run.target),
     });
   } catch (error) {
     throw locate(error, where);
@@ -133,10 +137,11 @@ export function buildCompareConfig(given: OptionValues): CompareConfig {
   try {
     const order = parseOrder(planned.values.order ?? DEFAULTS.order);
     const pauseMs = parseDuration("--pause", planned.values.pause ?? DEFAULTS.pause);
-    const { run, report, sink } = fromPlanned(planned, { mode: order[0] });
+    const { run, report, sink, receive } = fromPlanned(planned, { mode: order[0] });
     // --start-at starts the first run; the second follows it after the pause.
     const second = withConfigHash({ ...run, mode: order[1], runId: newRunId(), startAt: null });
-    return Object.freeze({ runs: Object.freeze([run, second]), pauseMs, report, sink });
+    const runs = Object.freeze([run, second]);
+    return Object.freeze({ runs, pauseMs, report, sink, receive });
   } catch (error) {
     throw locate(error, planned.where);
   }

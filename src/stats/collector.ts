@@ -4,7 +4,9 @@
  * message settled, a connection opened…), which increment numbers; it never builds an Error per
  * message, and never writes a counter itself.
  */
+
 import type { Latency, PhaseLatency } from "../smtp/phases.js";
+import { AcceptLedger, type AcceptRecords } from "./accept-ledger.js";
 import { epochMs } from "./clock.js";
 import {
   type Counters,
@@ -66,6 +68,8 @@ export interface StatsSnapshot {
   series: SeriesSnapshot;
   /** The first occurrence of each error class, as it happened; absent in old snapshots. */
   firstErrors?: FirstError[];
+  /** Each accepted message, when the run receives what the gateway relays (--receive). */
+  accepts?: AcceptRecords;
 }
 
 /** How RunStats numbers and times what it counts; the defaults serve one thread. */
@@ -74,6 +78,8 @@ export interface RunStatsOptions {
   ordinals?: Uint32Array;
   /** Epoch ms now; fixed in tests that need the same figures every time. */
   clock?: () => number;
+  /** Keep an AcceptLedger (--receive: the delivery join needs each accepted message). */
+  ledger?: boolean;
 }
 
 /**
@@ -97,6 +103,8 @@ export class RunStats {
   private readonly firstErrors: FirstErrors;
   firstEventMs = 0;
   lastEventMs = 0;
+  /** Each accepted message; null unless the run receives what the gateway relays. */
+  readonly ledger: AcceptLedger | null;
 
   /**
    * `classNames`: the run's message classes; messageSettled takes an index into it.
@@ -108,6 +116,7 @@ export class RunStats {
     options: RunStatsOptions = {},
   ) {
     this.ordinals = new RunOrdinals(options.ordinals);
+    this.ledger = options.ledger ? new AcceptLedger() : null;
     this.firstErrors = new FirstErrors(this.ordinals, options.clock ?? (() => epochMs()));
     this.histograms = {} as Record<HistogramName, LatencyRecorder>;
     for (const name of HISTOGRAM_NAMES) this.histograms[name] = new LatencyRecorder();
@@ -347,6 +356,7 @@ export class RunStats {
       })),
       series: this.series.snapshot(),
       firstErrors: this.firstErrors.snapshot(),
+      ...(this.ledger ? { accepts: this.ledger.snapshot() } : {}),
     };
   }
 }

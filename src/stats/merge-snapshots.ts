@@ -2,6 +2,7 @@
  * Snapshots of several threads (or shards) as one: counters add, error rows merge by key,
  * histograms add, classes merge by name, the series align on epoch time.
  */
+import { mergeAcceptRecords } from "./accept-ledger.js";
 import {
   CLASS_PHASES,
   type ClassPhase,
@@ -51,6 +52,9 @@ export function mergeSnapshots(parts: readonly StatsSnapshot[]): StatsSnapshot {
     firstErrors: parts.every((p) => p.firstErrors)
       ? mergeFirstErrors(parts.map((p) => p.firstErrors ?? []))
       : undefined,
+    ...(parts.some((p) => p.accepts)
+      ? { accepts: mergeAcceptRecords(parts.map((p) => p.accepts)) }
+      : {}),
   };
 }
 

@@ -5,6 +5,7 @@
  */
 
 import type { Latency, Phase } from "../smtp/phases.js";
+import type { DeliveryResult } from "./delivery.js";
 import type { ErrorClass } from "./errors.js";
 import type { GeneratorResult } from "./generator-result.js";
 import type { LatencySummary } from "./latency-summary.js";
@@ -319,6 +320,11 @@ export interface Result {
     totalBytes: number;
     longLines: number;
   }[];
+  /**
+   * Through the gateway (--receive): each message the gateway accepted, joined with what
+   * arrived at the run's receiving sink (stats/delivery.ts defines every figure).
+   */
+  delivery?: DeliveryResult;
   /** The built-in sink's own count, in a self-test against the embedded sink. */
   sink?: {
     messagesAccepted: number;
