@@ -18,6 +18,7 @@ import {
   statisticsRows,
   thresholdActual,
 } from "./figures.js";
+import { deliverySection } from "./delivery.js";
 import { latenessLine, THREAD_COLUMNS, threadRows, verdictLines } from "./verdict.js";
 
 export { fmt } from "./figures.js";
@@ -38,6 +39,7 @@ export function renderSummary(result: Result, options: TerminalOptions): string 
     ...overview(result, paint),
   ];
   const sections = [
+    deliverySection(result, paint),
     statisticsTable(result),
     latencyTable(result),
     generatorTable(result),
