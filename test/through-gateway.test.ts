@@ -4,13 +4,24 @@
  * class; what the receiver defers comes again and is delivered, with the retries counted.
  */
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { mailvolley } from "./helpers/cli.js";
 import { freePort, HOST, requirePeer } from "./helpers/peer.js";
 import { havePostfixRelay, type RelayOptions, startPostfixRelay } from "./helpers/postfix-relay.js";
 import { tempDir } from "./helpers/tmp.js";
+
+const SCHEMA_FILE = new URL("../../schema/result.schema.json", import.meta.url);
+const validate = new Ajv2020({ strict: true, allErrors: true }).compile(
+  JSON.parse(readFileSync(SCHEMA_FILE, "utf8")),
+);
+
+function schemaProblems(doc: unknown): string[] {
+  if (validate(doc)) return [];
+  return (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+}
 
 interface Delivery {
   accepted: number;
@@ -34,7 +45,7 @@ async function throughPostfix(
   relay: Omit<RelayOptions, "receiverPort">,
   args: string[],
   drainTimeout = "60s",
-): Promise<{ code: number | null; delivery: Delivery; stdout: string; stderr: string }> {
+): Promise<{ code: number | null; delivery: Delivery; log: string }> {
   const receiverPort = await freePort();
   const postfix = await startPostfixRelay({ ...relay, receiverPort });
   const dir = tempDir("mailvolley-gateway-");
@@ -55,9 +66,10 @@ async function throughPostfix(
       ],
       150_000,
     );
-    const { readFileSync } = await import("node:fs");
+    assert.equal(out.stderr.includes("Error"), false, out.stderr);
     const result = JSON.parse(readFileSync(json, "utf8"));
-    return { code: out.code, delivery: result.delivery, stdout: out.stdout, stderr: out.stderr };
+    assert.deepEqual(schemaProblems(result), [], "the result matches schema/result.schema.json");
+    return { code: out.code, delivery: result.delivery, log: postfix.log() };
   } finally {
     await postfix.stop();
   }
@@ -105,5 +117,54 @@ describe("through a Postfix relay", { timeout: 300_000 }, () => {
     assert.ok(d.retried >= 90, `retried ${d.retried}`);
     assert.ok(d.retryAttempts >= 2 * d.retried);
     assert.equal(code, 0);
+  });
+
+  test("the gateway delivers twice: duplicates counted as Postfix logs them", async (t) => {
+    if (!requirePeer(t, "postfix (root)", havePostfixRelay(), "apt-get install postfix")) return;
+    // Postfix gives up on a final reply after 2 s; the receiver takes 1% of messages and
+    // answers them after 3 s, so Postfix sends those again.
+    const {
+      code,
+      delivery: d,
+      log,
+    } = await throughPostfix({ extra: ["smtp_data_done_timeout = 2s"] }, [
+      "-m",
+      "1000",
+      "-s",
+      "10",
+      "--sink-fault",
+      "dot:ok:delay=3000:p=0.01",
+      // The second copies come after Postfix's retry delay, once the first ones are all in.
+      "--late-window",
+      "8s",
+    ]);
+    const sentTwice = new Set(
+      log
+        .split("\n")
+        .filter((line) => line.includes("may be sent more than once"))
+        .map((line) => /: ([0-9A-F]+): to=/.exec(line)?.[1]),
+    );
+    assert.ok(sentTwice.size > 0, "some final replies timed out");
+    assert.equal(d.duplicated, sentTwice.size);
+    assert.equal(d.delivered + d.duplicated, 1000);
+    assert.equal(d.lost, 0);
+    assert.equal(code, 1, "duplicates fail the run");
+  });
+
+  test("the receiver refuses 1% with 554: bounced, their notices joined, not mail", async (t) => {
+    if (!requirePeer(t, "postfix (root)", havePostfixRelay(), "apt-get install postfix")) return;
+    const { code, delivery: d } = await throughPostfix({}, [
+      "-m",
+      "1000",
+      "-s",
+      "10",
+      "--sink-fault",
+      "dot:554:p=0.01",
+    ]);
+    assert.ok(d.bounced > 0);
+    assert.equal(d.notices, d.bounced, "every notice joined to its message");
+    assert.equal(d.delivered + d.bounced, 1000);
+    assert.equal(d.foreign, 0, "notices are not counted as mail");
+    assert.equal(code, 1, "bounced messages fail the run");
   });
 });

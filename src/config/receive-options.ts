@@ -46,7 +46,7 @@ export interface ReceiveConfig {
 /** null without --receive; the other options are then refused, as they would do nothing. */
 export function buildReceiveConfig(raw: RawReceive, target: unknown): ReceiveConfig | null {
   if (raw.receive === undefined) {
-    if (raw.sinkFault !== undefined && [raw.sinkFault].flat().length > 0 && target !== null) {
+    if (raw.sinkFault !== undefined && [raw.sinkFault].flat().length > 0) {
       throw new ConfigError("--sink-fault", "takes effect only with --receive ADDR");
     }
     return null;
