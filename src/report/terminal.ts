@@ -3,6 +3,7 @@
  * whether colour is on (only on a TTY).
  */
 import type { LatencySummary, Result } from "../stats/result.js";
+import { deliverySection } from "./delivery.js";
 import {
   apdexText,
   classLabel,
@@ -18,7 +19,6 @@ import {
   statisticsRows,
   thresholdActual,
 } from "./figures.js";
-import { deliverySection } from "./delivery.js";
 import { latenessLine, THREAD_COLUMNS, threadRows, verdictLines } from "./verdict.js";
 
 export { fmt } from "./figures.js";
