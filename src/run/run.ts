@@ -19,6 +19,9 @@ import { type LoadRecords, startReceiving } from "./receive.js";
 import { runSharded } from "./shard.js";
 import { machineShare, shardHeader, WHOLE_RUN } from "./shard-plan.js";
 
+/** Whether a run through a gateway lost, split, bounced or doubled a message (exit code 1). */
+export { deliveryFailed };
+
 export interface RunIo {
   /** Conversation lines of the first session (-v). */
   trace?: (line: string) => void;
