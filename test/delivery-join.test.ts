@@ -5,8 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { parseThresholds } from "../src/config/thresholds.js";
 import { Receiver } from "../src/sink/receive.js";
 import { joinDeliveries, stateOf } from "../src/stats/delivery.js";
+import type { Result } from "../src/stats/result.js";
+import { evaluateThresholds } from "../src/stats/thresholds.js";
 import { mailvolley } from "./helpers/cli.js";
 
 const RUN = "0123456789ab";
@@ -121,6 +124,21 @@ describe("each accepted message in one state", () => {
     assert.equal(d.endToEndMs.count, 3);
     assert.equal(d.drainMs, 290);
     assert.equal(d.windowMs, 300);
+    assert.equal(d.backlogMax, 4, "all four accepted at 1010, before the first arrival");
+    const result = { delivery: d } as unknown as Result;
+    const judged = evaluateThresholds(
+      parseThresholds(["lost==0", "lost{class:odd}==0", "delivered_ratio>=50%", "drain<1s"]),
+      result,
+    );
+    assert.deepEqual(
+      judged.map((j) => [j.passed, j.actual, j.unit]),
+      [
+        [false, 1, ""],
+        [true, 0, ""],
+        [true, 50, "%"],
+        [true, 290, "ms"],
+      ],
+    );
   });
 });
 

@@ -38,6 +38,7 @@ interface Delivery {
   endToEndMs: { count: number; p99: number };
   classes: Record<string, { accepted: number; lost: number; delivered: number }>;
   firstLost: { seq: number; className: string; queueId: string }[];
+  firstDuplicated: { seq: number; className: string; queueId: string }[];
 }
 
 /** Runs mailvolley through a fresh Postfix relay; returns the exit code and the delivery. */
@@ -145,7 +146,11 @@ describe("through a Postfix relay", { timeout: 300_000 }, () => {
         .map((line) => /: ([0-9A-F]+): to=/.exec(line)?.[1]),
     );
     assert.ok(sentTwice.size > 0, "some final replies timed out");
-    assert.equal(d.duplicated, sentTwice.size);
+    // Each timeout Postfix logs "may" send twice: where the receiver had taken the message
+    // first, it did. On a loaded machine some timeouts come before the receiver read the data,
+    // and then the message arrives once, so the count is at most Postfix's.
+    assert.ok(d.duplicated > 0 && d.duplicated <= sentTwice.size, `${d.duplicated} duplicated`);
+    for (const m of d.firstDuplicated) assert.ok(sentTwice.has(m.queueId), m.queueId);
     assert.equal(d.delivered + d.duplicated, 1000);
     assert.equal(d.lost, 0);
     assert.equal(code, 1, "duplicates fail the run");

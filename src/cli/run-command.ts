@@ -100,9 +100,7 @@ async function runAndReport(
     apdexMs: report.apdexMs,
     run: () => runRecord(config),
     receive,
-    onDrain: config.quiet
-      ? undefined
-      : (inside) => process.stderr.write(`mailvolley: draining: ${inside} inside the gateway\n`),
+    onDrain: config.quiet ? undefined : drainPrinter(process.stderr),
   });
   signals.attach(null);
   streams.finish(outcome.result);
@@ -125,6 +123,28 @@ async function runAndReport(
     failed: outcome.exitCode !== 0,
   });
   return written || code !== EXIT.ok ? code : EXIT.failed;
+}
+
+/** Non-TTY: one drain line per this many seconds (the drain reports once a second). */
+const DRAIN_LOG_EVERY = 10;
+
+/**
+ * The messages still inside the gateway while the run drains: on a TTY one line rewritten in
+ * place, elsewhere a line every DRAIN_LOG_EVERY seconds.
+ */
+export function drainPrinter(stream: NodeJS.WriteStream): (inside: number) => void {
+  let calls = 0;
+  return (inside) => {
+    // -1: the drain is over; a live line makes way for the summary.
+    if (inside < 0) {
+      if (stream.isTTY && calls > 0) stream.write("\r\u001b[K");
+      return;
+    }
+    const line = `mailvolley: draining: ${inside} still inside the gateway`;
+    if (stream.isTTY) stream.write(`\r${line}\u001b[K`);
+    else if (calls % DRAIN_LOG_EVERY === 0) stream.write(`${line}\n`);
+    calls++;
+  };
 }
 
 /** --sink-fault rules are checked before the run, as the sink's own --fault is. */

@@ -145,8 +145,7 @@ export abstract class SessionBase implements HandshakeHost {
   private connect(): net.Socket {
     const { config, stats } = this.host;
     this.phaseSince = performance.now();
-    // The delivery join wants each 2xx's queue id, so reply texts are kept.
-    this.parser.captureText = this.host.trace !== null || stats.ledger !== null;
+    this.parser.captureText = this.host.trace !== null || stats.ledger !== null; // --receive reads queue ids
     this.preclaimedIntendedMs = this.host.intendedMs;
     this.connection = stats.connectionOpened();
     this.txs.connection = this.connection;

@@ -6,7 +6,13 @@
 import { deliveryVerdict } from "../stats/delivery.js";
 import type { LatencySummary, Result } from "../stats/result.js";
 import { fmt, ms } from "./figures.js";
-import type { Paint } from "./terminal.js";
+
+/** The colours the terminal summary paints with (terminal.ts's painter). */
+interface Paint {
+  bold(s: string): string;
+  red(s: string): string;
+  green(s: string): string;
+}
 
 const row = (label: string, cells: string[]) => `${label.padEnd(14)}${cells.join("   ")}`;
 const summary = (l: LatencySummary) =>
@@ -38,6 +44,7 @@ export function deliverySection(result: Result, paint: Paint): string {
       `${fmt(d.windowMs / 1000, 3)} s first connect to last arrival`,
       `drain ${fmt(d.drainMs / 1000, 3)} s${d.drainTimedOut ? paint.red(" (timed out)") : ""}`,
       `${fmt(d.deliveredPerSecond, 1)} delivered/s`,
+      `most inside the gateway ${fmt(d.backlogMax)}`,
     ]),
     row("End to end", [summary(d.endToEndMs), "(intended send → first arrival)"]),
     row("In gateway", [summary(d.insideGatewayMs), "(250 → first arrival)"]),

@@ -11,7 +11,8 @@ import type { MessageWire } from "../messages/wire.js";
 import { Receiver, type SinkOptions, startSink } from "../sink/index.js";
 import type { AcceptRecords } from "../stats/accept-ledger.js";
 import { epochMs } from "../stats/clock.js";
-import { type DeliveryResult, joinDeliveries } from "../stats/delivery.js";
+import { joinDeliveries } from "../stats/delivery.js";
+import type { DeliveryResult } from "../stats/delivery-result.js";
 import type { Result } from "../stats/result.js";
 import { mark } from "../stats/timeline.js";
 import type { Progress } from "./progress.js";
@@ -45,6 +46,7 @@ export async function startReceiving(
   receive: ReceiveConfig,
   runId: string,
   sinkOptions: Omit<Partial<SinkOptions>, "listen"> | undefined,
+  /** Messages still inside the gateway, about once a second while draining; -1 at its end. */
   onDrain?: (inside: number) => void,
 ): Promise<ReceivingSink> {
   const receiver = new Receiver(runId);
@@ -62,6 +64,7 @@ export async function startReceiving(
       let timedOut = false;
       try {
         timedOut = !(await drain(receiver, result.messages.accepted, receive, onDrain));
+        onDrain?.(-1);
         receiver.lateAfterMs = epochMs();
         if (receive.lateWindowMs > 0) await sleep(receive.lateWindowMs);
       } finally {

@@ -150,8 +150,9 @@ async function throughGateway(
   }
   const sources = wire.sources();
   if (sources.length > 0) result.sources = sources;
-  result.delivery = await receiving.finish(result, records, config, wire);
-  const failed = deliveryFailed(result.delivery) ? 1 : 0;
+  const delivery = await receiving.finish(result, records, config, wire);
+  result.delivery = delivery;
+  const failed = deliveryFailed(delivery) ? 1 : 0;
   return { result, exitCode: Math.max(verdict(result), failed) };
 }
 

@@ -8,7 +8,7 @@
  * that arrived or was refused: the memory grows with the messages inside the gateway, not with
  * the run's total when the ledger of accepted messages is the one kept elsewhere.
  */
-import type { ArrivalCounts, ArrivalRecord, JoinKey } from "../stats/delivery.js";
+import type { ArrivalCounts, ArrivalRecord, JoinKey } from "../stats/delivery-result.js";
 import type { Envelope } from "./envelope-log.js";
 
 const HEADER_END = Buffer.from("\r\n\r\n", "latin1");

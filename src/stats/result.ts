@@ -5,7 +5,7 @@
  */
 
 import type { Latency, Phase } from "../smtp/phases.js";
-import type { DeliveryResult } from "./delivery.js";
+import type { DeliveryResult } from "./delivery-result.js";
 import type { ErrorClass } from "./errors.js";
 import type { GeneratorResult } from "./generator-result.js";
 import type { LatencySummary } from "./latency-summary.js";
