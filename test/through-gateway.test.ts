@@ -46,7 +46,7 @@ async function throughPostfix(
   relay: Omit<RelayOptions, "receiverPort">,
   args: string[],
   drainTimeout = "60s",
-): Promise<{ code: number | null; delivery: Delivery; log: string }> {
+): Promise<{ code: number | null; delivery: Delivery; log: string; html: string }> {
   const receiverPort = await freePort();
   const postfix = await startPostfixRelay({ ...relay, receiverPort });
   const dir = tempDir("mailvolley-gateway-");
@@ -62,6 +62,8 @@ async function throughPostfix(
         drainTimeout,
         "--json",
         json,
+        "--html",
+        join(dir, "report.html"),
         "-q",
         ...args.map((a) => a.replace("DIR", dir)),
       ],
@@ -70,7 +72,8 @@ async function throughPostfix(
     assert.equal(out.stderr.includes("Error"), false, out.stderr);
     const result = JSON.parse(readFileSync(json, "utf8"));
     assert.deepEqual(schemaProblems(result), [], "the result matches schema/result.schema.json");
-    return { code: out.code, delivery: result.delivery, log: postfix.log() };
+    const html = readFileSync(join(dir, "report.html"), "utf8");
+    return { code: out.code, delivery: result.delivery, log: postfix.log(), html };
   } finally {
     await postfix.stop();
   }
@@ -82,7 +85,11 @@ describe("through a Postfix relay", { timeout: 300_000 }, () => {
     const dir = tempDir("mailvolley-plan-");
     const plan = join(dir, "plan.yaml");
     writeFileSync(plan, "classes:\n  - { name: bulk, share: 19 }\n  - { name: spam, share: 1 }\n");
-    const { code, delivery: d } = await throughPostfix(
+    const {
+      code,
+      delivery: d,
+      html,
+    } = await throughPostfix(
       { headerChecks: ["/^X-Mailvolley-Class: spam/ DISCARD"] },
       ["--plan", plan, "-m", "2000", "-s", "10"],
       // The 100 discarded never come: the drain runs to its end, so it is kept short.
@@ -99,6 +106,7 @@ describe("through a Postfix relay", { timeout: 300_000 }, () => {
     assert.equal(d.endToEndMs.count, 1900);
     assert.ok(d.endToEndMs.p99 > 0);
     assert.equal(typeof d.drainMs, "number");
+    assert.match(html, /data-field="delivery\.lost" data-value="100"/);
     assert.equal(code, 1, "lost messages fail the run");
   });
 

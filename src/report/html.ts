@@ -28,6 +28,7 @@ import {
 } from "./figures.js";
 import { chartRun } from "./html-chart-runs.js";
 import { chartScript } from "./html-charts.js";
+import { deliveryHtml } from "./html-delivery.js";
 import { latenessLine, ratioVerdict, THREAD_COLUMNS, threadRows, verdictLines } from "./verdict.js";
 
 export interface HtmlOptions {
@@ -62,6 +63,7 @@ export function renderHtml(runs: readonly Result[], options: HtmlOptions = {}): 
           .join("")}</div>`
       : "",
     section("Overview", overview(runs, prefix) + knees(runs)),
+    deliveryHtml(runs, prefix),
     ...runs.map((r, i) =>
       section(`Statistics${compare ? ` — ${r.mode}` : ""}`, statistics(r, prefix(i))),
     ),
