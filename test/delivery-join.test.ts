@@ -125,6 +125,7 @@ describe("each accepted message in one state", () => {
     assert.equal(d.drainMs, 290);
     assert.equal(d.windowMs, 300);
     assert.equal(d.backlogMax, 4, "all four accepted at 1010, before the first arrival");
+    assert.deepEqual(d.perSecond, { accepted: [4], delivered: [3], inside: [1] });
     const result = { delivery: d } as unknown as Result;
     const judged = evaluateThresholds(
       parseThresholds(["lost==0", "lost{class:odd}==0", "delivered_ratio>=50%", "drain<1s"]),

@@ -120,6 +120,11 @@ export interface DeliveryResult {
   insideGatewayMs: LatencySummary;
   /** First refusal → arrival, ms, of retried messages. */
   retryDelayMs: LatencySummary;
+  /**
+   * Per second from the first connect to the last arrival: messages accepted and delivered
+   * (first arrivals, notices included) in that second, and those inside the gateway at its end.
+   */
+  perSecond: { accepted: number[]; delivered: number[]; inside: number[] };
   /** Per message class. */
   classes: Record<string, DeliveryClass>;
   /** The first lost messages (by number), so a user can look for them in the gateway's log. */

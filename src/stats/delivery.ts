@@ -158,6 +158,36 @@ function backlogMax(input: JoinInputs): number {
   return most;
 }
 
+/** The seconds a run through a gateway is charted by, at most (a day). */
+const MAX_SECONDS = 86_400;
+
+function perSecond(input: JoinInputs): DeliveryResult["perSecond"] {
+  const { accepts, arrivals, firstConnectMs } = input;
+  const accepted: number[] = [];
+  const delivered: number[] = [];
+  const second = (ms: number) =>
+    Math.min(MAX_SECONDS, Math.max(0, Math.floor((ms - firstConnectMs) / 1000)));
+  const add = (series: number[], at: number) => {
+    while (series.length <= at) series.push(0);
+    series[at]++;
+  };
+  for (let i = 0; i < accepts.seq.length; i++) {
+    add(accepted, second(accepts.acceptedMs[i]));
+    const a = arrivals.get(accepts.seq[i]);
+    if (a !== undefined && a.firstMs > 0 && !a.late) add(delivered, second(a.firstMs));
+  }
+  const length = Math.max(accepted.length, delivered.length);
+  while (accepted.length < length) accepted.push(0);
+  while (delivered.length < length) delivered.push(0);
+  const inside: number[] = [];
+  let held = 0;
+  for (let i = 0; i < length; i++) {
+    held += accepted[i] - delivered[i];
+    inside.push(Math.max(0, held));
+  }
+  return { accepted, delivered, inside };
+}
+
 export function joinDeliveries(input: JoinInputs): DeliveryResult {
   const tally = new Tally(input);
   for (let i = 0; i < input.accepts.seq.length; i++) tally.add(i);
@@ -186,6 +216,7 @@ export function joinDeliveries(input: JoinInputs): DeliveryResult {
     relayedPerSecond,
     backlogPerSecond: Math.max(0, acceptedPerSecond - relayedPerSecond),
     backlogMax: backlogMax(input),
+    perSecond: perSecond(input),
     endToEndMs: summarise(tally.e2e),
     insideGatewayMs: summarise(tally.inside),
     retryDelayMs: summarise(tally.retryDelay),
