@@ -13,7 +13,7 @@ import { renderCompare } from "../report/compare.js";
 import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
 import { renderSummary } from "../report/terminal.js";
-import { executeRun, type RunExtras, type RunIo } from "../run/run.js";
+import { deliveryFailed, executeRun, type RunExtras, type RunIo } from "../run/run.js";
 import type { Mode, Result } from "../stats/result.js";
 import { EXIT, loadExitCode } from "./exit-codes.js";
 import {
@@ -43,8 +43,14 @@ export const compareCommand = {
         describe: `${RUN_OPTIONS.target.describe} (none: two built-in sinks)`,
       }),
   handler: async (argv: CommandArgv) => {
-    const { runs: configs, pauseMs, report, sink } = buildCompareConfig(givenOptions(argv));
-    if (configs[0].target === null) checkEmbeddedSink(sink);
+    const {
+      runs: configs,
+      pauseMs,
+      report,
+      sink,
+      receive,
+    } = buildCompareConfig(givenOptions(argv));
+    if (configs[0].target === null || receive !== null) checkEmbeddedSink(sink);
     warnPlaintextAuth(configs[0], configs[0].target);
     const { json, quiet } = configs[0];
     const exports = exportsOf<Result[]>([
@@ -59,7 +65,8 @@ export const compareCommand = {
     });
     const streams = new SeriesStreams(report.seriesOut, configs[0].intervalMs);
     try {
-      const extras = { sink, apdexMs: report.apdexMs };
+      // --receive: each run gets its own receiving sink at the address, one after the other.
+      const extras = { sink, apdexMs: report.apdexMs, receive };
       const runs = await runBoth(configs, pauseMs, { signals, streams }, extras);
       const breaches = runs.flatMap((r) =>
         applyThresholds(r, report.thresholds).map((line) => `${r.mode}: ${line}`),
@@ -73,7 +80,7 @@ export const compareCommand = {
       const code = loadExitCode({
         signal: signals.received,
         breached: breaches.length > 0 || generatorBound,
-        failed: sinkDiffers,
+        failed: sinkDiffers || runs.some((r) => r.delivery && deliveryFailed(r.delivery)),
       });
       process.exitCode = written || code !== EXIT.ok ? code : EXIT.failed;
     } finally {

@@ -110,6 +110,9 @@ export function formatProgress(
     `sess ${progress.openSessions}`,
   );
   if (progress.dropped > 0) parts.push(`drop ${compactCount(progress.dropped)}`);
+  if (progress.insideGateway !== undefined) {
+    parts.push(`in gateway ${compactCount(progress.insideGateway)}`);
+  }
   return parts.join(" ");
 }
 

@@ -42,8 +42,8 @@ export const runCommand = {
   handler: async (argv: CommandArgv) => {
     mark("command started");
     const given = givenOptions(argv);
-    const { run: config, report, sink } = buildLoadConfig(given);
-    if (config.target === null) checkEmbeddedSink(sink);
+    const { run: config, report, sink, receive } = buildLoadConfig(given);
+    if (config.target === null || receive !== null) checkEmbeddedSink(sink);
     const exports = exportsOf<Result>([
       ["--json", config.json, renderJson],
       ["--html", report.html, (result) => renderHtml([result])],
@@ -56,7 +56,10 @@ export const runCommand = {
     const signals = new StopSignals((signal) => announceStop(signal, config.load.graceMs));
     const streams = new SeriesStreams(report.seriesOut, config.intervalMs);
     try {
-      process.exitCode = await runAndReport(config, report, sink, exports, { signals, streams });
+      process.exitCode = await runAndReport(config, report, { sink, receive }, exports, {
+        signals,
+        streams,
+      });
     } finally {
       streams.close();
       signals.release();
@@ -70,7 +73,7 @@ type LoadConfig = ReturnType<typeof buildLoadConfig>;
 async function runAndReport(
   config: LoadConfig["run"],
   report: LoadConfig["report"],
-  sink: LoadConfig["sink"],
+  { sink, receive }: Pick<LoadConfig, "sink" | "receive">,
   exports: Export<Result>[],
   { signals, streams }: { signals: StopSignals; streams: SeriesStreams },
 ): Promise<ExitCode> {
@@ -98,6 +101,8 @@ async function runAndReport(
     sink,
     apdexMs: report.apdexMs,
     run: () => runRecord(config),
+    receive,
+    onDrain: config.quiet ? undefined : drainPrinter(process.stderr),
   });
   signals.attach(null);
   streams.finish(outcome.result);
@@ -120,6 +125,28 @@ async function runAndReport(
     failed: outcome.exitCode !== 0,
   });
   return written || code !== EXIT.ok ? code : EXIT.failed;
+}
+
+/** Non-TTY: one drain line per this many seconds (the drain reports once a second). */
+const DRAIN_LOG_EVERY = 10;
+
+/**
+ * The messages still inside the gateway while the run drains: on a TTY one line rewritten in
+ * place, elsewhere a line every DRAIN_LOG_EVERY seconds.
+ */
+export function drainPrinter(stream: NodeJS.WriteStream): (inside: number) => void {
+  let calls = 0;
+  return (inside) => {
+    // -1: the drain is over; a live line makes way for the summary.
+    if (inside < 0) {
+      if (stream.isTTY && calls > 0) stream.write("\r\u001b[K");
+      return;
+    }
+    const line = `mailvolley: draining: ${inside} still inside the gateway`;
+    if (stream.isTTY) stream.write(`\r${line}\u001b[K`);
+    else if (calls % DRAIN_LOG_EVERY === 0) stream.write(`${line}\n`);
+    calls++;
+  };
 }
 
 /** A shard waiting for --start-at says so, so a quiet terminal is not taken for a hang. */

@@ -142,7 +142,7 @@ export abstract class SessionBase implements HandshakeHost {
   private connect(): net.Socket {
     const { config, stats } = this.host;
     this.phaseSince = performance.now();
-    this.parser.captureText = this.host.trace !== null;
+    this.parser.captureText = this.host.trace !== null || stats.ledger !== null; // --receive reads queue ids
     this.preclaimedIntendedMs = this.host.intendedMs;
     this.connection = stats.connectionOpened();
     this.txs.connection = this.connection;
@@ -287,7 +287,7 @@ export abstract class SessionBase implements HandshakeHost {
   }
 
   captureText(on: boolean): void {
-    this.parser.captureText = on || this.host.trace !== null;
+    this.parser.captureText = on || this.host.trace !== null || this.host.stats.ledger !== null;
   }
 
   protected write(buf: Buffer, shown?: string): void {

@@ -12,6 +12,7 @@
 import type { Capabilities } from "../smtp/capabilities.js";
 import { END_OF_DATA } from "../smtp/message.js";
 import { After, Before } from "../smtp/pipelining.js";
+import { queueIdOf } from "../smtp/queue-id.js";
 import { performance, TIME_ORIGIN } from "../stats/clock.js";
 import { Expect, PHASE_OF, replyMismatch } from "./pending.js";
 import { NO_WORK, NOT_YET, SessionBase } from "./session-base.js";
@@ -175,7 +176,7 @@ export class Session extends SessionBase {
       code = 250; // a recipient took it; the others' refusals are counted already
     }
     if (!tx.voided) {
-      if (code < 300) this.acceptOrHold(tx);
+      if (code < 300) this.acceptOrHold(tx, lines);
       else this.txs.reject(tx, code, lines, "dot", this.phaseSince);
     } else {
       this.needRset = false; // the empty message's dot ended the transaction
@@ -212,7 +213,8 @@ export class Session extends SessionBase {
    * §3.1: replies are matched by order alone): the message is held in the ring until the order
    * is confirmed (TransactionRing.hold); a mismatch first fails it with the session.
    */
-  private acceptOrHold(tx: Transaction): void {
+  private acceptOrHold(tx: Transaction, lines: string[] | null): void {
+    if (this.host.stats.ledger !== null) tx.queueId = queueIdOf(lines);
     // DATA: the next envelope (MAIL first) is due; BDAT: the next transaction (RSET first).
     const next = this.pending.count > 0 ? this.pending.headKind : Expect.Quit;
     if (next === Expect.Mail || next === Expect.Rset) {
@@ -328,7 +330,9 @@ export class Session extends SessionBase {
     this.inFlight++;
     const before = this.rsetOwed();
     tx.dataSentAt = now;
-    const epochMs = TIME_ORIGIN + now;
+    // X-Mailvolley-Sent carries the time the message was due, so that end-to-end latency read
+    // from it includes the envelope and, open model, the wait for a session (as the run's does).
+    const epochMs = TIME_ORIGIN + tx.intendedMs;
     this.write(this.messages.bdatTransaction(tx.slot, this.caps, before, epochMs));
     this.pushEnvelope(tx.slot, before, tx.recipients, Expect.Bdat);
   }
@@ -337,7 +341,7 @@ export class Session extends SessionBase {
   private onBdat(tx: Transaction, code: number, lines: string[] | null): void {
     this.inFlight--;
     if (tx.verdict === Verdict.Open) {
-      if (code < 300) this.acceptOrHold(tx);
+      if (code < 300) this.acceptOrHold(tx, lines);
       else this.txs.reject(tx, code, lines, "bdat", this.phaseSince);
     }
     if (code >= 400 && tx.mailAccepted) this.needRset = true; // indeterminate (RFC 3030 §2)
@@ -367,7 +371,8 @@ export class Session extends SessionBase {
     }
     const now = performance.now();
     tx.dataSentAt = now;
-    const epochMs = TIME_ORIGIN + now;
+    // The time the message was due, as above (the BDAT path): end-to-end counts from there.
+    const epochMs = TIME_ORIGIN + tx.intendedMs;
     const message = this.messages.content(tx.slot, after, this.caps, epochMs);
     for (let replies = this.dotRepliesOf(tx); replies > 0; replies--) {
       this.pending.push(Expect.Dot, tx.slot);

@@ -44,6 +44,8 @@ export interface Transaction {
   mailAccepted: boolean;
   /** The 354 came although the transaction had failed: only an empty message was sent. */
   voided: boolean;
+  /** The queue id the final 2xx named (`queued as X`), kept for the delivery join; else "". */
+  queueId: string;
 }
 
 /**
@@ -83,6 +85,7 @@ export class TransactionRing {
         verdict: Verdict.Counted,
         mailAccepted: false,
         voided: false,
+        queueId: "",
       });
     }
   }
@@ -109,6 +112,7 @@ export class TransactionRing {
     tx.verdict = Verdict.Open;
     tx.mailAccepted = false;
     tx.voided = false;
+    tx.queueId = "";
     tx.cls = kind.index;
     tx.recipients = kind.recipients;
     tx.ordinal = this.stats.messageStarted(tx.recipients);
@@ -128,6 +132,7 @@ export class TransactionRing {
     this.stats.record("transactionUncorrected", atMs - tx.startMs);
     this.stats.recordPhase(tx.cls, "data", atMs - tx.dataSentAt);
     this.settle(tx, "accepted", atMs, latency);
+    this.stats.ledger?.record(tx.seq, TIME_ORIGIN + tx.intendedMs, TIME_ORIGIN + atMs, tx.queueId);
   }
 
   /**

@@ -15,10 +15,12 @@ import {
   REPORT_OPTIONS,
   RUN_OPTIONS,
   SECURITY_OPTIONS,
+  SINK_EMULATION_OPTIONS,
 } from "./option-table.js";
 import { camel, pickOptions, planKeys } from "./options.js";
 import { ConfigError, parseDuration } from "./parse.js";
 import { type ClassSpec, loadPlan, planFromSets } from "./plan.js";
+import { buildReceiveConfig, RECEIVE_OPTIONS, type ReceiveConfig } from "./receive-options.js";
 import { buildReportOptions, type ReportOptions } from "./report-options.js";
 import {
   buildRunConfig,
@@ -37,6 +39,8 @@ export interface LoadConfig {
   readonly report: ReportOptions;
   /** The built-in sink's options in a self-test (--sink-NAME), as the sink names them. */
   readonly sink: SinkSettings;
+  /** Through the gateway (--receive): where the run's sink receives; null without. */
+  readonly receive: ReceiveConfig | null;
 }
 
 export interface CompareConfig extends Omit<LoadConfig, "run"> {
@@ -108,24 +112,26 @@ function fromPlanned(planned: PlannedOptions, override: Partial<RawRunOptions>):
     const raw = { ...rawRunOptions(values), ...override };
     const run = buildRunConfig(classes.length > 0 ? { ...raw, classes } : raw);
     checkOpenFiles(run.sessions, run.target === null);
-    if (run.target !== null) refuseSinkOptions(values);
+    const receive = buildReceiveConfig(pickOptions(RECEIVE_OPTIONS, values), run.target);
+    if (run.target !== null && receive === null) refuseSinkOptions(values);
     return Object.freeze({
       run,
       report: buildReportOptions(pickOptions(REPORT_OPTIONS, values)),
       sink: sinkSettingsOf(values, "sink-"),
+      receive,
     });
   } catch (error) {
     throw locate(error, where);
   }
 }
 
-/** The built-in sink's limits do nothing against a target: say so rather than ignore them. */
+/** The built-in sink's options do nothing against a target without --receive: say so rather than ignore them. */
 function refuseSinkOptions(values: Readonly<Record<string, unknown>>): void {
   for (const flag of Object.keys(SINK_EMULATION_OPTIONS)) {
     if (values[camel(flag)] === undefined) continue;
     throw new ConfigError(
       `--${flag}`,
-      "limits the built-in sink of a self-test, and a run against a target starts none; drop the option or the target",
+      "sets the built-in sink of a self-test or of --receive, and this run against a target starts none; drop the option, or add --receive ADDR",
     );
   }
 }
@@ -144,10 +150,11 @@ export function buildCompareConfig(given: OptionValues): CompareConfig {
   try {
     const order = parseOrder(planned.values.order ?? DEFAULTS.order);
     const pauseMs = parseDuration("--pause", planned.values.pause ?? DEFAULTS.pause);
-    const { run, report, sink } = fromPlanned(planned, { mode: order[0] });
+    const { run, report, sink, receive } = fromPlanned(planned, { mode: order[0] });
     // --start-at starts the first run; the second follows it after the pause.
     const second = withConfigHash({ ...run, mode: order[1], runId: newRunId(), startAt: null });
-    return Object.freeze({ runs: Object.freeze(tlsRuns(run, second)), pauseMs, report, sink });
+    const runs = Object.freeze(tlsRuns(run, second));
+    return Object.freeze({ runs, pauseMs, report, sink, receive });
   } catch (error) {
     throw locate(error, planned.where);
   }

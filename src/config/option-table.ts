@@ -6,11 +6,13 @@
 import { DEFAULT_APDEX_MS } from "../stats/summarise.js";
 import { MESSAGE_OPTIONS } from "./message-options.js";
 import { defaultsOf, durationText, type OptionTable } from "./options.js";
+import { RECEIVE_OPTIONS } from "./receive-options.js";
 import { SECURITY_OPTIONS } from "./security-options.js";
 import { embeddedSinkOptions, SINK_OPTIONS } from "./sink-option-table.js";
 import { TIMEOUT_OPTIONS } from "./timeout-options.js";
 
 export { MESSAGE_OPTIONS } from "./message-options.js";
+export { RECEIVE_OPTIONS } from "./receive-options.js";
 export { SECURITY_OPTIONS } from "./security-options.js";
 export { TIMEOUT_OPTIONS } from "./timeout-options.js";
 
@@ -297,6 +299,7 @@ export const LOAD_OPTIONS = {
   ...MESSAGE_OPTIONS,
   ...REPORT_OPTIONS,
   ...SINK_EMULATION_OPTIONS,
+  ...RECEIVE_OPTIONS,
 } as const satisfies OptionTable;
 
 /** The default of every option that has one, by camelCase key: what the help shows. */

@@ -16,6 +16,7 @@ export type OptionGroup =
   | "Messages:"
   | "Reports:"
   | "Built-in sink (no target):"
+  | "Through the gateway:"
   | "Compare:"
   | "Sink:";
 

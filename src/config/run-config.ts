@@ -70,6 +70,8 @@ export interface RunConfig extends SecuritySettings {
   /** DSN (RFC 3461): RET= on MAIL and NOTIFY= on every RCPT, when given. */
   readonly dsnRet: "FULL" | "HDRS" | null;
   readonly dsnNotify: string | null;
+  /** Trace ids in every message (X-Mailvolley-Id, ENVID): set when the run receives (--receive). */
+  readonly traceIds?: boolean;
   readonly pipelining: "auto" | "off";
   readonly timeouts: Timeouts;
   /**

@@ -9,6 +9,8 @@
  *             | errors                                      error occurrences
  *             | connections_per_message
  *             | dropped                                     arrivals dropped (open model)
+ *             | delivered_ratio | lost | duplicated          through the gateway (--receive):
+ *             | e2e_p99 | drain | relay_rate | backlog_max   %, counts, ms, ms, /s, messages
  *   key       = phase (latency: one of LATENCIES in smtp/phases.ts: transaction, connect,
  *                      banner, ehlo, tls, auth, envelope, data, quit, session)
  *             | class (a message class, or "all")
@@ -93,6 +95,7 @@ function selectorKeys(metric: Metric): string[] {
   if (metric === "error_rate") return ["class", "type"];
   if (metric === "errors") return ["type"];
   if (metric === "rate" || metric === "apdex") return ["class"];
+  if (metric === "e2e_p99" || metric === "lost" || metric === "delivered_ratio") return ["class"];
   return [];
 }
 
@@ -101,21 +104,21 @@ function parseValue(metric: Metric, text: string, fail: (why: string) => never):
   if (!m) return fail(`"${text}" is not a number with an optional unit`);
   const n = Number(m[1]);
   const unit = m[2] ?? "";
-  if (latencyMetric(metric)) {
+  if (latencyMetric(metric) || metric === "e2e_p99" || metric === "drain") {
     if (unit === "" || unit === "ms") return n;
     if (unit === "s") return n * 1000;
     if (unit === "us" || unit === "µs") return n / 1000;
     return fail(`${metric} is a latency: give ms, s or us`);
   }
-  if (metric === "error_rate") {
+  if (metric === "error_rate" || metric === "delivered_ratio") {
     const percent = unit === "%" ? n : unit === "" ? n * 100 : Number.NaN;
     if (Number.isNaN(percent)) {
-      return fail("error_rate is a share: give a percentage (0.1%) or a fraction (0.001)");
+      return fail(`${metric} is a share: give a percentage (0.1%) or a fraction (0.001)`);
     }
-    if (percent > 100) return fail("error_rate is at most 100% (a fraction at most 1)");
+    if (percent > 100) return fail(`${metric} is at most 100% (a fraction at most 1)`);
     return percent;
   }
-  if (metric === "rate" || metric === "plateau_rate") {
+  if (metric === "rate" || metric === "plateau_rate" || metric === "relay_rate") {
     if (unit === "" || unit === "/s") return n;
     return fail(`${metric} is in messages per second: give e.g. 5000/s`);
   }

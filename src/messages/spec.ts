@@ -49,4 +49,10 @@ export interface MessageOptions {
   /** DSN (RFC 3461): RET= on MAIL and NOTIFY= on every RCPT, when given. */
   readonly dsnRet: "FULL" | "HDRS" | null;
   readonly dsnNotify: string | null;
+  /**
+   * The run receives what the gateway relays (--receive): every message carries
+   * `X-Mailvolley-Id: RUNID.SEQ` and, where the server offers DSN, MAIL's ENVID=RUNID.SEQ
+   * (RFC 3461 §4.4), the keys the delivery join finds it by.
+   */
+  readonly traceIds?: boolean;
 }

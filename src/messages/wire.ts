@@ -80,7 +80,8 @@ export class MessageWire {
       classes[0].bodies.length === 1 &&
       !options.uniqueRecipients &&
       fromList === null &&
-      toList === null;
+      toList === null &&
+      !options.traceIds;
   }
 
   /** Loads every file the run's messages come from, once, before the first connect. */
@@ -103,6 +104,7 @@ export class MessageWire {
           runId: options.runId,
           extra,
           traceOnly: source !== null,
+          traceId: options.traceIds,
         }),
         ...bodiesOf(spec, options, source),
         source,
@@ -186,6 +188,8 @@ export class MessageWire {
     let params = caps.size >= 0 ? ` SIZE=${size}` : "";
     if (xverp) params += " XVERP";
     if (dsnRet) params += ` RET=${dsnRet}`;
+    // RFC 3461 §4.4: ENVID travels with the message to the next hop and into its DSNs.
+    if (this.options.traceIds && caps.dsn) params += ` ENVID=${this.options.runId}.${m.seq}`;
     const sender = this.fromList
       ? this.fromList[m.seq % this.fromList.length]
       : this.classes[m.kind.index].from;

@@ -28,6 +28,7 @@ import {
 } from "./figures.js";
 import { chartRun } from "./html-chart-runs.js";
 import { chartScript } from "./html-charts.js";
+import { deliveryHtml } from "./html-delivery.js";
 import {
   ceilingLine,
   latenessLine,
@@ -70,6 +71,7 @@ export function renderHtml(runs: readonly Result[], options: HtmlOptions = {}): 
           .join("")}</div>`
       : "",
     section("Overview", overview(runs, prefix) + knees(runs)),
+    deliveryHtml(runs, prefix),
     ...runs.map((r, i) =>
       section(`Statistics${compare ? ` — ${runLabel(r, runs)}` : ""}`, statistics(r, prefix(i))),
     ),

@@ -5,6 +5,7 @@
 
 import { printable } from "../stats/printable.js";
 import type { LatencySummary, Result } from "../stats/result.js";
+import { deliverySection } from "./delivery.js";
 import {
   apdexText,
   classLabel,
@@ -47,6 +48,7 @@ export function renderSummary(result: Result, options: TerminalOptions): string 
     ...overview(result, paint),
   ];
   const sections = [
+    deliverySection(result, paint),
     statisticsTable(result),
     latencyTable(result),
     generatorTable(result),

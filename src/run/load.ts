@@ -93,7 +93,7 @@ class LoadRun implements SessionHost {
     this.stats = new RunStats(
       config.classes.map((c) => c.name),
       config.intervalMs,
-      { ordinals: hooks.ordinals },
+      { ordinals: hooks.ordinals, ledger: config.traceIds === true },
     );
     this.sampler = new GeneratorLoadSampler(hooks.threadName ?? "main", config.intervalMs);
     this.trace = hooks.trace ?? null;

@@ -53,4 +53,6 @@ export interface Progress extends ProgressCounts {
    * as the final Result's series will hold them (--out streams them).
    */
   points: SeriesPoint[];
+  /** Through a gateway (--receive): accepted messages that have not yet come out of it. */
+  insideGateway?: number;
 }

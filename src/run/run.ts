@@ -5,16 +5,22 @@
 
 import type { Target } from "../config/parse.js";
 import { formatTarget } from "../config/parse.js";
+import type { ReceiveConfig } from "../config/receive-options.js";
 import type { RunConfig } from "../config/run-config.js";
 import { MessageWire } from "../messages/wire.js";
 import { type SinkOptions, startSink } from "../sink/index.js";
+import { deliveryFailed } from "../stats/delivery.js";
 import { annotateSeries, applyOutcome, generatorResult } from "../stats/generator-verdict.js";
 import type { Result, RunRecord } from "../stats/result.js";
 import { buildResult } from "../stats/summarise.js";
 import { mark, markEpoch } from "../stats/timeline.js";
 import type { Progress, ShareOutcome } from "./load.js";
+import { type LoadRecords, startReceiving } from "./receive.js";
 import { runSharded } from "./shard.js";
 import { machineShare, shardHeader, WHOLE_RUN } from "./shard-plan.js";
+
+/** Whether a run through a gateway lost, split, bounced or doubled a message (exit code 1). */
+export { deliveryFailed };
 
 export interface RunIo {
   /** Conversation lines of the first session (-v). */
@@ -40,6 +46,10 @@ export interface RunExtras {
    * does not come before the first connect (issue 14 §3).
    */
   run?: () => RunRecord;
+  /** Through the gateway: receive what the target relays (--receive) and join it. */
+  receive?: ReceiveConfig | null;
+  /** Called about once a second while the run waits for messages inside the gateway. */
+  onDrain?: (inside: number) => void;
 }
 
 export interface RunOutcome {
@@ -65,6 +75,9 @@ export async function executeRun(
     if (sources.length > 0) result.sources = sources;
     return result;
   };
+  if (config.target !== null && extras.receive) {
+    return throughGateway(config, config.target, extras.receive, io, extras);
+  }
   if (config.target !== null) {
     const label = formatTarget(config.target);
     const result = withSources(await loadAgainst(config, config.target, label, io, extras, wire));
@@ -104,6 +117,45 @@ export async function executeRun(
   }
 }
 
+/**
+ * --receive: the load goes to the gateway with trace ids in every message, the run's sink
+ * receives what the gateway relays, and the Result gets its delivery section.
+ */
+async function throughGateway(
+  given: RunConfig,
+  target: Target,
+  receive: ReceiveConfig,
+  io: RunIo,
+  extras: RunExtras,
+): Promise<RunOutcome> {
+  const config: RunConfig = { ...given, traceIds: true };
+  const wire = await MessageWire.create(config);
+  const receiving = await startReceiving(receive, config.runId, extras.sink, extras.onDrain);
+  const records: LoadRecords = { firstEventMs: 0 };
+  const withInside = { ...io, progress: receiving.progress(io.progress) };
+  let result: Result;
+  try {
+    result = await loadAgainst(
+      config,
+      target,
+      formatTarget(target),
+      withInside,
+      extras,
+      wire,
+      records,
+    );
+  } catch (error) {
+    await receiving.close();
+    throw error;
+  }
+  const sources = wire.sources();
+  if (sources.length > 0) result.sources = sources;
+  const delivery = await receiving.finish(result, records, config, wire);
+  result.delivery = delivery;
+  const failed = deliveryFailed(delivery) ? 1 : 0;
+  return { result, exitCode: Math.max(verdict(result), failed) };
+}
+
 async function loadAgainst(
   config: RunConfig,
   target: Target,
@@ -111,6 +163,7 @@ async function loadAgainst(
   io: RunIo,
   extras: RunExtras,
   wire: MessageWire,
+  records?: LoadRecords,
 ): Promise<Result> {
   const frozen: RunConfig = Object.freeze({ ...config, target });
   const load = runSharded(frozen, config.workers, {
@@ -121,6 +174,10 @@ async function loadAgainst(
   io.onStart?.(load.stop, load.drain);
   const outcome = await load.result;
   mark("load settled");
+  if (records) {
+    records.accepts = outcome.stats.accepts;
+    records.firstEventMs = outcome.stats.firstEventMs;
+  }
   markEpoch("first connect", outcome.stats.firstEventMs);
   markEpoch("last reply", outcome.stats.lastEventMs);
   const result = buildResult(outcome.stats, {

@@ -164,8 +164,10 @@ function mail(s: Session, buf: Buffer, start: number, end: number): void {
   }
   s.state.startMail();
   // "MAIL FROM:" is 10 octets; the path follows.
-  if (ctx.envelopes !== null)
+  if (ctx.envelopes !== null || ctx.receiver !== null) {
     s.state.envelope = { from: pathArgument(buf, start + 10, end), rcpts: [] };
+    if (ctx.receiver !== null) s.state.envelope.envid = envidOf(buf, start + 10, end);
+  }
   if (fault === null) s.reply(r.mailOk);
 }
 
@@ -208,6 +210,7 @@ function rcpt(s: Session, buf: Buffer, start: number, end: number): void {
   const fault = applyFault(s, F_RCPT);
   if (fault !== null && !isPositive(fault)) {
     if (fault.reply !== null) c.recipientsRejected++;
+    ctx.receiver?.refused(null, s.state.envelope, ctx.clock.epochMs());
     return;
   }
   s.state.addRecipient();
@@ -280,4 +283,10 @@ function starttls(s: Session): void {
   if (applyFault(s, F_STARTTLS) !== null) return;
   s.reply(r.tlsGo);
   s.startTls();
+}
+
+/** MAIL's ENVID= value (RFC 3461 §4.4, xtext as sent), or undefined. */
+function envidOf(buf: Buffer, start: number, end: number): string | undefined {
+  const m = /\sENVID=(\S+)/i.exec(buf.toString("latin1", start, end));
+  return m?.[1];
 }

@@ -6,6 +6,7 @@ import type { EnvelopeLog } from "./envelope-log.js";
 import type { FaultInjector } from "./faults.js";
 import type { GatewayLimits } from "./limits.js";
 import type { FilledSinkOptions } from "./options.js";
+import type { Receiver } from "./receive.js";
 import type { Replies } from "./replies.js";
 
 export interface SinkContext {
@@ -26,6 +27,8 @@ export interface SinkContext {
   readonly envelopes: EnvelopeLog | null;
   /** The time as of the read chunk being processed; sessions tick it for each chunk. */
   readonly clock: ChunkClock;
+  /** The run's delivery join (--receive); null for a sink on its own. */
+  readonly receiver: Receiver | null;
   /** Called after every accepted message and every ended session (exit-after-N checks). */
   progress(): void;
 }

@@ -10,6 +10,8 @@ import { createWriteStream, openSync, type WriteStream } from "node:fs";
 export interface Envelope {
   readonly from: string;
   readonly rcpts: string[];
+  /** MAIL's ENVID= (RFC 3461 §4.4), kept when the sink receives for a run (--receive). */
+  envid?: string;
 }
 
 /** The path of a MAIL FROM:<path> or RCPT TO:<path> argument `buf[start, end)`, brackets off. */

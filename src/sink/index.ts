@@ -3,6 +3,7 @@
  * the bottleneck of a self-test, and able to play a gateway under limits or faults.
  */
 import { fillSinkOptions, type SinkOptions } from "./options.js";
+import type { Receiver } from "./receive.js";
 import type { SinkAddress, SinkStopReason } from "./server.js";
 import { loadTlsMaterial } from "./tls.js";
 
@@ -12,6 +13,7 @@ export { parseFaultRule } from "./faults.js";
 export { DEFAULT_BACKLOG, somaxconn } from "./kernel.js";
 export type { BareLfPolicy, FilledSinkOptions, ListenSpec, Rate, SinkOptions } from "./options.js";
 export { fillSinkOptions, parseListen, SinkOptionError } from "./options.js";
+export { Receiver } from "./receive.js";
 export type { SinkAddress, SinkStopReason } from "./server.js";
 
 export interface Sink {
@@ -36,14 +38,14 @@ export interface Sink {
 }
 
 /** Checks the options, makes TLS material if needed, binds every listener. */
-export async function startSink(options: SinkOptions): Promise<Sink> {
+export async function startSink(options: SinkOptions, receiver?: Receiver): Promise<Sink> {
   const filled = fillSinkOptions(options);
   const needTls = filled.starttls || filled.listen.some((spec) => spec.kind === "tls");
   const material = needTls ? await loadTlsMaterial(filled) : null;
   // The server and its sessions load with the first sink, not with every command line that
   // names this module: a run against a target never starts one (issue 14 §3).
   const { SinkServer } = await import("./server.js");
-  const server = new SinkServer(filled, material);
+  const server = new SinkServer(filled, material, receiver ?? null);
   await server.listen();
   return server;
 }

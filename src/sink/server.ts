@@ -15,6 +15,7 @@ import { HEADER_WINDOW } from "./headers.js";
 import { listenOverflows } from "./kernel.js";
 import { GatewayLimits } from "./limits.js";
 import { type FilledSinkOptions, type ListenSpec, SinkOptionError } from "./options.js";
+import type { Receiver } from "./receive.js";
 import { buildReplies } from "./replies.js";
 import { SinkSession } from "./session.js";
 import { secureContextOf, type TlsMaterial, tlsServerOptions } from "./tls.js";
@@ -52,6 +53,7 @@ export class SinkServer {
   constructor(
     private readonly options: FilledSinkOptions,
     private readonly tlsMaterial: TlsMaterial | null,
+    private readonly receiver: Receiver | null = null,
   ) {
     this.finished = new Promise((resolve) => {
       this.resolveFinished = resolve;
@@ -80,7 +82,13 @@ export class SinkServer {
       limits: this.limits,
       classes: o.classes ? new ClassCounter() : null,
       secureContext,
-      keepBytes: dumper !== null ? Number.POSITIVE_INFINITY : o.classes ? HEADER_WINDOW : 0,
+      keepBytes:
+        dumper !== null
+          ? Number.POSITIVE_INFINITY
+          : o.classes || this.receiver !== null
+            ? HEADER_WINDOW
+            : 0,
+      receiver: this.receiver,
       dump: (content, stuffed) => dumper?.write(content, stuffed),
       envelopes: this.envelopes,
       clock: new ChunkClock(),

@@ -91,6 +91,9 @@ function accepted(s: Session, headers: MessageHeaders | null, stuffed: boolean):
       sent < 0 ? -1 : Math.max(0, ctx.clock.epochMs() - sent),
     );
   }
+  if (ctx.receiver !== null) {
+    ctx.receiver.arrived(keptContent(s), s.state.envelope, ctx.clock.epochMs());
+  }
   if (ctx.options.dump !== undefined) {
     const pieces = s.state.pieces;
     if (pieces !== null) ctx.dump(pieces, stuffed);
@@ -100,6 +103,15 @@ function accepted(s: Session, headers: MessageHeaders | null, stuffed: boolean):
 
 function rejected(s: Session, headers: MessageHeaders | null): void {
   s.ctx.counters.messagesRejected++;
+  s.ctx.receiver?.refused(keptContent(s), s.state.envelope, s.ctx.clock.epochMs());
   s.ctx.envelopes?.write(s.state.envelope, false);
   s.ctx.classes?.rejected(headers?.className ?? DEFAULT_CLASS);
+}
+
+/** The kept start of the message as one Buffer (a view when it came in one read chunk). */
+function keptContent(s: Session): Buffer {
+  const st = s.state;
+  if (st.head === null) return Buffer.alloc(0);
+  if (!st.headSplit) return st.head.subarray(st.headStart, st.headEnd);
+  return Buffer.concat(st.pieces!);
 }

@@ -127,6 +127,8 @@ export interface HeaderFields {
    * content read from files, which brings its own header block.
    */
   traceOnly?: boolean;
+  /** Add `X-Mailvolley-Id: RUNID.SEQ`, the key the delivery join reads (--receive). */
+  traceId?: boolean;
 }
 
 const SEQ_WIDTH = 12;
@@ -144,6 +146,8 @@ export class HeaderTemplate {
   private readonly dateOffset: number;
   private readonly seqOffset: number;
   private readonly sentOffset: number;
+  /** Where X-Mailvolley-Id's sequence number goes; -1 without one. */
+  private readonly idOffset: number;
   private dateSecond = -1;
   private readonly dateBytes = Buffer.alloc(DATE_WIDTH);
   private readonly slots: HeaderSlots;
@@ -152,6 +156,7 @@ export class HeaderTemplate {
     const date = "D".repeat(DATE_WIDTH);
     const seq = "S".repeat(SEQ_WIDTH);
     const trace = [`X-Mailvolley-Run: ${fields.runId}`, "X-Mailvolley-Sent: TTTTTTTTTTTTT.UUU"];
+    if (fields.traceId) trace.push(`X-Mailvolley-Id: ${fields.runId}.${"I".repeat(SEQ_WIDTH)}`);
     // Slots are listed in the order they appear: the Subject line comes before the extra lines.
     const slotNames: ReturnType<typeof markPlaceholders>["slots"] = [];
     const mark = (text: string) => {
@@ -180,6 +185,7 @@ export class HeaderTemplate {
     this.dateOffset = this.template.indexOf(date);
     this.seqOffset = this.template.indexOf(seq);
     this.sentOffset = this.template.indexOf("TTTTTTTTTTTTT.UUU");
+    this.idOffset = fields.traceId ? this.template.indexOf("I".repeat(SEQ_WIDTH)) : -1;
     this.slots = new HeaderSlots(this.template, slotNames);
   }
 
@@ -201,6 +207,7 @@ export class HeaderTemplate {
     }
     writeDecimal(out, this.sentOffset, 13, epochMs);
     writeDecimal(out, this.sentOffset + 14, 3, (epochMs % 1) * 1000);
+    if (this.idOffset >= 0) writeDecimal(out, this.idOffset, SEQ_WIDTH, seq);
     if (!this.slots.empty) this.slots.fill(out, seq, epochMs, this.dateOf(epochMs), writeDecimal);
     return out;
   }

@@ -4,7 +4,9 @@
  * message settled, a connection opened…), which increment numbers; it never builds an Error per
  * message, and never writes a counter itself.
  */
+
 import type { Latency, PhaseLatency } from "../smtp/phases.js";
+import { AcceptLedger, type AcceptRecords } from "./accept-ledger.js";
 import { epochMs } from "./clock.js";
 import {
   type Counters,
@@ -69,6 +71,8 @@ export interface StatsSnapshot {
   firstErrors?: FirstError[];
   /** TLS handshakes by kind; absent when the run made none. */
   tls?: TlsSnapshot;
+  /** Each accepted message, when the run receives what the gateway relays (--receive). */
+  accepts?: AcceptRecords;
 }
 
 /** How RunStats numbers and times what it counts; the defaults serve one thread. */
@@ -77,6 +81,8 @@ export interface RunStatsOptions {
   ordinals?: Uint32Array;
   /** Epoch ms now; fixed in tests that need the same figures every time. */
   clock?: () => number;
+  /** Keep an AcceptLedger (--receive: the delivery join needs each accepted message). */
+  ledger?: boolean;
 }
 
 /**
@@ -101,6 +107,8 @@ export class RunStats {
   private readonly tls = new TlsTally();
   firstEventMs = 0;
   lastEventMs = 0;
+  /** Each accepted message; null unless the run receives what the gateway relays. */
+  readonly ledger: AcceptLedger | null;
 
   /**
    * `classNames`: the run's message classes; messageSettled takes an index into it.
@@ -112,6 +120,7 @@ export class RunStats {
     options: RunStatsOptions = {},
   ) {
     this.ordinals = new RunOrdinals(options.ordinals);
+    this.ledger = options.ledger ? new AcceptLedger() : null;
     this.firstErrors = new FirstErrors(this.ordinals, options.clock ?? (() => epochMs()));
     this.histograms = {} as Record<HistogramName, LatencyRecorder>;
     for (const name of HISTOGRAM_NAMES) this.histograms[name] = new LatencyRecorder();
@@ -362,6 +371,7 @@ export class RunStats {
       series: this.series.snapshot(),
       firstErrors: this.firstErrors.snapshot(),
       tls: this.tls.snapshot(),
+      ...(this.ledger ? { accepts: this.ledger.snapshot() } : {}),
     };
   }
 }

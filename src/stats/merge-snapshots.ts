@@ -2,6 +2,7 @@
  * Snapshots of several threads (or shards) as one: counters add, error rows merge by key,
  * histograms add, classes merge by name, the series align on epoch time.
  */
+import { mergeAcceptRecords } from "./accept-ledger.js";
 import {
   CLASS_PHASES,
   type ClassPhase,
@@ -53,6 +54,9 @@ export function mergeSnapshots(parts: readonly StatsSnapshot[]): StatsSnapshot {
       ? mergeFirstErrors(parts.map((p) => p.firstErrors ?? []))
       : undefined,
     tls: mergeTls(parts.map((p) => p.tls)),
+    ...(parts.some((p) => p.accepts)
+      ? { accepts: mergeAcceptRecords(parts.map((p) => p.accepts)) }
+      : {}),
   };
 }
 

@@ -5,6 +5,7 @@
  */
 
 import type { Latency, Phase } from "../smtp/phases.js";
+import type { DeliveryResult } from "./delivery-result.js";
 import type { ErrorClass } from "./errors.js";
 import type { GeneratorResult } from "./generator-result.js";
 import type { LatencySummary } from "./latency-summary.js";
@@ -326,6 +327,11 @@ export interface Result {
    * the run made no TLS handshake.
    */
   tls?: TlsResult;
+  /**
+   * Through the gateway (--receive): each message the gateway accepted, joined with what
+   * arrived at the run's receiving sink (stats/delivery.ts defines every figure).
+   */
+  delivery?: DeliveryResult;
   /** The built-in sink's own count, in a self-test against the embedded sink. */
   sink?: {
     messagesAccepted: number;

@@ -3,6 +3,12 @@
  * each metric measures, and whether it held. config/thresholds.ts turns the text into a
  * Threshold (its grammar is documented there and in the README).
  */
+import {
+  DELIVERY_METRICS,
+  deliveryUnit,
+  isDeliveryMetric,
+  measureDelivery,
+} from "./delivery-thresholds.js";
 import { ERROR_CLASSES, type ErrorClass } from "./errors.js";
 import {
   type ClassResult,
@@ -23,6 +29,7 @@ export const METRICS = [
   "errors",
   "connections_per_message",
   "dropped",
+  ...DELIVERY_METRICS,
 ] as const;
 export type Metric = (typeof METRICS)[number];
 export type LatencyMetric = (typeof LATENCY_METRICS)[number];
@@ -70,6 +77,9 @@ export function measure(t: Threshold, result: Result): number | null {
     if (!summary || summary.count === 0) return null;
     return summary[latency];
   }
+  if (isDeliveryMetric(t.metric)) {
+    return measureDelivery(t.metric, selector?.key === "class" ? selector.name : null, result);
+  }
   const errorClass = selector?.key === "type" ? selector.name : undefined;
   switch (t.metric) {
     case "error_rate": {
@@ -115,6 +125,7 @@ export function holds(op: Op, actual: number, value: number): boolean {
 
 /** The unit a metric's value and actual are in: "ms", "%", "/s", or "" for a plain number. */
 export function metricUnit(metric: Metric): string {
+  if (isDeliveryMetric(metric)) return deliveryUnit(metric);
   if (latencyMetric(metric)) return "ms";
   if (metric === "error_rate") return "%";
   if (metric === "rate" || metric === "plateau_rate") return "/s";

@@ -1,0 +1,70 @@
+/**
+ * The terminal's delivery section (--receive): what came out of the gateway's back door, each
+ * accepted message in one state, the relay rate beside the accept rate, end-to-end latency from
+ * the intended send time, and the first lost messages to look up in the gateway's log.
+ */
+import { deliveryVerdict } from "../stats/delivery.js";
+import type { LatencySummary, Result } from "../stats/result.js";
+import { fmt, ms } from "./figures.js";
+
+/** The colours the terminal summary paints with (terminal.ts's painter). */
+interface Paint {
+  bold(s: string): string;
+  red(s: string): string;
+  green(s: string): string;
+}
+
+const row = (label: string, cells: string[]) => `${label.padEnd(14)}${cells.join("   ")}`;
+const summary = (l: LatencySummary) =>
+  l.count === 0 ? "n/a" : `p50 ${ms(l.p50)}  p99 ${ms(l.p99)}  max ${ms(l.max)} ms`;
+
+export function deliverySection(result: Result, paint: Paint): string {
+  const d = result.delivery;
+  if (!d) return "";
+  const bad = (n: number, text: string) => (n > 0 ? paint.red : (s: string) => s)(text);
+  const lines = [
+    paint.bold(`Through the gateway → received at ${d.receiver}`),
+    row("Verdict", [deliveryVerdict(d)]),
+    row("Delivery", [
+      paint.green(`delivered ${fmt(d.delivered)}/${fmt(d.accepted)}`),
+      bad(d.lost, `lost ${fmt(d.lost)}`),
+      bad(d.partial, `partial ${fmt(d.partial)}`),
+      bad(d.bounced, `bounced ${fmt(d.bounced)}`),
+      bad(d.duplicated, `duplicated ${fmt(d.duplicated)}`),
+      `late ${fmt(d.late)}`,
+    ]),
+    row("", [
+      `retried ${fmt(d.retried)} (${fmt(d.retryAttempts)} attempts)`,
+      `foreign ${fmt(d.foreign)}`,
+      `extra ${fmt(d.extra)}`,
+      `notices ${fmt(d.notices)}`,
+      ...(d.unconfirmed > 0 ? [`unconfirmed ${fmt(d.unconfirmed)}`] : []),
+    ]),
+    row("Window", [
+      `${fmt(d.windowMs / 1000, 3)} s first connect to last arrival`,
+      `drain ${fmt(d.drainMs / 1000, 3)} s${d.drainTimedOut ? paint.red(" (timed out)") : ""}`,
+      `${fmt(d.deliveredPerSecond, 1)} delivered/s`,
+      `most inside the gateway ${fmt(d.backlogMax)}`,
+    ]),
+    row("End to end", [summary(d.endToEndMs), "(intended send → first arrival)"]),
+    row("In gateway", [summary(d.insideGatewayMs), "(250 → first arrival)"]),
+  ];
+  if (d.retried > 0) lines.push(row("Retry delay", [summary(d.retryDelayMs)]));
+  const classes = Object.entries(d.classes);
+  if (classes.length > 1) {
+    for (const [name, c] of classes) {
+      lines.push(
+        row(`  ${name}`, [
+          `delivered ${fmt(c.delivered)}/${fmt(c.accepted)}`,
+          bad(c.lost, `lost ${fmt(c.lost)}`),
+          `e2e ${summary(c.endToEndMs)}`,
+        ]),
+      );
+    }
+  }
+  if (d.firstLost.length > 0) {
+    const shown = d.firstLost.slice(0, 5).map((l) => `${l.id} ${l.className} ${l.queueId || "-"}`);
+    lines.push(row("First lost", [shown.join(", ")]));
+  }
+  return lines.join("\n");
+}

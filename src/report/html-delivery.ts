@@ -1,0 +1,78 @@
+/**
+ * The HTML report's delivery section (--receive): the same figures as the terminal's
+ * (report/delivery.ts), one column per run, each cell carrying its JSON field as html.ts's do.
+ */
+import { deliveryVerdict } from "../stats/delivery.js";
+import type { DeliveryResult } from "../stats/delivery-result.js";
+import type { LatencySummary, Result } from "../stats/result.js";
+import { fmt, ms } from "./figures.js";
+
+const escapeHtml = (text: string) =>
+  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+
+type Row = [label: string, field: string, value: (d: DeliveryResult) => number, bad?: boolean];
+
+const COUNTS: Row[] = [
+  ["accepted by the gateway", "accepted", (d) => d.accepted],
+  ["delivered", "delivered", (d) => d.delivered],
+  ["lost", "lost", (d) => d.lost, true],
+  ["partial", "partial", (d) => d.partial, true],
+  ["bounced", "bounced", (d) => d.bounced, true],
+  ["duplicated", "duplicated", (d) => d.duplicated, true],
+  ["late", "late", (d) => d.late],
+  ["retried", "retried", (d) => d.retried],
+  ["foreign", "foreign", (d) => d.foreign],
+  ["extra recipients", "extra", (d) => d.extra],
+  ["notices", "notices", (d) => d.notices],
+  ["most inside the gateway", "backlogMax", (d) => d.backlogMax],
+  ["accepted/s", "acceptedPerSecond", (d) => d.acceptedPerSecond],
+  ["relayed/s", "relayedPerSecond", (d) => d.relayedPerSecond],
+  ["drain (ms)", "drainMs", (d) => d.drainMs],
+  ["window (ms)", "windowMs", (d) => d.windowMs],
+];
+
+const LATENCIES: [string, string, (d: DeliveryResult) => LatencySummary][] = [
+  ["end to end (intended send → first arrival)", "endToEndMs", (d) => d.endToEndMs],
+  ["inside the gateway (250 → first arrival)", "insideGatewayMs", (d) => d.insideGatewayMs],
+  ["retry delay (first refusal → arrival)", "retryDelayMs", (d) => d.retryDelayMs],
+];
+
+function cell(field: string, value: number, text: string, bad: boolean): string {
+  const cls = bad && value > 0 ? ' class="bad"' : "";
+  return `<td${cls} data-field="${escapeHtml(field)}" data-value="${value}">${escapeHtml(text)}</td>`;
+}
+
+/** The section, or "" when no run received (no --receive). */
+export function deliveryHtml(runs: readonly Result[], prefix: (i: number) => string): string {
+  const received = runs.map((r, i) => ({ d: r.delivery, at: `${prefix(i)}delivery.` }));
+  if (received.every((r) => !r.d)) return "";
+  const head = `<tr><th></th>${runs.map((r) => `<th>${escapeHtml(r.mode)}</th>`).join("")}</tr>`;
+  const rows = COUNTS.map(([label, field, value, bad]) => {
+    const cells = received.map(({ d, at }) => {
+      if (!d) return "<td></td>";
+      const v = value(d);
+      const text = Number.isInteger(v) ? fmt(v) : fmt(v, 1);
+      return cell(`${at}${field}`, v, text, bad === true);
+    });
+    return `<tr><td>${escapeHtml(label)}</td>${cells.join("")}</tr>`;
+  });
+  const latencies = LATENCIES.map(([label, field, summary]) => {
+    const cells = received.map(({ d, at }) => {
+      const s = d ? summary(d) : null;
+      if (!s || s.count === 0) return "<td>n/a</td>";
+      const text = `p50 ${ms(s.p50)} · p99 ${ms(s.p99)} · max ${ms(s.max)}`;
+      return cell(`${at}${field}.p99`, s.p99, text, false);
+    });
+    return `<tr><td>${escapeHtml(label)} (ms)</td>${cells.join("")}</tr>`;
+  });
+  const verdicts = received
+    .map(({ d }, i) => (d ? `<p>${escapeHtml(`${runs[i].mode}: ${deliveryVerdict(d)}`)}</p>` : ""))
+    .join("");
+  const lost = received
+    .flatMap(({ d }) => d?.firstLost.slice(0, 10) ?? [])
+    .map((m) => `<li>${escapeHtml(`${m.id} ${m.className} ${m.queueId || "-"}`)}</li>`)
+    .join("");
+  const table = `<table>${head}${[...rows, ...latencies].join("")}</table>`;
+  const firstLost = lost ? `<h3>first lost (id, class, gateway queue id)</h3><ul>${lost}</ul>` : "";
+  return `<section><h2>Through the gateway</h2>${verdicts}${table}${firstLost}</section>`;
+}

@@ -1,0 +1,167 @@
+/**
+ * The delivery join without a gateway: the receiving end's keys (trace header, Message-ID,
+ * ENVID), notices joined back, foreign mail, refusals before an arrival; each accepted message
+ * in exactly one state; and the command line's refusals of bad --receive input.
+ */
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { parseThresholds } from "../src/config/thresholds.js";
+import { Receiver } from "../src/sink/receive.js";
+import { joinDeliveries, stateOf } from "../src/stats/delivery.js";
+import type { Result } from "../src/stats/result.js";
+import { evaluateThresholds } from "../src/stats/thresholds.js";
+import { mailvolley } from "./helpers/cli.js";
+
+const RUN = "0123456789ab";
+const header = (lines: string[]) => Buffer.from(`${lines.join("\r\n")}\r\n\r\nbody\r\n`, "latin1");
+const env = (rcpts = 1, from = "mailvolley@localhost", envid?: string) => ({
+  from,
+  rcpts: Array.from({ length: rcpts }, (_, i) => `${i}.sink@localhost`),
+  envid,
+});
+
+describe("the receiving end's keys", () => {
+  test("trace header first, then Message-ID, then ENVID; foreign otherwise", () => {
+    const r = new Receiver(RUN);
+    r.arrived(header([`X-Mailvolley-Id: ${RUN}.000000000007`]), env(), 1000);
+    r.arrived(header([`message-id: <000000000008.${RUN}@mailvolley.invalid>`]), env(), 1001);
+    r.arrived(header(["Subject: rewritten"]), env(1, "a@b", `${RUN}.9`), 1002);
+    r.arrived(header(["X-Mailvolley-Id: ffffffffffff.000000000001"]), env(), 1003);
+    assert.equal(r.arrivals.get(7)?.key, "traceHeader");
+    assert.equal(r.arrivals.get(8)?.key, "messageId");
+    assert.equal(r.arrivals.get(9)?.key, "envid");
+    assert.equal(r.counts.foreign, 1);
+    assert.equal(r.accounted, 3);
+  });
+
+  test("a notice is joined by Original-Envelope-Id and never counted as mail", () => {
+    const r = new Receiver(RUN);
+    const notice = Buffer.from(
+      [
+        "Content-Type: multipart/report; report-type=delivery-status; boundary=x",
+        "",
+        "--x",
+        "Content-Type: message/delivery-status",
+        "",
+        `Original-Envelope-Id: ${RUN}.42`,
+        "",
+        "Final-Recipient: rfc822; sink@localhost",
+        "Status: 5.3.0",
+        "",
+      ].join("\r\n"),
+      "latin1",
+    );
+    r.arrived(notice, env(1, ""), 2000);
+    assert.equal(r.arrivals.get(42)?.bounceStatus, "5.3.0");
+    assert.equal(r.counts.notices, 1);
+    assert.equal(r.counts.foreign, 0);
+    assert.equal(r.accounted, 1);
+  });
+
+  test("a refusal before the arrival makes it a retry", () => {
+    const r = new Receiver(RUN);
+    r.refused(null, env(1, "a@b", `${RUN}.5`), 100);
+    r.arrived(header([`X-Mailvolley-Id: ${RUN}.000000000005`]), env(), 1100);
+    assert.equal(r.arrivals.get(5)?.refusals, 1);
+    assert.equal(r.arrivals.get(5)?.firstRefusalMs, 100);
+  });
+});
+
+describe("each accepted message in one state", () => {
+  const arrival = (over: Partial<Parameters<typeof stateOf>[0] & object>) => ({
+    firstMs: 10,
+    copies: 1,
+    rcpts: 1,
+    refusals: 0,
+    firstRefusalMs: 0,
+    bounceStatus: "",
+    key: "traceHeader" as const,
+    late: false,
+    ...over,
+  });
+
+  test("states by recipients and copies", () => {
+    assert.equal(stateOf(undefined, 1), "lost");
+    assert.equal(stateOf(arrival({}), 1), "delivered");
+    assert.equal(stateOf(arrival({ rcpts: 3 }), 3), "delivered");
+    assert.equal(stateOf(arrival({ copies: 3, rcpts: 3 }), 3), "delivered");
+    assert.equal(stateOf(arrival({ rcpts: 2 }), 3), "partial");
+    assert.equal(stateOf(arrival({ copies: 2, rcpts: 2 }), 1), "duplicated");
+    assert.equal(stateOf(arrival({ bounceStatus: "5.1.1", copies: 0 }), 1), "bounced");
+    assert.equal(stateOf(arrival({ late: true }), 1), "late");
+  });
+
+  test("the join counts every accepted message once, per class", () => {
+    const arrivals = new Map([
+      [0, arrival({ firstMs: 1100 })],
+      [1, arrival({ firstMs: 1200, copies: 2, rcpts: 2 })],
+      [3, arrival({ firstMs: 1300, refusals: 2, firstRefusalMs: 1050 })],
+    ]);
+    const d = joinDeliveries({
+      receiver: "127.0.0.1:2526",
+      runId: RUN,
+      accepts: {
+        seq: [0, 1, 2, 3],
+        intendedMs: [1000, 1000, 1000, 1000],
+        acceptedMs: [1010, 1010, 1010, 1010],
+        queueId: ["A", "B", "C", "D"],
+      },
+      arrivals,
+      counts: { foreign: 1, notices: 0, noticesUnjoined: 0, lastArrivalMs: 1300 },
+      classNames: ["even", "odd"],
+      classOf: (seq) => seq % 2,
+      recipientsOf: () => 1,
+      firstConnectMs: 1000,
+      drainTimedOut: true,
+    });
+    assert.deepEqual(
+      [d.accepted, d.delivered, d.duplicated, d.lost, d.retried, d.retryAttempts],
+      [4, 2, 1, 1, 1, 3],
+    );
+    assert.deepEqual(d.firstLost, [{ seq: 2, id: `${RUN}.2`, className: "even", queueId: "C" }]);
+    assert.equal(d.classes.even.lost, 1);
+    assert.equal(d.classes.odd.duplicated, 1);
+    assert.equal(d.endToEndMs.count, 3);
+    assert.equal(d.drainMs, 290);
+    assert.equal(d.windowMs, 300);
+    assert.equal(d.backlogMax, 4, "all four accepted at 1010, before the first arrival");
+    assert.deepEqual(d.perSecond, { accepted: [4], delivered: [3], inside: [1] });
+    const result = { delivery: d } as unknown as Result;
+    const judged = evaluateThresholds(
+      parseThresholds(["lost==0", "lost{class:odd}==0", "delivered_ratio>=50%", "drain<1s"]),
+      result,
+    );
+    assert.deepEqual(
+      judged.map((j) => [j.passed, j.actual, j.unit]),
+      [
+        [false, 1, ""],
+        [true, 0, ""],
+        [true, 50, "%"],
+        [true, 290, "ms"],
+      ],
+    );
+  });
+});
+
+describe("--receive on the command line", { timeout: 60_000 }, () => {
+  for (const [args, option] of [
+    [["run", "--receive", "127.0.0.1:2526"], "--receive"],
+    [["run", "127.0.0.1:2525", "--receive", "127.0.0.1:port"], "--receive"],
+    [
+      ["run", "127.0.0.1:2525", "--receive", "127.0.0.1:2526", "--sink-fault", "rcpt:999"],
+      "--sink-fault",
+    ],
+    [["run", "127.0.0.1:2525", "--sink-fault", "rcpt:451"], "--sink-fault"],
+    [
+      ["run", "127.0.0.1:2525", "--receive", "127.0.0.1:2526", "--drain-timeout", "soon"],
+      "--drain-timeout",
+    ],
+  ] as const) {
+    test(`${args.slice(1).join(" ")}: one line naming ${option}, exit 2`, async () => {
+      const out = await mailvolley([...args]);
+      assert.equal(out.code, 2, out.stderr);
+      assert.match(out.stderr, new RegExp(option));
+      assert.doesNotMatch(out.stderr, /\n\s+at /, "no stack trace");
+    });
+  }
+});

@@ -1,0 +1,167 @@
+/**
+ * A private Postfix that relays everything it accepts to one receiver on loopback (a run's
+ * --receive sink): its own config directory and queue, `relayhost = [127.0.0.1]:PORT`, no DNS,
+ * and retry times cut to about a second, so a deferred message comes again within the test.
+ * Started with `postfix -c DIR start-fg` and stopped by that DIR (`postfix -c DIR stop`), like
+ * postfix-smtpd.ts, whose readiness probe and root requirement it shares.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { waitExit } from "./child.js";
+import { freePort, HOST, once, quitProbe } from "./peer.js";
+import { POSTFIX } from "./postfix-smtpd.js";
+
+export { haveSmtpd as havePostfixRelay } from "./postfix-smtpd.js";
+
+const PROBE_SOURCE = "127.0.0.2";
+
+export interface RelayOptions {
+  /** The receiver's port on 127.0.0.1: where every message goes. */
+  receiverPort: number;
+  /** header_checks(5) regexp lines, e.g. `/^X-Mailvolley-Class: spam/ DISCARD`. */
+  headerChecks?: string[];
+  /** More main.cf lines, `name = value`. */
+  extra?: string[];
+}
+
+export interface RelayPeer {
+  host: string;
+  port: number;
+  /** Postfix's log so far (maillog_file). */
+  log(): string;
+  /** Stops this Postfix (by its config directory) and removes the directory. Safe twice. */
+  stop(): Promise<void>;
+}
+
+function mainCf(dir: string, o: RelayOptions): string {
+  const lines = [
+    "compatibility_level = 3.6",
+    `queue_directory = ${dir}/queue`,
+    `data_directory = ${dir}/data`,
+    "mail_owner = postfix",
+    "setgid_group = postdrop",
+    "inet_interfaces = 127.0.0.1",
+    "inet_protocols = ipv4",
+    "myhostname = relay.mailvolley.invalid",
+    "mydomain = mailvolley.invalid",
+    "myorigin = mailvolley.invalid",
+    "mydestination =",
+    "relay_domains =",
+    "alias_maps =",
+    "alias_database =",
+    "mynetworks = 127.0.0.0/8",
+    "smtpd_relay_restrictions = permit_mynetworks, reject",
+    "smtpd_peername_lookup = no",
+    "maillog_file = /dev/stdout",
+    // Everything, bounces included, goes to the receiver; no DNS (the tests are offline).
+    `relayhost = [${HOST}]:${o.receiverPort}`,
+    "default_transport = smtp",
+    "relay_transport = smtp",
+    "local_transport = smtp",
+    "smtp_dns_support_level = disabled",
+    "smtp_host_lookup = native",
+    // Retries within seconds, not minutes.
+    "queue_run_delay = 1s",
+    "minimal_backoff_time = 1s",
+    "maximal_backoff_time = 2s",
+    "smtp_connect_timeout = 5s",
+    "delay_warning_time = 0",
+    "default_destination_concurrency_limit = 10",
+  ];
+  if (o.headerChecks) lines.push(`header_checks = regexp:${dir}/conf/header_checks`);
+  lines.push(...(o.extra ?? []));
+  return `${lines.join("\n")}\n`;
+}
+
+function masterCf(port: number): string {
+  const services = [
+    `${HOST}:${port} inet n - n - - smtpd`,
+    "pickup unix n - n 60 1 pickup",
+    "cleanup unix n - n - 0 cleanup",
+    "qmgr unix n - n 1 1 qmgr",
+    "rewrite unix - - n - - trivial-rewrite",
+    "bounce unix - - n - 0 bounce",
+    "defer unix - - n - 0 bounce",
+    "trace unix - - n - 0 bounce",
+    "verify unix - - n - 1 verify",
+    "flush unix n - n 1000? 0 flush",
+    "proxymap unix - - n - - proxymap",
+    "showq unix n - n - - showq",
+    "error unix - - n - - error",
+    "retry unix - - n - - error",
+    "discard unix - - n - - discard",
+    "smtp unix - - n - - smtp",
+    "relay unix - - n - - smtp",
+    "anvil unix - - n - 1 anvil",
+    "scache unix - - n - 1 scache",
+    "tlsmgr unix - - n 1000? 1 tlsmgr",
+    "postlog unix-dgram n - n - 1 postlogd",
+  ];
+  return `${services.join("\n")}\n`;
+}
+
+export async function startPostfixRelay(o: RelayOptions): Promise<RelayPeer> {
+  let why = "";
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const started = await startOnce(o);
+    if (typeof started !== "string") return started;
+    why = started;
+    if (!/in use/i.test(started)) break;
+  }
+  throw new Error(why);
+}
+
+async function startOnce(o: RelayOptions): Promise<RelayPeer | string> {
+  const dir = mkdtempSync(join(tmpdir(), "mailvolley-relay-"));
+  chmodSync(dir, 0o755);
+  const conf = join(dir, "conf");
+  mkdirSync(conf);
+  mkdirSync(join(dir, "queue"));
+  mkdirSync(join(dir, "data"));
+  const uid = Number(spawnSync("id", ["-u", "postfix"], { encoding: "utf8" }).stdout.trim());
+  chownSync(join(dir, "data"), uid, -1);
+  const port = await freePort();
+  writeFileSync(join(conf, "main.cf"), mainCf(dir, o));
+  writeFileSync(join(conf, "master.cf"), masterCf(port));
+  if (o.headerChecks) writeFileSync(join(conf, "header_checks"), `${o.headerChecks.join("\n")}\n`);
+  const logPath = join(dir, "log");
+  writeFileSync(logPath, "");
+  const log = () => readFileSync(logPath, "latin1");
+  const out = openSync(logPath, "a");
+  const child = spawn(POSTFIX, ["-c", conf, "start-fg"], { stdio: ["ignore", out, out] });
+  let exited = false;
+  child.on("exit", () => {
+    exited = true;
+  });
+  const deadline = Date.now() + 15_000;
+  while (!(await quitProbe(port, HOST, 2000, PROBE_SOURCE))) {
+    if (exited || Date.now() > deadline) {
+      spawnSync(POSTFIX, ["-c", conf, "abort"], { stdio: "ignore" });
+      const text = log().trim().split("\n").slice(-5).join("\n");
+      closeSync(out);
+      rmSync(dir, { recursive: true, force: true });
+      return `postfix did not start on port ${port}: ${text}`;
+    }
+    await sleep(50);
+  }
+  const stop = async () => {
+    spawnSync(POSTFIX, ["-c", conf, "stop"], { stdio: "ignore" });
+    await waitExit(child, 15_000);
+    closeSync(out);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { host: HOST, port, log, stop: once(stop) };
+}
