@@ -1,5 +1,5 @@
 /**
- * The fixed cost of a run (issue 14 §3), timed from outside: `node bin/mailvolley.js run …`
+ * The fixed cost of a run, timed from outside: `node bin/mailvolley.js run …`
  * spawned again and again, small runs so that the part outside the messages dominates.
  *
  *   start → first connect   the parent's spawn() to the run's first connect attempt

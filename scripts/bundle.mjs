@@ -1,7 +1,7 @@
 /**
  * The second half of `npm run build`: esbuild bundles tsc's dist/src (the same compile the tests
  * import) into dist/bundle/, which bin/mailvolley.js loads. Loading ~130 ES modules of dist/src
- * and ~45 of yargs one by one was most of a run's start (issue 14 §3). Entry points: the CLI and the piscina
+ * and ~45 of yargs one by one was most of a run's start. Entry points: the CLI and the piscina
  * worker (run/shard.ts loads `./worker.js` beside itself); the lazy imports stay lazy chunks and
  * the worker shares the CLI's chunks. Every chunk sits in dist/bundle/ itself, so the worker URL
  * holds in both layouts.

@@ -1,7 +1,7 @@
 /**
  * What the client needs from the run, stated here so that client/ depends on nothing above it:
  * the run hands in its frozen config and its message factory, which satisfy these interfaces
- * structurally (client/ → smtp/, stats/ and config/ types only; issue 11).
+ * structurally (client/ → smtp/, stats/ and config/ types only).
  */
 
 import type { SecuritySettings } from "../config/security.js";

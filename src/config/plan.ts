@@ -31,7 +31,7 @@ export interface Plan {
 
 /**
  * The yaml package (73 files) is loaded when a plan is read, not with every run: module loading
- * is most of a run's start (issue 14 §3). Its CommonJS build, the one `import` gets in Node too.
+ * is most of a run's start. Its CommonJS build, the one `import` gets in Node too.
  */
 let yamlModule: typeof Yaml | null = null;
 const yaml = (): typeof Yaml => {

@@ -382,7 +382,7 @@ export function renderKubernetes(options: KubernetesOptions): (IPersistentVolume
 
 /**
  * One YAML stream, a document per manifest, as `kubectl apply -f -` reads it. The yaml package
- * is loaded here, not when the command line is (a run's start, issue 14 §3).
+ * is loaded here, not when the command line is (a run's start).
  */
 export function manifestsToYaml(manifests: readonly object[]): string {
   const yaml = createRequire(import.meta.url)("yaml") as typeof Yaml;

@@ -43,7 +43,7 @@ export interface RunExtras {
   /**
    * What was run (config/run-record.ts), recorded in the Result: called once the load has ended,
    * so that the record's work (the host name, the options copied as JSON, the load described)
-   * does not come before the first connect (issue 14 §3).
+   * does not come before the first connect.
    */
   run?: () => RunRecord;
   /** Through the gateway: receive what the target relays (--receive) and join it. */

@@ -69,7 +69,7 @@ function runWorkers(config: RunConfig, shares: readonly LoadShare[], hooks: RunH
     .wait()
     .then(() => new GeneratorLoadSampler("main", config.intervalMs).start().drive());
   const { report, ticker } = progressTicker(shares.length, hooks.progress);
-  // Loaded here, not with every run: one worker runs in-process without it (issue 14 §3).
+  // Loaded here, not with every run: one worker runs in-process without it.
   const pool = import("piscina").then(
     ({ Piscina }) =>
       new Piscina({

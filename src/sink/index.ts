@@ -43,7 +43,7 @@ export async function startSink(options: SinkOptions, receiver?: Receiver): Prom
   const needTls = filled.starttls || filled.listen.some((spec) => spec.kind === "tls");
   const material = needTls ? await loadTlsMaterial(filled) : null;
   // The server and its sessions load with the first sink, not with every command line that
-  // names this module: a run against a target never starts one (issue 14 §3).
+  // names this module: a run against a target never starts one.
   const { SinkServer } = await import("./server.js");
   const server = new SinkServer(filled, material, receiver ?? null);
   await server.listen();

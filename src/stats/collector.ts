@@ -126,7 +126,7 @@ export class RunStats {
     for (const name of HISTOGRAM_NAMES) this.histograms[name] = new LatencyRecorder();
     this.classOutcomes = classNames.map(zeroOutcomes);
     // One class: its histograms hold the run's values, so they are the run's recorders, each
-    // value recorded once and each histogram encoded once (issue 14).
+    // value recorded once and each histogram encoded once.
     const run = classNames.length === 1 ? this.histograms : null;
     this.classHistograms = classNames.map(() => run?.transaction ?? new LatencyRecorder());
     this.classPhaseHistograms = classNames.map(() => ({

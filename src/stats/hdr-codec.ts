@@ -4,7 +4,7 @@
  * byte for byte (test/hdr-codec.test.ts).
  *
  * Why not the package's index: it loads 47 files (its WebAssembly build, pako, log readers and
- * writers), a tenth of a run's start (issue 14 §3), where a run needs Int32Histogram (9 files)
+ * writers), a tenth of a run's start, where a run needs Int32Histogram (9 files)
  * and this codec. The codec also writes into one buffer sized up front, where hdr-histogram-js
  * grows its buffer by doubling a byte at a time: a run encodes every histogram at its end.
  *
@@ -40,7 +40,7 @@ export function buildHistogram(lowest: number, highest: number, digits: number):
 /**
  * The histogram's counts, read in place: Int32Histogram keeps them in `_counts`. A run's end
  * walks a dozen histograms' counts in code that runs once, cold, where a getCountAtIndex call a
- * slot cost several times the read (issue 14 §3). Throws should the library keep them otherwise.
+ * slot cost several times the read. Throws should the library keep them otherwise.
  */
 export function countsOf(histogram: JsHistogram): Uint32Array {
   const counts = (histogram as unknown as { _counts?: unknown })._counts;

@@ -71,8 +71,8 @@ export class LatencyRecorder {
   /**
    * encoded(), and the summary summariseHistogram() will give of it taken from the histogram at
    * hand rather than from a decode of the encoding: a run's end summarises every histogram it
-   * encodes, and decoding a dozen, cold, was a third of the time from its last reply to its exit
-   * (issue 14 §3). The figures are the decode's (test/histogram.test.ts).
+   * encodes, and decoding a dozen, cold, was a third of the time from its last reply to its exit.
+   * The figures are the decode's (test/histogram.test.ts).
    */
   encodedAndSummarised(): string {
     const encoded = this.encoded();
@@ -135,8 +135,8 @@ export function newHistogramEncoded(): string {
 /**
  * The last histograms decoded and summarised, by their encoding: a result reads the same one up
  * to four times (a single class's histograms are the run's, Apdex reads each twice), and each
- * decode allocates and walks the counts in code that runs once, cold, at a run's end (issue 14
- * §3). Decoded histograms are only read, summaries are handed out as copies.
+ * decode allocates and walks the counts in code that runs once, cold, at a run's end.
+ * Decoded histograms are only read, summaries are handed out as copies.
  */
 const recentlyDecoded = new Map<string, Histogram>();
 const recentSummaries = new Map<string, LatencySummary>();
@@ -196,7 +196,7 @@ const PERCENTILES = [50, 90, 95, 99] as const;
  * Percentiles of a live histogram, in milliseconds: hdr-histogram-js' figures to the last bit
  * (its mean and getValueAtPercentile, test/histogram.test.ts) from one walk of the counts,
  * where asking it walks them once for the mean and once for each percentile. A run's end
- * summarises a dozen histograms in code that runs once, cold (issue 14 §3).
+ * summarises a dozen histograms in code that runs once, cold.
  */
 export function summarise(h: Histogram): LatencySummary {
   if (h.totalCount === 0) {

@@ -2,7 +2,7 @@
  * Numbers as en-US writes them, "50,000" and "1,234.5": what `toLocaleString("en-US", …)` gives,
  * to the character (test/number-format.test.ts), without ICU. Each toLocaleString call with
  * options builds an Intl.NumberFormat, and the first loads ICU's data: about 6 ms of a run's end,
- * cold, where its report and its record format a few dozen numbers (issue 14 §3).
+ * cold, where its report and its record format a few dozen numbers.
  */
 
 /**

@@ -87,7 +87,7 @@ export class SeriesRecorder {
       openSessions,
       errors: errors.map((n, i) => n - this.baseErrors[i]),
       // Summarised now, from the histogram at hand: the result summarises every point, and
-      // decoding them all at the run's end was a third of building it (issue 14 §3).
+      // decoding them all at the run's end was a third of building it.
       histogram: this.histogram.encodedAndSummarised(),
     });
     this.histogram.reset();

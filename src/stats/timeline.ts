@@ -1,7 +1,7 @@
 /**
  * MAILVOLLEY_TIMELINE=1: the way from process start to exit as marks on stderr, printed when
  * the process exits, in milliseconds since Node's time origin (`performance.timeOrigin`, the
- * process start). A debugging aid for the fixed cost of a run (issue 14 §3; bench/fixed-cost.ts
+ * process start). A debugging aid for the fixed cost of a run (bench/fixed-cost.ts
  * reads it): what a run spends before its first connect and after its last reply. Unset, a mark
  * costs one comparison.
  *
