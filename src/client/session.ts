@@ -29,8 +29,7 @@ const CRLF = "\r\n";
 export class Session extends SessionBase {
   /** The messages in the transaction ring's slots, and the bytes each step writes. */
   private readonly messages = this.host.messagesFor(this.txs.slots.length);
-  /** The chunk (parser.chunks) whose 354 made this client send a message's content: a dot
-   * reply read in it was sent before the content was, and answers nothing. */
+  /** parser.chunks when a 354 sent the content: a dot reply read in it predates the content. */
   private contentChunk = -1;
 
   onReply(code: number, lines: string[] | null): void {
@@ -330,8 +329,7 @@ export class Session extends SessionBase {
     this.inFlight++;
     const before = this.rsetOwed();
     tx.dataSentAt = now;
-    // X-Mailvolley-Sent carries the time the message was due, so that end-to-end latency read
-    // from it includes the envelope and, open model, the wait for a session (as the run's does).
+    // X-Mailvolley-Sent: when the message was due, so end-to-end includes envelope and queueing.
     const epochMs = TIME_ORIGIN + tx.intendedMs;
     this.write(this.messages.bdatTransaction(tx.slot, this.caps, before, epochMs));
     this.pushEnvelope(tx.slot, before, tx.recipients, Expect.Bdat);
@@ -372,8 +370,7 @@ export class Session extends SessionBase {
     const now = performance.now();
     tx.dataSentAt = now;
     // The time the message was due, as above (the BDAT path): end-to-end counts from there.
-    const epochMs = TIME_ORIGIN + tx.intendedMs;
-    const message = this.messages.content(tx.slot, after, this.caps, epochMs);
+    const message = this.messages.content(tx.slot, after, this.caps, TIME_ORIGIN + tx.intendedMs);
     for (let replies = this.dotRepliesOf(tx); replies > 0; replies--) {
       this.pending.push(Expect.Dot, tx.slot);
     }

@@ -29,6 +29,7 @@ import {
 import { chartRun } from "./html-chart-runs.js";
 import { chartScript } from "./html-charts.js";
 import { deliveryHtml } from "./html-delivery.js";
+import { type OverviewRow, tlsOverviewRows } from "./html-tls.js";
 import {
   ceilingLine,
   latenessLine,
@@ -153,30 +154,6 @@ function section(title: string, html: string): string {
 function num(field: string, value: number, text: string, cls = ""): string {
   const c = cls ? ` class="${cls}"` : "";
   return `<td${c} data-field="${esc(field)}" data-value="${value}">${esc(text)}</td>`;
-}
-
-/** An overview row: label, JSON field, the value (null: n/a) and how it is shown. */
-type OverviewRow = [string, string, (r: Result) => number | null, (v: number) => string];
-
-/** Full and resumed TLS handshakes and each kind's median, when a run made any. */
-function tlsOverviewRows(runs: readonly Result[]): OverviewRow[] {
-  if (!runs.some((r) => r.tls)) return [];
-  return [
-    ["TLS handshakes full", "tls.full", (r) => r.tls?.full ?? null, (v) => fmt(v)],
-    ["TLS handshakes resumed", "tls.resumed", (r) => r.tls?.resumed ?? null, (v) => fmt(v)],
-    [
-      "TLS handshake p50 full (ms)",
-      "tls.fullMs.p50",
-      (r) => (r.tls?.full ? r.tls.fullMs.p50 : null),
-      (v) => ms(v),
-    ],
-    [
-      "TLS handshake p50 resumed (ms)",
-      "tls.resumedMs.p50",
-      (r) => (r.tls?.resumed ? r.tls.resumedMs.p50 : null),
-      (v) => ms(v),
-    ],
-  ];
 }
 
 function overview(runs: readonly Result[], prefix: (i: number) => string): string {
