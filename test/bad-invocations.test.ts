@@ -79,12 +79,12 @@ const rows: [args: string[], code: number, firstLine: RegExp][] = [
   [
     ["run", "127.0.0.1:1", "--sink-max-connections", "5"],
     2,
-    /^mailvolley: --sink-max-connections: limits the built-in sink of a self-test/,
+    /^mailvolley: --sink-max-connections: sets the built-in sink of a self-test or of --receive/,
   ],
   [
     ["compare", "127.0.0.1:1", "--sink-max-connection-rate", "30/60s"],
     2,
-    /^mailvolley: --sink-max-connection-rate: limits the built-in sink/,
+    /^mailvolley: --sink-max-connection-rate: sets the built-in sink/,
   ],
   [
     ["run", "-n", "500", "-c", "5", "-s", "3600"],
