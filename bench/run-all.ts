@@ -9,7 +9,7 @@
  *           fixed-cost (process start → first connect, last reply → exit; bench/fixed-cost.ts)
  *   BENCH_ROUNDS=N   alternated rounds per comparison (default 5)
  *
- * A whole group writes bench/results/NAME.json (the figures the README quotes); some cases of
+ * A whole group writes bench/results/NAME.json (the figures docs/performance.md quotes); some cases of
  * the throughput group write bench/results/NAME.partial.json instead (not committed), so that
  * trying one case leaves the full results as they were.
  */

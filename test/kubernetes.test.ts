@@ -313,7 +313,7 @@ describe("the committed example", () => {
     assert.equal(
       committed,
       rendered,
-      "re-render: MAILVOLLEY_UPDATE_GOLDEN=1 npm test (README, Running on several machines)",
+      "re-render: MAILVOLLEY_UPDATE_GOLDEN=1 npm test (docs/several-machines.md)",
     );
     validateAll(committed);
   });

@@ -1,7 +1,7 @@
 /**
  * The phase table (smtp/phases.ts) and what derives from it: every expectation has a phase
  * with a timeout, every phase an option, every latency a Result field, a report row, a
- * threshold selector and a line in the README.
+ * threshold selector and a line in docs/reference.md.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -134,11 +134,14 @@ describe("latencies derive from the table", () => {
   });
 });
 
-describe("the README says what the table says", () => {
-  const readme = readFileSync(fileURLToPath(new URL("../../README.md", import.meta.url)), "utf8");
+describe("docs/reference.md says what the table says", () => {
+  const doc = readFileSync(
+    fileURLToPath(new URL("../../docs/reference.md", import.meta.url)),
+    "utf8",
+  );
 
   test("the --timeout-PHASE row lists every phase with its default, in table order", () => {
-    const row = readme.split("\n").find((line) => line.startsWith("| `--timeout-PHASE"));
+    const row = doc.split("\n").find((line) => line.startsWith("| `--timeout-PHASE"));
     assert.ok(row, "no --timeout-PHASE row");
     const listed = [...row.matchAll(/`([a-z]+)`(?: \([^)]*\))? (\d+)s\b/g)].map(
       ([, phase, seconds]) => [phase, Number(seconds) * 1000],
@@ -150,7 +153,7 @@ describe("the README says what the table says", () => {
   });
 
   test("the threshold table names every latency as a phase", () => {
-    const row = readme.split("\n").find((line) => line.includes("`{phase:P}`"));
+    const row = doc.split("\n").find((line) => line.includes("`{phase:P}`"));
     assert.ok(row, "no {phase:P} row");
     const names = /\(transaction by default; ([a-z, ]+)\)/.exec(row)?.[1].split(", ");
     assert.deepEqual(["transaction", ...(names ?? [])], LATENCIES);

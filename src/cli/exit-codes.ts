@@ -1,4 +1,4 @@
-/** The exit codes of every command, in one table (README, "Exit codes"). */
+/** The exit codes of every command, in one table (docs/result.md, "Exit codes"). */
 export const EXIT = Object.freeze({
   /** Every message accepted (and in a self-test the sink counted the same); a probe that ran. */
   ok: 0,

@@ -332,7 +332,7 @@ function parseInterval(raw: unknown): number {
 /**
  * One worker per core but one: the main thread merges progress and results and, in a
  * self-test, runs the sink, and on loopback the kernel's TCP work needs a core too. Measured on
- * 2 cores (README, Performance): a second worker cost 14 µs a message and 75 MiB with 10,000
+ * 2 cores (docs/performance.md): a second worker cost 14 µs a message and 75 MiB with 10,000
  * sessions for no throughput.
  */
 export function defaultWorkers(): number {

@@ -16,7 +16,7 @@ export interface PhaseSpec {
    * the envelope, the final dot and BDAT … LAST the data, HELO (after EHLO's 5xx) is ehlo.
    */
   readonly latency: string | null;
-  /** What the phase covers, for --help and the README. */
+  /** What the phase covers, for --help and docs/reference.md. */
   readonly covers: string;
 }
 

@@ -19,7 +19,7 @@ export interface GeneratorResult {
    * `generator`: mailvolley's own limits set the rate, so the figures measure mailvolley, not
    * the target; `target`: every generator thread had headroom; `undetermined`: in between, or
    * too few intervals to say. The rule is written once, on limitedBy in
-   * stats/generator-verdict.ts, and the README's "Whose numbers are these" quotes it:
+   * stats/generator-verdict.ts, and docs/result.md's "Whose numbers are these" quotes it:
    * generator when a thread was ≥ 90% busy (on a CPU or waiting for one, or its event loop
    * not idle) in most steady intervals, or its event-loop delay p99 exceeded the tolerance in
    * most, or (open model) starts ran late or arrivals were dropped while a thread was ≥ 70%

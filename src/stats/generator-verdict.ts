@@ -1,6 +1,6 @@
 /**
  * Who set a run's rate: the generator or the target. The rule is written once, on limitedBy;
- * the Result's doc and the README quote it.
+ * the Result's doc and docs/result.md quote it.
  */
 import {
   busyFraction,

@@ -1,6 +1,6 @@
 /**
  * The answer of `mailvolley probe`: what run/probe.ts finds and report/probe.ts words. Documented
- * in the README's `mailvolley probe` section.
+ * in docs/reference.md's `mailvolley probe` section.
  */
 import type { Phase } from "./result.js";
 

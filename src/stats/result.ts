@@ -1,6 +1,6 @@
 /**
  * The Result of a run: the one definition of every figure mailvolley prints. The terminal and
- * JSON reports read these fields and nothing else; the README's "Result fields" section repeats
+ * JSON reports read these fields and nothing else; docs/result.md's "Result fields" section repeats
  * these definitions word for word in spirit.
  */
 
@@ -72,7 +72,7 @@ export interface ErrorRow {
 
 /** An error row of the Result: the snapshot's row and the class it is counted in. */
 export interface ResultErrorRow extends ErrorRow {
-  /** See classifyError in errors.ts; the README's "Error classes" repeats the rules. */
+  /** See classifyError in errors.ts; docs/result.md's "Error classes" repeats the rules. */
   class: ErrorClass;
 }
 

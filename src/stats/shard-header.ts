@@ -1,6 +1,6 @@
 /**
  * The Result's `shard` (and, merged, `shards[]`): a part of the Result type, defined here, as
- * the README's result fields repeat it.
+ * docs/result.md's result fields repeat it.
  */
 
 /**

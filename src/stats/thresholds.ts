@@ -1,7 +1,7 @@
 /**
  * Judging `--threshold` criteria against a run's Result, in the spirit of k6's thresholds: what
  * each metric measures, and whether it held. config/thresholds.ts turns the text into a
- * Threshold (its grammar is documented there and in the README).
+ * Threshold (its grammar is documented there and in docs/reference.md).
  */
 import {
   DELIVERY_METRICS,
