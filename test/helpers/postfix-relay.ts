@@ -2,31 +2,15 @@
  * A private Postfix that relays everything it accepts to one receiver on loopback (a run's
  * --receive sink): its own config directory and queue, `relayhost = [127.0.0.1]:PORT`, no DNS,
  * and retry times cut to about a second, so a deferred message comes again within the test.
- * Started with `postfix -c DIR start-fg` and stopped by that DIR (`postfix -c DIR stop`), like
- * postfix-smtpd.ts, whose readiness probe and root requirement it shares.
+ * Started and stopped by postfix-smtpd.ts's startPostfixInstance (`postfix -c DIR start-fg`,
+ * stopped by that DIR), which it shares with the smtpd peer.
  */
-import { spawn, spawnSync } from "node:child_process";
-import {
-  chmodSync,
-  chownSync,
-  closeSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-import { waitExit } from "./child.js";
-import { freePort, HOST, once, quitProbe } from "./peer.js";
-import { POSTFIX } from "./postfix-smtpd.js";
+import { HOST, once } from "./peer.js";
+import { startPostfixInstance } from "./postfix-smtpd.js";
 
 export { haveSmtpd as havePostfixRelay } from "./postfix-smtpd.js";
-
-const PROBE_SOURCE = "127.0.0.2";
 
 export interface RelayOptions {
   /** The receiver's port on 127.0.0.1: where every message goes. */
@@ -114,54 +98,11 @@ function masterCf(port: number): string {
 }
 
 export async function startPostfixRelay(o: RelayOptions): Promise<RelayPeer> {
-  let why = "";
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const started = await startOnce(o);
-    if (typeof started !== "string") return started;
-    why = started;
-    if (!/in use/i.test(started)) break;
-  }
-  throw new Error(why);
-}
-
-async function startOnce(o: RelayOptions): Promise<RelayPeer | string> {
-  const dir = mkdtempSync(join(tmpdir(), "mailvolley-relay-"));
-  chmodSync(dir, 0o755);
-  const conf = join(dir, "conf");
-  mkdirSync(conf);
-  mkdirSync(join(dir, "queue"));
-  mkdirSync(join(dir, "data"));
-  const uid = Number(spawnSync("id", ["-u", "postfix"], { encoding: "utf8" }).stdout.trim());
-  chownSync(join(dir, "data"), uid, -1);
-  const port = await freePort();
-  writeFileSync(join(conf, "main.cf"), mainCf(dir, o));
-  writeFileSync(join(conf, "master.cf"), masterCf(port));
-  if (o.headerChecks) writeFileSync(join(conf, "header_checks"), `${o.headerChecks.join("\n")}\n`);
-  const logPath = join(dir, "log");
-  writeFileSync(logPath, "");
-  const log = () => readFileSync(logPath, "latin1");
-  const out = openSync(logPath, "a");
-  const child = spawn(POSTFIX, ["-c", conf, "start-fg"], { stdio: ["ignore", out, out] });
-  let exited = false;
-  child.on("exit", () => {
-    exited = true;
+  const postfix = await startPostfixInstance("mailvolley-relay-", (dir, conf, port) => {
+    writeFileSync(join(conf, "main.cf"), mainCf(dir, o));
+    writeFileSync(join(conf, "master.cf"), masterCf(port));
+    if (o.headerChecks)
+      writeFileSync(join(conf, "header_checks"), `${o.headerChecks.join("\n")}\n`);
   });
-  const deadline = Date.now() + 15_000;
-  while (!(await quitProbe(port, HOST, 2000, PROBE_SOURCE))) {
-    if (exited || Date.now() > deadline) {
-      spawnSync(POSTFIX, ["-c", conf, "abort"], { stdio: "ignore" });
-      const text = log().trim().split("\n").slice(-5).join("\n");
-      closeSync(out);
-      rmSync(dir, { recursive: true, force: true });
-      return `postfix did not start on port ${port}: ${text}`;
-    }
-    await sleep(50);
-  }
-  const stop = async () => {
-    spawnSync(POSTFIX, ["-c", conf, "stop"], { stdio: "ignore" });
-    await waitExit(child, 15_000);
-    closeSync(out);
-    rmSync(dir, { recursive: true, force: true });
-  };
-  return { host: HOST, port, log, stop: once(stop) };
+  return { host: HOST, port: postfix.port, log: postfix.log, stop: once(postfix.halt) };
 }

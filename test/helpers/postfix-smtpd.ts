@@ -178,10 +178,48 @@ function logCounts(log: string): { queued: number; removed: number; sent: number
 }
 
 export async function startPostfixSmtpd(limits: SmtpdLimits = {}): Promise<SmtpdPeer> {
+  let smtpsPort: number | undefined;
+  const postfix = await startPostfixInstance("mailvolley-postfix-", async (dir, conf, port) => {
+    smtpsPort = limits.tls ? await freePort() : undefined;
+    writeFileSync(join(conf, "main.cf"), mainCf(dir, limits));
+    writeFileSync(join(conf, "master.cf"), masterCf(port, smtpsPort));
+  });
+  const stop = async (): Promise<PeerCounts> => {
+    // Every queued message is delivered (to discard) and removed before the count is read.
+    const drained = Date.now() + 15_000;
+    for (;;) {
+      const c = logCounts(postfix.log());
+      if (c.removed >= c.queued || Date.now() > drained) break;
+      await sleep(50);
+    }
+    const counts = logCounts(postfix.log());
+    await postfix.halt();
+    return { messages: counts.sent };
+  };
+  return { host: HOST, port: postfix.port, smtpsPort, stop: once(stop) };
+}
+
+/** A private Postfix in a directory of its own, started and waiting for mail on `port`. */
+export interface PostfixInstance {
+  readonly port: number;
+  /** Postfix's log so far (maillog_file). */
+  log(): string;
+  /** Stops this Postfix by its config directory and removes the directory. */
+  halt(): Promise<void>;
+}
+
+/** `configure` writes main.cf, master.cf and any table into `conf` for the instance at `dir`. */
+type Configure = (dir: string, conf: string, port: number) => Promise<void> | void;
+
+/** Starts `postfix -c DIR start-fg` in a new directory named from `prefix`, configured by `configure`. */
+export async function startPostfixInstance(
+  prefix: string,
+  configure: Configure,
+): Promise<PostfixInstance> {
   let why = "";
   // The free port may be taken between freePort() and master's bind: then another one.
   for (let attempt = 0; attempt < 5; attempt++) {
-    const started = await startOnce(limits);
+    const started = await startOnce(prefix, configure);
     if (typeof started !== "string") return started;
     why = started;
     if (!/in use/i.test(started)) break;
@@ -189,8 +227,8 @@ export async function startPostfixSmtpd(limits: SmtpdLimits = {}): Promise<Smtpd
   throw new Error(why);
 }
 
-async function startOnce(limits: SmtpdLimits): Promise<SmtpdPeer | string> {
-  const dir = mkdtempSync(join(tmpdir(), "mailvolley-postfix-"));
+async function startOnce(prefix: string, configure: Configure): Promise<PostfixInstance | string> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
   // mkdtemp makes it 0700; Postfix's daemons run as mail_owner and must reach data/ and queue/.
   chmodSync(dir, 0o755);
   const conf = join(dir, "conf");
@@ -200,9 +238,7 @@ async function startOnce(limits: SmtpdLimits): Promise<SmtpdPeer | string> {
   const uid = Number(spawnSync("id", ["-u", "postfix"], { encoding: "utf8" }).stdout.trim());
   chownSync(join(dir, "data"), uid, -1);
   const port = await freePort();
-  const smtpsPort = limits.tls ? await freePort() : undefined;
-  writeFileSync(join(conf, "main.cf"), mainCf(dir, limits));
-  writeFileSync(join(conf, "master.cf"), masterCf(port, smtpsPort));
+  await configure(dir, conf, port);
   const logPath = join(dir, "log");
   const log = () => readFileSync(logPath, "latin1");
   writeFileSync(logPath, "");
@@ -223,26 +259,11 @@ async function startOnce(limits: SmtpdLimits): Promise<SmtpdPeer | string> {
     }
     await sleep(50);
   }
-
-  const stop = async (): Promise<PeerCounts> => {
-    // Every queued message is delivered (to discard) and removed before the count is read.
-    const drained = Date.now() + 15_000;
-    for (;;) {
-      const c = logCounts(log());
-      if (c.removed >= c.queued || Date.now() > drained) break;
-      await sleep(50);
-    }
-    const counts = logCounts(log());
+  const halt = async () => {
     spawnSync(POSTFIX, ["-c", conf, "stop"], { stdio: "ignore" });
     await waitExit(child, 15_000);
     closeSync(out);
     rmSync(dir, { recursive: true, force: true });
-    return { messages: counts.sent };
   };
-  return {
-    host: HOST,
-    port,
-    smtpsPort,
-    stop: once(stop),
-  };
+  return { port, log, halt };
 }
