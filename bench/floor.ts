@@ -15,29 +15,23 @@
  * system) of the whole process over the same span.
  */
 import net from "node:net";
+import {
+  BODY,
+  CRLF,
+  EHLO,
+  ENVELOPE,
+  FIRST_ENVELOPE,
+  floorArgs,
+  LF,
+  SPACE,
+} from "./lib/floor-wire.js";
 
-const [host, portText, sessionsText, messagesText, mode] = process.argv.slice(2);
+const { host, port, sessions, messages, mode } = floorArgs();
 const perMessage = mode === "per-message";
-const port = Number(portText);
-const sessions = Number(sessionsText);
-const messages = Number(messagesText);
 
-const CRLF = "\r\n";
-const ENVELOPE = `MAIL FROM:<floor@example.com>${CRLF}RCPT TO:<sink@example.com>${CRLF}DATA${CRLF}`;
-/** 1,281 octets between the 354 and the dot, the size of mailvolley's default message. */
-const MESSAGE_SIZE = 1281;
-const HEADER = `From: <floor@example.com>${CRLF}To: <sink@example.com>${CRLF}Subject: floor${CRLF}${CRLF}`;
-const LINE = `${"x".repeat(76)}${CRLF}`;
-const FULL_LINES = Math.floor((MESSAGE_SIZE - HEADER.length) / LINE.length);
-const REST = MESSAGE_SIZE - HEADER.length - FULL_LINES * LINE.length;
-const BODY = `${HEADER}${LINE.repeat(FULL_LINES)}${"x".repeat(REST - 2)}${CRLF}`;
 const MESSAGE_THEN_ENVELOPE = Buffer.from(`${BODY}.${CRLF}${ENVELOPE}`, "latin1");
 const MESSAGE_THEN_QUIT = Buffer.from(`${BODY}.${CRLF}QUIT${CRLF}`, "latin1");
-const EHLO = Buffer.from(`EHLO floor.example.com${CRLF}`, "latin1");
-const FIRST_ENVELOPE = Buffer.from(ENVELOPE, "latin1");
 const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
-const LF = 10;
-const SPACE = 32;
 
 let next = 0;
 let accepted = 0;

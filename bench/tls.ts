@@ -9,7 +9,7 @@
  */
 import { fileURLToPath } from "node:url";
 import type { RawRunOptions } from "../src/config/run-config.js";
-import { runMailvolley, type Sample } from "./lib/contenders.js";
+import { floorSample, runMailvolley, type Sample } from "./lib/contenders.js";
 import { median, procCpuSeconds, runTimed } from "./lib/proc.js";
 import { fmt, verdict } from "./lib/report.js";
 import { type SinkProcess, startBuiltinSink } from "./lib/sinks.js";
@@ -33,21 +33,7 @@ async function runTlsFloor(sink: SinkProcess, resume: boolean): Promise<Sample> 
   if (exited.code !== 0 || !line.startsWith("{")) {
     throw new Error(`tls-floor ${args.slice(1).join(" ")} failed: ${exited.stderr.trim()}`);
   }
-  const f = JSON.parse(line) as {
-    messages: number;
-    seconds: number;
-    cpuUserUs: number;
-    cpuSystemUs: number;
-  };
-  return {
-    generator: "floor",
-    messages: f.messages,
-    accepted: f.messages,
-    messagesPerSecond: f.messages / f.seconds,
-    seconds: f.seconds,
-    sinkCpuFraction: sinkCpu / (exited.wallMs / 1000),
-    cpuUsPerMessage: (f.cpuUserUs + f.cpuSystemUs) / f.messages,
-  };
+  return floorSample(line, sinkCpu, exited.wallMs);
 }
 
 const CASES = {

@@ -154,6 +154,15 @@ export async function runFloor(
   if (exited.code !== 0 || !line.startsWith("{")) {
     throw new Error(`floor ${args.slice(1).join(" ")} failed: ${exited.stderr.trim()}`);
   }
+  return floorSample(line, sinkCpu, exited.wallMs);
+}
+
+/**
+ * The JSON line a floor prints (bench/floor.ts, bench/tls-floor.ts: messages, seconds from
+ * first connect to last reply, CPU µs) as a Sample; `sinkCpu` seconds over the floor process's
+ * `wallMs` (Node's start-up, about 0.05 s of it, included: a slight underestimate).
+ */
+export function floorSample(line: string, sinkCpu: number, wallMs: number): Sample {
   const f = JSON.parse(line) as {
     messages: number;
     seconds: number;
@@ -166,8 +175,7 @@ export async function runFloor(
     accepted: f.messages,
     messagesPerSecond: f.messages / f.seconds,
     seconds: f.seconds,
-    // Over the process's life (Node's start-up is about 0.05 s of it), so a slight underestimate.
-    sinkCpuFraction: sinkCpu / (exited.wallMs / 1000),
+    sinkCpuFraction: sinkCpu / (wallMs / 1000),
     cpuUsPerMessage: (f.cpuUserUs + f.cpuSystemUs) / f.messages,
     cpuUserUsPerMessage: f.cpuUserUs / f.messages,
     cpuSystemUsPerMessage: f.cpuSystemUs / f.messages,

@@ -42,11 +42,26 @@ function tcpOrPath(target: Endpoint): { host?: string; port?: number; path?: str
   return target.kind === "unix" ? { path: target.path } : { host: target.host, port: target.port };
 }
 
+/**
+ * The client's TLS context, made once per thread and shared by every connection. Given no
+ * context, tls.connect builds one per connection (parsing options, loading the root store into
+ * a new OpenSSL SSL_CTX): about 200 µs of CPU, a sixth of what a connection per message costs
+ * over STARTTLS. A bulk MTA sets up its TLS context once per process. The run's TLS options
+ * (name checking, SNI, the session offered) are per connection and need nothing in the context.
+ */
+let clientContext: tls.SecureContext | null = null;
+
 function tlsOptions(config: TlsSettings, session?: Buffer): tls.ConnectionOptions {
   const target = config.target!;
   const host = target.kind === "tcp" ? target.host : undefined;
   const servername = config.tlsServername ?? (host && !/^[\d.:]+$/.test(host) ? host : undefined);
-  return { servername, rejectUnauthorized: config.tlsVerify, session };
+  clientContext ??= tls.createSecureContext();
+  return {
+    secureContext: clientContext,
+    servername,
+    rejectUnauthorized: config.tlsVerify,
+    session,
+  };
 }
 
 /**
