@@ -108,7 +108,7 @@ export const SINK_OPTIONS = {
     key: "tlsResume",
     group: g,
     describe:
-      "Resume TLS sessions from tickets; --no-tls-resume: a full handshake every time, as a gateway without resumption",
+      "Resume TLS sessions from tickets and session IDs; --no-tls-resume: a full handshake every time, as a gateway without resumption",
     shown: "true",
   },
   "8bitmime": {

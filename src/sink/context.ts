@@ -8,6 +8,7 @@ import type { GatewayLimits } from "./limits.js";
 import type { FilledSinkOptions } from "./options.js";
 import type { Receiver } from "./receive.js";
 import type { Replies } from "./replies.js";
+import type { SessionIdCache } from "./tls.js";
 
 export interface SinkContext {
   readonly options: FilledSinkOptions;
@@ -19,6 +20,8 @@ export interface SinkContext {
   readonly classes: ClassCounter | null;
   /** For STARTTLS; null when STARTTLS is off and no TLS listener exists. */
   readonly secureContext: SecureContext | null;
+  /** Sessions resumed by ID; null when TLS is off or the sink refuses resumption. */
+  readonly tlsSessions: SessionIdCache | null;
   /** Octets of each message start to keep for inspection: 0, a header window, or all. */
   readonly keepBytes: number;
   /** An accepted message's content (dot-stuffed as received when `stuffed`), for --dump. */

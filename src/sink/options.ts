@@ -57,7 +57,7 @@ export interface SinkOptions {
   advertiseSize?: boolean;
   /** Offer STARTTLS (RFC 3207), default true. */
   starttls?: boolean;
-  /** Resume TLS sessions from tickets (TLS 1.2 and 1.3), default true; false: full handshakes. */
+  /** Resume TLS sessions from tickets (TLS 1.2 and 1.3) and session IDs (TLS 1.2), default true. */
   tlsResume?: boolean;
   /** PEM certificate and key; a self-signed pair is made at start when absent. */
   tlsCert?: string;

@@ -18,7 +18,7 @@ import { type FilledSinkOptions, type ListenSpec, SinkOptionError } from "./opti
 import type { Receiver } from "./receive.js";
 import { buildReplies } from "./replies.js";
 import { SinkSession } from "./session.js";
-import { secureContextOf, type TlsMaterial, tlsServerOptions } from "./tls.js";
+import { SessionIdCache, secureContextOf, type TlsMaterial, tlsServerOptions } from "./tls.js";
 
 /** Why `finished` resolved. */
 export type SinkStopReason = "messages" | "sessions" | "idle";
@@ -82,6 +82,7 @@ export class SinkServer {
       limits: this.limits,
       classes: o.classes ? new ClassCounter() : null,
       secureContext,
+      tlsSessions: secureContext !== null && o.tlsResume ? new SessionIdCache() : null,
       keepBytes:
         dumper !== null
           ? Number.POSITIVE_INFINITY
@@ -124,6 +125,7 @@ export class SinkServer {
       spec.kind === "tls"
         ? createTlsServer(tlsServerOptions(this.tlsMaterial!, this.options.tlsResume))
         : createServer({ noDelay: true });
+    if (spec.kind === "tls") this.ctx.tlsSessions?.serve(server);
     server.on("connection", (socket: Socket) => this.track(socket));
     server.on(spec.kind === "tls" ? "secureConnection" : "connection", this.acceptSession);
     if (spec.kind === "tls") server.on("tlsClientError", () => {});

@@ -6,7 +6,7 @@
  * waits for input with replies unsent. Command lines are parsed as bytes (commands.ts); DATA
  * content is scanned with indexOf for the end-of-data marker only.
  */
-import type { Socket } from "node:net";
+import type { Server, Socket } from "node:net";
 import { TLSSocket } from "node:tls";
 import { command } from "./commands.js";
 import type { SinkContext } from "./context.js";
@@ -318,6 +318,8 @@ export class SinkSession implements Session {
     const secure = new TLSSocket(plain, {
       isServer: true,
       secureContext: this.ctx.secureContext!,
+      // The session-ID cache answers the socket's session events as a TLS listener would.
+      server: (this.ctx.tlsSessions ?? undefined) as unknown as Server | undefined,
       requestCert: false,
       rejectUnauthorized: false,
     });

@@ -5,6 +5,7 @@
  */
 
 import { constants } from "node:crypto";
+import { EventEmitter } from "node:events";
 import { readFile } from "node:fs/promises";
 import { createSecureContext, type SecureContext, type TLSSocket } from "node:tls";
 import type { FilledSinkOptions } from "./options.js";
@@ -77,8 +78,9 @@ export async function loadTlsMaterial(o: FilledSinkOptions): Promise<TlsMaterial
 
 /**
  * The context of every TLS session the sink serves. Node's server issues session tickets (TLS
- * 1.2, and TLS 1.3 PSK tickets) by default and keeps no session-ID cache of its own; without
- * tickets (`resume` false) no session can be resumed: every handshake is full.
+ * 1.2, and TLS 1.3 PSK tickets) by default; session IDs are resumed from a SessionIdCache.
+ * Without resumption (`resume` false) no tickets are issued and no cache is kept: every
+ * handshake is full.
  */
 export function secureContextOf(material: TlsMaterial, resume = true): SecureContext {
   return createSecureContext(tlsServerOptions(material, resume));
@@ -87,7 +89,56 @@ export function secureContextOf(material: TlsMaterial, resume = true): SecureCon
 /** Certificate, key and whether tickets are issued, for a context or an implicit-TLS listener. */
 export function tlsServerOptions(material: TlsMaterial, resume: boolean) {
   const secureOptions = resume ? 0 : constants.SSL_OP_NO_TICKET;
-  return { cert: material.cert, key: material.key, secureOptions };
+  // The same id context for every listener and STARTTLS: a session is this sink's wherever made.
+  return {
+    cert: material.cert,
+    key: material.key,
+    secureOptions,
+    sessionIdContext: "mailvolley-sink",
+  };
+}
+
+/** Sessions kept for resumption by ID: the newest, about 250 bytes each with their key. */
+const SESSION_ID_CACHE_SIZE = 20_000;
+
+type ResumeDone = (err: Error | null, session: Buffer | null) => void;
+
+/**
+ * The sink's session-ID cache (TLS 1.2, RFC 5246 §7.3), as a gateway keeps one for clients that
+ * take no tickets. Node keeps none of its own: OpenSSL's internal cache is off, and a server
+ * socket asks its `server` through 'newSession' and 'resumeSession' events. This emitter is that
+ * `server` for STARTTLS sockets, and serves an implicit-TLS listener's events (serve()).
+ * The newest sessions are kept, the oldest dropped: a session resumed from it after it was
+ * dropped is a full handshake, counted so. TLS 1.3 hands its sessions here too; they resume from
+ * their tickets, and stay here only until newer ones push them out.
+ */
+export class SessionIdCache extends EventEmitter {
+  private readonly sessions = new Map<string, Buffer>();
+
+  constructor(private readonly size = SESSION_ID_CACHE_SIZE) {
+    super();
+    this.serve(this);
+  }
+
+  /** Answers `server`'s session events from this cache. */
+  serve(server: EventEmitter): void {
+    server.on("newSession", this.store);
+    server.on("resumeSession", this.lookUp);
+  }
+
+  private readonly store = (id: Buffer, session: Buffer, done: () => void): void => {
+    const key = id.toString("latin1");
+    this.sessions.delete(key); // re-inserted as the newest
+    this.sessions.set(key, session);
+    if (this.sessions.size > this.size) {
+      this.sessions.delete(this.sessions.keys().next().value as string);
+    }
+    done();
+  };
+
+  private readonly lookUp = (id: Buffer, done: ResumeDone): void => {
+    done(null, this.sessions.get(id.toString("latin1")) ?? null);
+  };
 }
 
 /** Counts a finished handshake as full or resumed. */
