@@ -106,14 +106,16 @@ async function runBoth(
     if (i > 0 && pauseMs > 0) {
       if (!quiet) {
         process.stderr.write(
-          `mailvolley compare: pausing ${(pauseMs / 1000).toFixed(1)}s before the ${config.mode} run\n`,
+          `mailvolley compare: pausing ${(pauseMs / 1000).toFixed(1)}s before the ${runName(config, configs)} run\n`,
         );
       }
-      const clear = quiet ? () => {} : pauseCountdown(process.stderr, pauseMs, config.mode);
+      const clear = quiet
+        ? () => {}
+        : pauseCountdown(process.stderr, pauseMs, runName(config, configs));
       await signals.pause(pauseMs).finally(clear);
     }
     if (signals.received !== null) break;
-    if (!quiet) process.stderr.write(`mailvolley compare: ${config.mode} run…\n`);
+    if (!quiet) process.stderr.write(`mailvolley compare: ${runName(config, configs)} run…\n`);
     const printer = progressPrinter(process.stderr, config.quiet || config.verbose, {
       messages: config.messages,
       durationMs: config.load.durationMs,
@@ -151,4 +153,10 @@ function notRun(configs: readonly RunConfig[], runs: readonly Result[]): Mode[] 
 function compareSummary(runs: Result[], options: { color: boolean }): string | null {
   if (runs.length >= 2) return renderCompare(runs, options);
   return runs.length === 1 ? renderSummary(runs[0], options) : null;
+}
+
+/** The run's name as the report gives it: with two per-message runs, "per-message full" or "… resumed". */
+function runName(config: RunConfig, configs: readonly RunConfig[]): string {
+  if (configs.filter((c) => c.mode === config.mode).length < 2) return config.mode;
+  return `${config.mode} ${config.tlsResume ? "resumed" : "full"}`;
 }

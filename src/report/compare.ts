@@ -64,34 +64,49 @@ export function headline(runs: readonly Result[]): string[] {
       `Handshakes resumed: ${fmt(resumed.tls.resumed)} of ${fmt(resumed.tls.full + resumed.tls.resumed)} in the resumed run, ${fmt(base.tls?.resumed ?? 0)} in the full run.`,
     );
   }
-  const refusedBase = base.errorClasses?.refused ?? 0;
-  const refusedReuse = reuse.errorClasses?.refused ?? 0;
-  if (refusedBase > 0 || refusedReuse > 0) {
-    lines.push(
-      `The gateway refused ${fmt(refusedBase)} connections of the per-message run and ${fmt(refusedReuse)} of the reuse run.`,
-      `First refusal: ${onset(base, "refused")}; ${onset(reuse, "refused")}.`,
+  // Every run in the headline's order: per-message (full, then resumed) before reuse.
+  const ordered = resumed ? [base, resumed, reuse] : [base, reuse];
+  const count = (r: Result, cls: ErrorClass) => r.errorClasses?.[cls] ?? 0;
+  const some = (cls: ErrorClass) => ordered.some((r) => count(r, cls) > 0);
+  const each = (cls: ErrorClass, say: (n: string, r: Result, first: boolean) => string) =>
+    inWords(ordered.map((r, i) => say(fmt(count(r, cls)), r, i === 0)));
+  const onsets = (cls: ErrorClass) => ordered.map((r) => onset(r, cls, runs)).join("; ");
+  if (some("refused")) {
+    const refused = each("refused", (n, r, first) =>
+      first
+        ? `${n} connections of the ${runLabel(r, runs)} run`
+        : `${n} of the ${runLabel(r, runs)} run`,
     );
+    lines.push(`The gateway refused ${refused}.`, `First refusal: ${onsets("refused")}.`);
   }
-  const limitedBase = base.errorClasses?.rateLimited ?? 0;
-  const limitedReuse = reuse.errorClasses?.rateLimited ?? 0;
-  if (limitedBase > 0 || limitedReuse > 0) {
+  if (some("rateLimited")) {
+    const limited = each(
+      "rateLimited",
+      (n, r) => `${n} times ${r.mode === "reuse" ? "with reuse" : runLabel(r, runs)}`,
+    );
     lines.push(
-      `Message rate limits answered ${fmt(limitedBase)} times per-message and ${fmt(limitedReuse)} times with reuse: reuse does not dodge those.`,
-      `First rate limit: ${onset(base, "rateLimited")}; ${onset(reuse, "rateLimited")}.`,
+      `Message rate limits answered ${limited}: reuse does not dodge those.`,
+      `First rate limit: ${onsets("rateLimited")}.`,
     );
   }
   return lines;
 }
 
+/** "a and b", "a, b and c". */
+function inWords(parts: string[]): string {
+  return parts.length < 2 ? parts.join("") : `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}`;
+}
+
 /** Where an error class first appeared in a run, in words (see Result.firstSeen). */
-function onset(run: Result, cls: ErrorClass): string {
+function onset(run: Result, cls: ErrorClass, runs: readonly Result[]): string {
+  const name = runLabel(run, runs);
   const f = run.firstSeen?.find((s) => s.class === cls);
-  if (!f) return `none in the ${run.mode} run`;
+  if (!f) return `none in the ${name} run`;
   if (f.atSeconds === undefined || !f.connection) {
-    return `${firstSeenSpan(f)} into the ${run.mode} run, after ${fmt(f.connectionsOpened)} connections and ${fmt(f.sent)} messages`;
+    return `${firstSeenSpan(f)} into the ${name} run, after ${fmt(f.connectionsOpened)} connections and ${fmt(f.sent)} messages`;
   }
   const message = f.message ? ` and message ${fmt(f.message)}` : "";
-  return `${f.atSeconds.toFixed(3)} s into the ${run.mode} run, at connection ${fmt(f.connection)}${message} (${sessionsOpen(f.openSessions)}, ${fmt(f.sent)} messages started)`;
+  return `${f.atSeconds.toFixed(3)} s into the ${name} run, at connection ${fmt(f.connection)}${message} (${sessionsOpen(f.openSessions)}, ${fmt(f.sent)} messages started)`;
 }
 
 /** The load both runs carried (Result.run), once when it is the same. */
@@ -187,15 +202,16 @@ function figuresTable(runs: readonly Result[]): string {
   );
 }
 
-/** p50 and p99 of each phase in both runs, with their ratios. */
+/** p50 and p99 of each phase in every run, with the ratios reuse / per-message (full). */
 function latencyTable(runs: readonly Result[]): string {
-  const { base, reuse } = pair(runs);
+  const { base, reuse, resumed } = pair(runs);
   const lat: string[][] = [
     [
       "Latency (ms)",
       ...runs.map((r) => `${runLabel(r, runs)} p50 / p99`),
-      "p50 ratio",
-      "p99 ratio",
+      // With three runs, say which two the ratio compares.
+      resumed ? "p50 reuse / full" : "p50 ratio",
+      resumed ? "p99 reuse / full" : "p99 ratio",
     ],
   ];
   for (const [name, key] of PHASE_ROWS) {

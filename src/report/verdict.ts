@@ -92,7 +92,7 @@ export function ratioVerdict(runs: readonly Result[]): VerdictLine | null {
   if (judged.length === 0) return null;
   if (runs.every((r) => ceilingLine(r) !== null)) {
     return {
-      text: "Both runs are self-tests: the ratios below compare the generator's ceilings per mode on this machine.",
+      text: `${everyRun(runs)} are self-tests: the ratios below compare the generator's ceilings ${runs.length > 2 ? "per mode and handshake" : "per mode"} on this machine.`,
       alarm: false,
     };
   }
@@ -106,11 +106,17 @@ export function ratioVerdict(runs: readonly Result[]): VerdictLine | null {
   }
   if (judged.length === runs.length && judged.every((r) => r.generator?.limitedBy === "target")) {
     return {
-      text: "Both runs were limited by the target: the ratios below are the target's.",
+      text: `${everyRun(runs)} were limited by the target: the ratios below are the target's.`,
       alarm: false,
     };
   }
   return null;
+}
+
+/** "Both runs", or with compare --starttls's three, "All three runs". */
+function everyRun(runs: readonly Result[]): string {
+  if (runs.length === 2) return "Both runs";
+  return `All ${runs.length === 3 ? "three" : runs.length} runs`;
 }
 
 /** A line of the verdict, and whether it warns that the figures are mailvolley's own. */
