@@ -29,6 +29,14 @@ async function runCli(target: string, args: string[]): Promise<{ result: Result;
   return { result: JSON.parse(readFileSync(json, "utf8")) as Result, stdout: out.stdout };
 }
 
+/** `mailvolley run ARGS` against the built-in sink, whose faults fail messages (exit 1): its JSON. */
+async function runCliAllowingFailures(args: string[]): Promise<{ result: Result }> {
+  const json = join(tempDir("mailvolley-tls-"), "result.json");
+  const out = await mailvolley(["run", ...args, "--json", json], 120_000);
+  assert.equal(out.code, 1, out.stderr);
+  return { result: JSON.parse(readFileSync(json, "utf8")) as Result };
+}
+
 /** Every message accepted, no error, one handshake per connection. */
 function assertExact(result: Result, messages: number, connections: number): void {
   assert.deepEqual(result.errors, []);
@@ -124,6 +132,26 @@ describe("TLS session resumption", () => {
     } finally {
       await sink.close();
     }
+  });
+
+  test("reuse: a session reconnecting after a 421 resumes with the ticket of its last connection", async () => {
+    // Every 4th MAIL answered 421 and the connection closed (RFC 5321 §3.8): each slot
+    // reconnects, and its ticket outlives the connection it came from, so only each slot's
+    // first handshake is full, however the reconnects interleave.
+    const fault = ["--sink-fault", "mail:421:every=4"];
+    const { result } = await runCliAllowingFailures([
+      "--starttls",
+      "-s",
+      "2",
+      "-m",
+      "20",
+      ...fault,
+    ]);
+    assert.equal(result.messages.failed, 5);
+    assert.equal(result.messages.accepted, 15);
+    assert.ok(result.connections.opened > 2, "the 421s made the sessions reconnect");
+    assert.equal(result.tls?.full, 2);
+    assert.equal(result.tls?.resumed, result.connections.opened - 2);
   });
 
   test("merged shards add up full and resumed handshakes, their histograms and what was seen", async () => {
