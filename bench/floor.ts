@@ -22,8 +22,7 @@ import {
   ENVELOPE,
   FIRST_ENVELOPE,
   floorArgs,
-  LF,
-  SPACE,
+  ReplyEnds,
 } from "./lib/floor-wire.js";
 
 const { host, port, sessions, messages, mode } = floorArgs();
@@ -43,16 +42,13 @@ function session(): void {
   /** 0: banner awaited, 1: EHLO's reply, 2: transactions, 3: last dot's reply, 4: QUIT's. */
   let stage = 0;
   let sent = 0;
-  let atLineStart = true;
-  let column = 0;
-  let finalLine = false;
-  let firstDigit = 0;
+  const replies = new ReplyEnds(onReplyEnd);
   /** A connection starts: the message it carries taken (per-message mode), the parser reset. */
   function begin(): void {
     if (perMessage) next++;
     stage = 0;
     sent = 0;
-    atLineStart = true;
+    replies.reset();
   }
   begin();
   const socket = net.connect({
@@ -62,19 +58,7 @@ function session(): void {
     onread: {
       buffer: READ_BUFFER,
       callback(nread: number, buf: Buffer): boolean {
-        for (let i = 0; i < nread; i++) {
-          const b = buf[i];
-          if (atLineStart) {
-            column = 0;
-            firstDigit = b;
-          }
-          atLineStart = false;
-          if (column === 3) finalLine = b === SPACE;
-          column++;
-          if (b !== LF) continue;
-          atLineStart = true;
-          if (finalLine) onReplyEnd(firstDigit);
-        }
+        replies.read(buf, nread);
         return true;
       },
     },

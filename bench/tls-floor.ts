@@ -14,7 +14,7 @@
  */
 import net from "node:net";
 import tls from "node:tls";
-import { BODY, CRLF, EHLO, FIRST_ENVELOPE, floorArgs, LF, SPACE } from "./lib/floor-wire.js";
+import { BODY, CRLF, EHLO, FIRST_ENVELOPE, floorArgs, ReplyEnds } from "./lib/floor-wire.js";
 
 const { host, port, sessions, messages, mode } = floorArgs();
 const resume = mode === "resume";
@@ -49,33 +49,16 @@ enum Stage {
 function session(): void {
   let ticket: Buffer | undefined;
   let stage = Stage.Banner;
-  let atLineStart = true;
-  let column = 0;
-  let finalLine = false;
-  let firstDigit = 0;
+  const replies = new ReplyEnds(onReplyEnd);
   let socket: net.Socket = net.connect({ host, port, noDelay: true });
 
   /** Reads replies' last lines and hands their first digit on. */
-  const onData = (chunk: Buffer): void => {
-    for (let i = 0; i < chunk.length; i++) {
-      const b = chunk[i];
-      if (atLineStart) {
-        column = 0;
-        firstDigit = b;
-      }
-      atLineStart = false;
-      if (column === 3) finalLine = b === SPACE;
-      column++;
-      if (b !== LF) continue;
-      atLineStart = true;
-      if (finalLine) onReplyEnd(firstDigit);
-    }
-  };
+  const onData = (chunk: Buffer): void => replies.read(chunk, chunk.length);
 
   const connect = (): void => {
     next++;
     stage = Stage.Banner;
-    atLineStart = true;
+    replies.reset();
     socket = net.connect({ host, port, noDelay: true });
     socket.on("data", onData);
     socket.on("error", fail);

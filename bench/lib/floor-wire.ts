@@ -32,3 +32,37 @@ export const EHLO = Buffer.from(`EHLO floor.example.com${CRLF}`, "latin1");
 export const FIRST_ENVELOPE = Buffer.from(ENVELOPE, "latin1");
 export const LF = 10;
 export const SPACE = 32;
+
+/**
+ * Finds where each reply ends, its last line being the code and a space (RFC 5321 §4.2.1), in
+ * the bytes read, and hands on the reply's first digit: all a floor reads of a reply.
+ */
+export class ReplyEnds {
+  private atLineStart = true;
+  private column = 0;
+  private finalLine = false;
+  private firstDigit = 0;
+
+  constructor(private readonly onReplyEnd: (digit: number) => void) {}
+
+  /** A new connection: its first byte starts a line. */
+  reset(): void {
+    this.atLineStart = true;
+  }
+
+  read(buf: Buffer, length: number): void {
+    for (let i = 0; i < length; i++) {
+      const b = buf[i];
+      if (this.atLineStart) {
+        this.column = 0;
+        this.firstDigit = b;
+      }
+      this.atLineStart = false;
+      if (this.column === 3) this.finalLine = b === SPACE;
+      this.column++;
+      if (b !== LF) continue;
+      this.atLineStart = true;
+      if (this.finalLine) this.onReplyEnd(this.firstDigit);
+    }
+  }
+}
