@@ -77,7 +77,8 @@ export function upgradeToTls(
   raw.removeAllListeners("data");
   const secure = tls.connect({ socket: raw, ...tlsOptions(config, resumption?.offer) });
   resumption?.watch(secure);
-  secure.setNoDelay(true);
+  // No setNoDelay here: the plain socket connected with TCP_NODELAY, and the TLS socket, not
+  // knowing that, would set it again, one setsockopt(2) a connection.
   secure.on("data", (chunk: Buffer) => onBytes(chunk, chunk.length));
   return secure;
 }
