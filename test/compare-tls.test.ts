@@ -1,14 +1,17 @@
 /**
  * compare --starttls makes three runs (per message with full handshakes, per message resumed,
- * reuse): its verdict, headline and progress lines speak of three runs, never of "both", and
- * name each run as its column does.
+ * reuse): its verdict, headline, progress lines and --out totals speak of three runs, never of
+ * "both", and name each run as its column does.
  */
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, test } from "node:test";
 import { ratioVerdict } from "../src/report/verdict.js";
 import type { GeneratorResult, Result } from "../src/stats/result.js";
 import { mailvolley } from "./helpers/cli.js";
 import { fixedResult } from "./helpers/fixed-result.js";
+import { tempDir } from "./helpers/tmp.js";
 
 /** A fixed run whose generator verdict says the target set its rate. */
 function limitedByTarget(mode: "per-message" | "reuse"): Result {
@@ -30,8 +33,21 @@ describe("compare with three runs", () => {
     const args = ["compare", "--starttls", "-m", "30", "-s", "3", "--pause", "0"];
     // Every 10th MAIL refused for policy (RFC 3463 4.7.1): 3 of each run's 30, however timed.
     args.push("--sink-fault", "mail:450:every=10:text=4.7.1 too much mail");
+    const prom = join(tempDir("mailvolley-compare-tls-"), "totals.prom");
+    args.push("--out", `prometheus=${prom}`);
     const out = await mailvolley(args, 120_000);
     assert.equal(out.code, 0, out.stderr);
+    // Each run's totals under its own name: the resumed run does not overwrite the full one.
+    const totals = readFileSync(prom, "utf8");
+    for (const run of ["per-message full", "per-message resumed", "reuse"]) {
+      const sent = new RegExp(
+        `^mailvolley_messages_total\\{mode="${run}",outcome="sent"\\} 30$`,
+        "m",
+      );
+      assert.match(totals, sent);
+      const rejected = `mailvolley_messages_total{mode="${run}",outcome="rejected"} 3`;
+      assert.ok(totals.includes(rejected), `${rejected} in\n${totals}`);
+    }
     for (const run of ["per-message full", "per-message resumed", "reuse"]) {
       assert.match(out.stderr, new RegExp(`^mailvolley compare: ${run} run…$`, "m"));
     }

@@ -124,13 +124,13 @@ async function runBoth(
     const io: RunIo = {
       onStart: (stop, drain) => signals.attach({ stop, drain }),
       progress: (progress) => {
-        streams.write(config.mode, progress.points);
+        streams.write(runName(config, configs), progress.points);
         printer.update(progress);
       },
     };
     const outcome = await executeRun(config, io, { ...extras, run: () => runRecord(config) });
     signals.attach(null);
-    streams.finish(outcome.result);
+    streams.finish(outcome.result, runName(config, configs));
     printer.finish();
     if (signals.received !== null) outcome.result.stoppedBy = signals.received;
     runs.push(outcome.result);

@@ -8,10 +8,12 @@ import { renameSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { type ProgressCounts, zeroProgressCounts } from "../run/progress.js";
 import { ERROR_CLASSES, type ErrorClass } from "../stats/errors.js";
-import type { Mode, Result, SeriesPointResult } from "../stats/result.js";
+import type { Result, SeriesPointResult } from "../stats/result.js";
 
 /**
- * What the file says of one mode (compare writes both into one file): the running totals (the
+ * What the file says of one run, named by its mode (compare writes every run into one file;
+ * compare --starttls names its two per-message runs "per-message full" and "per-message
+ * resumed"): the running totals (the
  * `sent` outcome is `attempted`), and more.
  */
 interface Totals extends ProgressCounts {
@@ -63,12 +65,12 @@ function empty(): Totals {
 }
 
 export class PrometheusFile {
-  private readonly modes = new Map<Mode, Totals>();
+  private readonly modes = new Map<string, Totals>();
 
   constructor(private readonly path: string) {}
 
-  /** One complete interval of `mode`. */
-  add(mode: Mode, p: Omit<SeriesPointResult, "histogram" | "generator">): void {
+  /** One complete interval of the run named `mode`. */
+  add(mode: string, p: Omit<SeriesPointResult, "histogram" | "generator">): void {
     const t = this.totals(mode);
     t.attempted += p.sent;
     t.accepted += p.accepted;
@@ -82,9 +84,9 @@ export class PrometheusFile {
     t.p99Ms = p.p99Ms;
   }
 
-  /** The run's end: its totals are the Result's. */
-  finish(result: Result): void {
-    const t = this.totals(result.mode);
+  /** The run's end: its totals are the Result's; `mode` names the run as add() did. */
+  finish(result: Result, mode: string = result.mode): void {
+    const t = this.totals(mode);
     const m = result.messages;
     Object.assign(t, {
       attempted: m.attempted,
@@ -107,7 +109,7 @@ export class PrometheusFile {
     renameSync(tmp, this.path);
   }
 
-  private totals(mode: Mode): Totals {
+  private totals(mode: string): Totals {
     let t = this.modes.get(mode);
     if (!t) {
       t = empty();
@@ -118,7 +120,7 @@ export class PrometheusFile {
 }
 
 /** The text exposition of every mode's totals. */
-export function exposition(modes: ReadonlyMap<Mode, Totals>): string {
+export function exposition(modes: ReadonlyMap<string, Totals>): string {
   const samples = new Map<string, string[]>(METRICS.map(([name]) => [name, []]));
   const put = (name: string, labels: Record<string, string>, value: number) => {
     const text = Object.entries(labels)

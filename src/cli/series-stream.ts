@@ -10,7 +10,7 @@ import { closeSync } from "node:fs";
 import { ConfigError } from "../config/parse.js";
 import type { SeriesOut } from "../config/report-options.js";
 import { ERROR_CLASSES } from "../stats/errors.js";
-import type { Mode, Result, SeriesPointResult } from "../stats/result.js";
+import type { Result, SeriesPointResult } from "../stats/result.js";
 import type { SeriesPoint } from "../stats/series.js";
 import { seriesResult } from "../stats/summarise.js";
 import { checkOutputPath, openForWriting, writeFully } from "./output.js";
@@ -22,7 +22,8 @@ import { PrometheusFile } from "./prometheus.js";
  */
 export type StreamedPoint = Omit<SeriesPointResult, "histogram" | "generator"> & {
   time: string;
-  mode: Mode;
+  /** The run's mode; with compare --starttls "per-message full" or "per-message resumed". */
+  mode: string;
 };
 
 /** The CSV's columns: the point's fields in order, then one column per error class. */
@@ -89,23 +90,23 @@ export class SeriesStreams {
   }
 
   /** Intervals complete across the workers, as a progress report brings them. */
-  write(mode: Mode, points: readonly SeriesPoint[]): void {
+  write(mode: string, points: readonly SeriesPoint[]): void {
     if (points.length === 0 || this.files.length + this.totals.length === 0) return;
     this.emit(mode, seriesResult({ intervalMs: this.intervalMs, points: [...points] }).points);
     for (const file of this.totals) file.flush();
   }
 
   /** The run's end: the intervals not yet streamed, from the final Result's series. */
-  finish(result: Result): void {
-    this.emit(result.mode, result.series.points);
-    for (const file of this.totals) file.finish(result);
+  finish(result: Result, mode: string = result.mode): void {
+    this.emit(mode, result.series.points);
+    for (const file of this.totals) file.finish(result, mode);
   }
 
   close(): void {
     for (const file of this.files) closeSync(file.fd);
   }
 
-  private emit(mode: Mode, points: readonly SeriesPointResult[]): void {
+  private emit(mode: string, points: readonly SeriesPointResult[]): void {
     for (const { histogram: _histogram, generator: _generator, ...point } of points) {
       if (point.t <= this.lastT) continue;
       this.lastT = point.t;
