@@ -36,10 +36,8 @@ export interface PipelineHost {
   readonly connection: number;
   /** Writes one command and expects its reply. */
   command(line: string | Buffer, kind: Expect, slot: number): void;
-  /** Sends QUIT: the session's work is done. */
-  quit(): void;
-  /** QUIT went in the last content's write: the session is quitting, its reply expected. */
-  quitWritten(now: number): void;
+  /** The session's work is done: sends QUIT, or notes it went in the last content's write. */
+  quit(as: State.Quitting, writtenAt?: number): void;
   /** The run's next message for this session: a sequence number, NO_WORK or NOT_YET. */
   takeMessage(): number;
   /** Intended start of the message takeMessage returned last. */
@@ -263,7 +261,7 @@ export class Pipeline {
       return;
     }
     if (seq < 0) {
-      host.quit();
+      host.quit(State.Quitting);
       return;
     }
     this.beginTransaction(seq);
@@ -313,7 +311,7 @@ export class Pipeline {
         break;
       }
       if (seq < 0) {
-        host.quit();
+        host.quit(State.Quitting);
         break;
       }
       this.beginChunked(seq);
@@ -395,6 +393,6 @@ export class Pipeline {
     }
     this.out.write(message);
     this.messages.written(this.out.writableLength > 0);
-    if (after === After.Quit) host.quitWritten(now);
+    if (after === After.Quit) host.quit(State.Quitting, now);
   }
 }

@@ -242,17 +242,12 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
     this.parser.keepText(on || this.host.trace !== null || this.host.stats.ledger !== null);
   }
 
-  quit(as = State.Quitting): void {
+  /** Sends QUIT, or notes that it went with the last content (`writtenAt`, ms), and moves to `as`. */
+  quit(as = State.Quitting, writtenAt = -1): void {
     if (this.state >= State.Quitting) return;
     this.enter(as);
-    this.quitSentAt = performance.now();
-    this.transport.write(QUIT_COMMAND);
-    this.pending.push(Expect.Quit, 0);
-  }
-
-  quitWritten(now: number): void {
-    this.quitSentAt = now;
-    this.enter(State.Quitting);
+    this.quitSentAt = writtenAt >= 0 ? writtenAt : performance.now();
+    if (writtenAt < 0) this.transport.write(QUIT_COMMAND);
     this.pending.push(Expect.Quit, 0);
   }
 
