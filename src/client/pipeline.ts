@@ -6,10 +6,10 @@
  * time; LMTP (RFC 2033) gets one reply per accepted recipient after the data. Without
  * PIPELINING, strict lock-step.
  *
- * A collaborator the session holds, as the handshake is: it writes through its PipelineHost,
- * queues the replies it expects in the session's pending-reply ring, and gets the replies to
- * its commands handed back in order. Every message it takes is settled exactly once: accepted,
- * rejected or failed.
+ * A collaborator the session holds, as the handshake is: it writes its groups straight to the
+ * transport (Output), single commands and QUIT through its PipelineHost, queues the replies it
+ * expects in the session's pending-reply ring, and gets the replies to its commands handed back
+ * in order. Every message it takes is settled exactly once: accepted, rejected or failed.
  */
 
 import { type Capabilities, NO_CAPABILITIES } from "../smtp/capabilities.js";
