@@ -3,7 +3,7 @@
  * manifests of one sharded run on stdout (or --out FILE), for `kubectl apply -f -`.
  */
 import yargs, { type ArgumentsCamelCase, type Argv } from "yargs";
-import { buildLoadConfig } from "../config/load-config.js";
+import { buildRunCommandConfig } from "../config/command-config.js";
 import { LOAD_OPTIONS } from "../config/option-table.js";
 import { ConfigError, parseDuration } from "../config/parse.js";
 import {
@@ -159,5 +159,5 @@ async function checkRunArgs(options: KubernetesOptions): Promise<void> {
   const inPod = given.authFile !== undefined || options.authSecret !== null;
   const { authFile: _podPath, ...local } = given;
   const auth = inPod ? "user:password-in-the-pod" : local.auth;
-  buildLoadConfig({ ...local, auth, target: options.target, shard: `0/${options.shards}` });
+  buildRunCommandConfig({ ...local, auth, target: options.target, shard: `0/${options.shards}` });
 }

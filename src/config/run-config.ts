@@ -30,7 +30,11 @@ export { DEFAULT_TIMEOUTS, PHASE_NAMES, type Timeouts } from "../smtp/phases.js"
 export type { RawSecurityOptions, SecuritySettings } from "./security.js";
 export type { Shard } from "./shard.js";
 
-/** TLS and AUTH (config/security.ts) and everything else a run needs. */
+/**
+ * One run's load, checked and frozen: TLS and AUTH (config/security.ts) and everything else a
+ * run needs. `run` executes one, `compare` one per mode; every worker thread gets a copy and
+ * drives its ThreadShare of it. The command-level options around it are RunCommandConfig.
+ */
 export interface RunConfig extends SecuritySettings {
   /** null: start the built-in sink in-process and run a self-test against it. */
   readonly target: Target | null;

@@ -34,7 +34,11 @@ import { type SinkSettings, sinkSettingsOf } from "./sink-config.js";
 /** Option values by camelCase key; undefined or absent: not given. */
 export type OptionValues = Readonly<Record<string, unknown>>;
 
-export interface LoadConfig {
+/**
+ * Everything `mailvolley run` was given, checked: the one run it executes, how to report it, the
+ * built-in sink's options and the receiving sink's. Only the run part reaches run/'s threads.
+ */
+export interface RunCommandConfig {
   readonly run: RunConfig;
   readonly report: ReportOptions;
   /** The built-in sink's options in a self-test (--sink-NAME), as the sink names them. */
@@ -43,7 +47,8 @@ export interface LoadConfig {
   readonly receive: ReceiveConfig | null;
 }
 
-export interface CompareConfig extends Omit<LoadConfig, "run"> {
+/** Everything `mailvolley compare` was given, checked: one RunConfig per mode, run in turn. */
+export interface CompareCommandConfig extends Omit<RunCommandConfig, "run"> {
   /** One run per mode, in the order they run. */
   readonly runs: readonly RunConfig[];
   /** Pause between the runs, ms. */
@@ -102,11 +107,11 @@ export function rawRunOptions(values: OptionValues): RawRunOptions {
 }
 
 /** `mailvolley run`'s config; `override` wins over the command line and the plan. */
-export function buildLoadConfig(given: OptionValues, override: Partial<RawRunOptions> = {}) {
+export function buildRunCommandConfig(given: OptionValues, override: Partial<RawRunOptions> = {}) {
   return fromPlanned(withPlan(given), override);
 }
 
-function fromPlanned(planned: PlannedOptions, override: Partial<RawRunOptions>): LoadConfig {
+function fromPlanned(planned: PlannedOptions, override: Partial<RawRunOptions>): RunCommandConfig {
   const { values, classes, where } = planned;
   try {
     const raw = { ...rawRunOptions(values), ...override };
@@ -142,7 +147,7 @@ const MODES: readonly Mode[] = ["per-message", "reuse"];
  * `mailvolley compare`'s config: the same load in both modes. A plan's `mode` is overridden per
  * run; one on the command line is a mistake.
  */
-export function buildCompareConfig(given: OptionValues): CompareConfig {
+export function buildCompareCommandConfig(given: OptionValues): CompareCommandConfig {
   if (given.mode !== undefined) {
     throw new ConfigError("--mode", "compare runs both modes; choose their order with --order");
   }
