@@ -14,9 +14,9 @@ import { annotateSeries, applyOutcome, generatorResult } from "../stats/generato
 import type { Result, RunRecord } from "../stats/result.js";
 import { buildResult } from "../stats/summarise.js";
 import { mark, markEpoch } from "../stats/timeline.js";
-import type { Progress, ThreadOutcome } from "./load.js";
 import { type LoadRecords, startReceiving } from "./receive.js";
 import { shardHeader, shardShare, WHOLE_RUN } from "./thread-plan.js";
+import type { Progress, ThreadOutcome } from "./thread-run.js";
 import { runOnThreads } from "./threads.js";
 
 /** Whether a run through a gateway lost, split, bounced or doubled a message (exit code 1). */

@@ -1,5 +1,5 @@
 /**
- * A share of a run, as one thread drives it (load.ts): what it is given, the handle on it while
+ * A share of a run, as one thread drives it (thread-run.ts): what it is given, the handle on it while
  * it runs, and what it hands back to be merged with the other threads' shares.
  */
 import type { StatsSnapshot } from "../stats/collector.js";

@@ -16,6 +16,9 @@ import {
 import { mergeSnapshots } from "../stats/merge-snapshots.js";
 import { SeriesJoin, type SeriesPoint } from "../stats/series.js";
 import { mergeStartLateness } from "../stats/start-lateness.js";
+import { zeroProgressCounts } from "./progress.js";
+import { StartGate } from "./start-at.js";
+import { threadShares, WHOLE_RUN } from "./thread-plan.js";
 import {
   PROGRESS_INTERVAL_MS,
   type Progress,
@@ -25,10 +28,7 @@ import {
   type ThreadOutcome,
   type ThreadProgress,
   type ThreadShare,
-} from "./load.js";
-import { zeroProgressCounts } from "./progress.js";
-import { StartGate } from "./start-at.js";
-import { threadShares, WHOLE_RUN } from "./thread-plan.js";
+} from "./thread-run.js";
 import type { FromWorker, ToWorker, WorkerTask } from "./worker.js";
 
 export { splitOverThreads } from "./thread-plan.js";

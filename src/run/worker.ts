@@ -10,7 +10,7 @@ import {
   type ThreadOutcome,
   type ThreadProgress,
   type ThreadShare,
-} from "./load.js";
+} from "./thread-run.js";
 
 export interface WorkerTask {
   config: RunConfig;

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { buildRunConfig, type RawRunOptions } from "../../src/config/run-config.js";
-import { runThreadShare } from "../../src/run/load.js";
+import { runThreadShare } from "../../src/run/thread-run.js";
 import { splitOverThreads } from "../../src/run/threads.js";
 import type { Result } from "../../src/stats/result.js";
 import { buildResult } from "../../src/stats/summarise.js";
