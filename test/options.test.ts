@@ -24,10 +24,11 @@ import {
   TIMEOUT_OPTIONS,
 } from "../src/config/option-table.js";
 import { camel, helpText, type OptionSpec } from "../src/config/options.js";
-import { ConfigError, parseDuration, parseWindowRate } from "../src/config/parse.js";
+import { parseDuration, parseWindowRate } from "../src/config/parse.js";
 import { parseRate as parseSinkRate } from "../src/sink/options.js";
 import { DEFAULT_TIMEOUTS, PHASE_NAMES } from "../src/smtp/phases.js";
 import { DEFAULT_APDEX_MS } from "../src/stats/summarise.js";
+import { UsageError } from "../src/usage/usage-error.js";
 import { mailvolley } from "./helpers/cli.js";
 import { tempDir } from "./helpers/tmp.js";
 
@@ -201,7 +202,7 @@ describe("report and sink-emulation options are checked in config/", () => {
     assert.equal(report.thresholds.length, 1);
     assert.equal(report.abortOnFail, true);
     assert.throws(() => buildRunCommandConfig({ abortOnFail: true }), /--abort-on-fail/);
-    assert.throws(() => buildRunCommandConfig({ apdex: "soon" }), ConfigError);
+    assert.throws(() => buildRunCommandConfig({ apdex: "soon" }), UsageError);
   });
 
   test("--sink-NAME options become the sink's options, rates read as the sink reads them", () => {
@@ -214,7 +215,7 @@ describe("report and sink-emulation options are checked in config/", () => {
       assert.deepEqual(parseWindowRate("--x", text), parseSinkRate("x", text), text);
     }
     for (const bad of ["fast", "0/60s", "30/0s", "-1"]) {
-      assert.throws(() => parseWindowRate("--sink-max-message-rate", bad), ConfigError, bad);
+      assert.throws(() => parseWindowRate("--sink-max-message-rate", bad), UsageError, bad);
     }
     // 0 is the sink's "no limit", as `sink --max-connections 0` has always read it.
     assert.equal(buildRunCommandConfig({ sinkMaxConnections: "0" }).sink.maxConnections, 0);

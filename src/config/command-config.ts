@@ -6,6 +6,7 @@
 
 import { PHASE_NAMES, type TimedPhase } from "../smtp/phases.js";
 import type { Mode } from "../stats/result.js";
+import { UsageError } from "../usage/usage-error.js";
 import { checkOpenFiles } from "./open-files.js";
 import {
   COMPARE_OPTIONS,
@@ -18,7 +19,7 @@ import {
   SINK_EMULATION_OPTIONS,
 } from "./option-table.js";
 import { camel, pickOptions, planKeys } from "./options.js";
-import { ConfigError, parseDuration } from "./parse.js";
+import { parseDuration } from "./parse.js";
 import { type ClassSpec, loadPlan, planFromSets } from "./plan.js";
 import { buildReceiveConfig, RECEIVE_OPTIONS, type ReceiveConfig } from "./receive-options.js";
 import { buildReportOptions, type ReportOptions } from "./report-options.js";
@@ -78,7 +79,7 @@ export function withPlan(given: OptionValues): PlannedOptions {
   for (const [key, value] of Object.entries(plan.options)) {
     if (!PLAN_KEYS.has(key)) {
       const at = plan.where[key] ?? "--set";
-      throw new ConfigError(
+      throw new UsageError(
         "--plan",
         `${at}: "${key}" is not a run option; see mailvolley run --help`,
       );
@@ -134,7 +135,7 @@ function fromPlanned(planned: PlannedOptions, override: Partial<RawRunOptions>):
 function refuseSinkOptions(values: Readonly<Record<string, unknown>>): void {
   for (const flag of Object.keys(SINK_EMULATION_OPTIONS)) {
     if (values[camel(flag)] === undefined) continue;
-    throw new ConfigError(
+    throw new UsageError(
       `--${flag}`,
       "sets the built-in sink of a self-test or of --receive, and this run against a target starts none; drop the option, or add --receive ADDR",
     );
@@ -149,7 +150,7 @@ const MODES: readonly Mode[] = ["per-message", "reuse"];
  */
 export function buildCompareCommandConfig(given: OptionValues): CompareCommandConfig {
   if (given.mode !== undefined) {
-    throw new ConfigError("--mode", "compare runs both modes; choose their order with --order");
+    throw new UsageError("--mode", "compare runs both modes; choose their order with --order");
   }
   const planned = withPlan(given);
   try {
@@ -184,19 +185,16 @@ function parseOrder(raw: unknown): Mode[] {
     .map((s) => s.trim());
   const ok = order.length === 2 && MODES.every((m) => order.includes(m)) && order[0] !== order[1];
   if (!ok) {
-    throw new ConfigError("--order", `"${raw}": give per-message,reuse or reuse,per-message`);
+    throw new UsageError("--order", `"${raw}": give per-message,reuse or reuse,per-message`);
   }
   return order as Mode[];
 }
 
-/** Points a ConfigError about an option that came from the plan at the plan's line. */
+/** Points a UsageError about an option that came from the plan at the plan's line. */
 export function locate(error: unknown, where: Readonly<Record<string, string>>): unknown {
-  if (!(error instanceof ConfigError)) return error;
+  if (!(error instanceof UsageError)) return error;
   const key = camel(error.option.replace(/^--/, ""));
   const at = where[key];
-  if (!at || error.message.endsWith(`(from ${at})`)) return error;
-  return new ConfigError(
-    error.option,
-    `${error.message.slice(error.option.length + 2)} (from ${at})`,
-  );
+  if (!at || error.problem.endsWith(`(from ${at})`)) return error;
+  return new UsageError(error.option, `${error.problem} (from ${at})`, error.value);
 }
