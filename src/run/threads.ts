@@ -64,11 +64,7 @@ export function runOnThreads(
 }
 
 /** Runs each share on a worker thread of its own, the main thread coordinating. */
-function runWorkers(
-  config: RunConfig,
-  shares: readonly ThreadShare[],
-  hooks: RunHooks,
-): RunningLoad {
+function runWorkers(config: RunConfig, shares: ThreadShare[], hooks: RunHooks): RunningLoad {
   const { trace } = hooks;
   // The main thread only coordinates, but it is a thread of the generator: it is sampled too,
   // from the load's start on (--start-at), as the workers sample themselves.
