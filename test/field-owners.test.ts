@@ -37,8 +37,9 @@ function writeTarget(node: ts.Node): ts.Expression | null {
 function declaredFields(cls: ts.ClassLikeDeclaration): Set<string> {
   const names = new Set<string>();
   // An Error subclass names itself: `name` is Error's field made for that (ECMA-262 §20.5.3.3).
+  // An error class is told by its name (UsageError, SourceError extends UsageError, …).
   const extendsError = cls.heritageClauses?.some((h) =>
-    h.types.some((t) => t.getText() === "Error"),
+    h.types.some((t) => t.expression.getText().endsWith("Error")),
   );
   if (extendsError) names.add("name");
   for (const member of cls.members) {
