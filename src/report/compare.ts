@@ -4,7 +4,7 @@
  * text out.
  */
 import { ERROR_CLASS_LABELS, ERROR_CLASSES, type ErrorClass } from "../stats/errors.js";
-import type { Mode, Result } from "../stats/result.js";
+import { COMPARE_SCHEMA, type Mode, type Result } from "../stats/result.js";
 import {
   firstSeenSpan,
   fmt,
@@ -21,7 +21,7 @@ export { runLabel } from "./figures.js";
 import { painter, table } from "./terminal.js";
 import { compareVerdictLines } from "./verdict.js";
 
-export const COMPARE_SCHEMA = "mailvolley/compare@1";
+export { COMPARE_SCHEMA };
 
 export interface Comparison {
   schema: typeof COMPARE_SCHEMA;
