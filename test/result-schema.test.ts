@@ -259,3 +259,32 @@ test("a run a signal stopped, and a compare whose second run it kept from starti
   const compare = { schema: COMPARE_SCHEMA, runs: [readJson(GOLDEN)], notRun: ["reuse"] };
   assertValid(compare, "a compare stopped during --pause");
 });
+
+test("every field docs/result.md's field table names is a field of the schema", () => {
+  const doc = readFileSync(new URL("../../docs/result.md", import.meta.url), "utf8");
+  const section = doc.slice(doc.indexOf("## Result fields"));
+  const table = section.slice(0, section.indexOf("\n## ", 1));
+  const paths = [...table.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]);
+  assert.ok(paths.length > 50, "the field table is where it was");
+  // biome-ignore lint/suspicious/noExplicitAny: walking the schema's JSON.
+  const deref = (node: any): any => {
+    let at = node;
+    while (at?.$ref || at?.oneOf) {
+      at = at.$ref
+        ? schema.$defs[at.$ref.replace("#/$defs/", "")]
+        : at.oneOf.find((alt: { type?: string }) => alt.type !== "null");
+    }
+    return at;
+  };
+  const unknown = paths.filter((path) => {
+    let at = deref(schema.$defs.result);
+    for (const part of path.split(".")) {
+      const key = part.replace(/\[\]$/, "");
+      at = deref(at?.properties?.[key]);
+      if (part.endsWith("[]")) at = deref(at?.items);
+      if (at === undefined) return true;
+    }
+    return false;
+  });
+  assert.deepEqual(unknown, [], "docs/result.md names fields the Result does not have");
+});
