@@ -20,9 +20,28 @@ export const FORMATS = {
   auto: (v: number) => (Number.isInteger(v) ? fmt(v) : fmt(v, 1)),
 } as const;
 
+/**
+ * The dotted paths of a Result's numbers ("messages.accepted", "tls.fullMs.p50"), so that a
+ * row naming a field the Result does not have fails to compile. Lists are not walked: a row
+ * shows one number per run.
+ */
+type NumberPath<T, Depth extends unknown[] = []> = Depth["length"] extends 4
+  ? never
+  : {
+      [K in keyof T & string]: NonNullable<T[K]> extends number
+        ? K
+        : NonNullable<T[K]> extends readonly unknown[]
+          ? never
+          : NonNullable<T[K]> extends object
+            ? `${K}.${NumberPath<NonNullable<T[K]>, [...Depth, unknown]>}`
+            : never;
+    }[keyof T & string];
+
+export type ResultPath = NumberPath<Result>;
+
 export interface Figure {
   /** Dotted path in a Result: "messages.accepted", "tls.fullMs.p50". */
-  path: string;
+  path: ResultPath;
   /** The row's label. */
   label: string;
   /** The compare table's label, where it is shorter; else `label`. */
@@ -34,7 +53,7 @@ export interface Figure {
   when?: (r: Result) => boolean;
 }
 
-const count = (path: string, label: string, more: Partial<Figure> = {}): Figure => ({
+const count = (path: ResultPath, label: string, more: Partial<Figure> = {}): Figure => ({
   path,
   label,
   format: "count",
