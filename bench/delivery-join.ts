@@ -64,13 +64,18 @@ async function main(): Promise<void> {
   const t1 = process.hrtime.bigint();
   const d = joinDeliveries({
     receiver: "bench",
-    runId: RUN,
-    accepts: ledger.snapshot(),
-    arrivals: receiver.arrivals,
+    parts: [
+      {
+        runId: RUN,
+        accepts: ledger.snapshot(),
+        arrivals: receiver.arrivals,
+        lastArrivalMs: receiver.counts.lastArrivalMs,
+        classOf: () => 0,
+        recipientsOf: () => 1,
+      },
+    ],
     counts: receiver.counts,
     classNames: ["default"],
-    classOf: () => 0,
-    recipientsOf: () => 1,
     firstConnectMs: 1e12,
     drainTimedOut: false,
   });

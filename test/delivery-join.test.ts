@@ -99,18 +99,23 @@ describe("each accepted message in one state", () => {
     ]);
     const d = joinDeliveries({
       receiver: "127.0.0.1:2526",
-      runId: RUN,
-      accepts: {
-        seq: [0, 1, 2, 3],
-        intendedMs: [1000, 1000, 1000, 1000],
-        acceptedMs: [1010, 1010, 1010, 1010],
-        queueId: ["A", "B", "C", "D"],
-      },
-      arrivals,
-      counts: { foreign: 1, notices: 0, noticesUnjoined: 0, lastArrivalMs: 1300 },
+      parts: [
+        {
+          runId: RUN,
+          accepts: {
+            seq: [0, 1, 2, 3],
+            intendedMs: [1000, 1000, 1000, 1000],
+            acceptedMs: [1010, 1010, 1010, 1010],
+            queueId: ["A", "B", "C", "D"],
+          },
+          arrivals,
+          lastArrivalMs: 1300,
+          classOf: (seq) => seq % 2,
+          recipientsOf: () => 1,
+        },
+      ],
+      counts: { foreign: 1, notices: 0, noticesUnjoined: 0 },
       classNames: ["even", "odd"],
-      classOf: (seq) => seq % 2,
-      recipientsOf: () => 1,
       firstConnectMs: 1000,
       drainTimedOut: true,
     });

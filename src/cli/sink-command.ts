@@ -8,6 +8,7 @@ import { ConfigError } from "../config/parse.js";
 import { sinkSettingsOf } from "../config/sink-config.js";
 import { SINK_COMMAND_OPTIONS, SINK_OPTIONS } from "../config/sink-option-table.js";
 import {
+  Receiver,
   type Sink,
   SinkOptionError,
   type SinkOptions,
@@ -16,6 +17,7 @@ import {
   somaxconn,
   startSink,
 } from "../sink/index.js";
+import { type ArrivalsJson, arrivalsJson } from "../stats/arrivals-file.js";
 import { takeEarlySignals } from "./early-signals.js";
 import { EXIT } from "./exit-codes.js";
 import { tableOptions } from "./load-options.js";
@@ -68,8 +70,16 @@ export interface SinkKernel {
   listenOverflows: number | null;
 }
 
-/** The JSON the command writes: stable keys, versioned by `schema`. */
-export function sinkJson(stats: SinkStats, stopReason: string, kernel?: SinkKernel) {
+/**
+ * The JSON the command writes: stable keys, versioned by `schema`. `arrivals`: what arrived of
+ * each mailvolley run, for `report RUN.json --arrivals FILE`.
+ */
+export function sinkJson(
+  stats: SinkStats,
+  stopReason: string,
+  kernel?: SinkKernel,
+  arrivals?: ArrivalsJson,
+) {
   return {
     schema: SINK_SCHEMA,
     stopReason,
@@ -90,6 +100,7 @@ export function sinkJson(stats: SinkStats, stopReason: string, kernel?: SinkKern
       count: kernel?.listenOverflows ?? null,
       scope: "machine",
     },
+    ...(arrivals ? { arrivals } : {}),
   };
 }
 
@@ -141,13 +152,16 @@ export async function runSinkCommand(argv: SinkArgv): Promise<number> {
   let sink: Sink;
   let settings: SinkCliSettings;
   let backlog: number | undefined;
+  let receiver: Receiver | null;
   try {
     const config = sinkConfigFromArgv(argv);
     settings = config.settings;
     backlog = config.options.backlog;
     // Before listening, and without creating it: a bad path is bad input, not a lost count.
     if (settings.json !== undefined) checkOutputPath("--json", settings.json);
-    sink = await startSink(config.options);
+    // With --json the sink records each run's arrivals: a run's receiver on another host.
+    receiver = settings.json === undefined ? null : new Receiver(null);
+    sink = await startSink(config.options, receiver ?? undefined);
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
     const named = e instanceof SinkOptionError || e instanceof ConfigError;
@@ -186,7 +200,7 @@ export async function runSinkCommand(argv: SinkArgv): Promise<number> {
     writeExport(
       "--json",
       settings.json,
-      `${JSON.stringify(sinkJson(stats, reason, kernel), null, 2)}\n`,
+      `${JSON.stringify(sinkJson(stats, reason, kernel, arrivalsOf(receiver)), null, 2)}\n`,
       "the count",
     );
   const code = sinkExitCode(stats, settings);
@@ -196,6 +210,10 @@ export async function runSinkCommand(argv: SinkArgv): Promise<number> {
     );
   }
   return written ? code : EXIT.failed;
+}
+
+function arrivalsOf(receiver: Receiver | null): ArrivalsJson | undefined {
+  return receiver === null ? undefined : arrivalsJson(receiver.runs, receiver.counts);
 }
 
 /** Resolves with the reason the sink should stop: a signal or one of its exit conditions. */

@@ -15,7 +15,7 @@ import type { Result, RunRecord } from "../stats/result.js";
 import { buildResult } from "../stats/summarise.js";
 import { mark, markEpoch } from "../stats/timeline.js";
 import type { Progress, ShareOutcome } from "./load.js";
-import { type LoadRecords, startReceiving } from "./receive.js";
+import { type LoadRecords, ledgerOf, startReceiving } from "./receive.js";
 import { runSharded } from "./shard.js";
 import { machineShare, shardHeader, WHOLE_RUN } from "./shard-plan.js";
 
@@ -130,6 +130,7 @@ async function throughGateway(
 ): Promise<RunOutcome> {
   const config: RunConfig = { ...given, traceIds: true };
   const wire = await MessageWire.create(config);
+  if (receive.elsewhere) return keepingLedger(config, target, io, extras, wire);
   const receiving = await startReceiving(receive, config.runId, extras.sink, extras.onDrain);
   const records: LoadRecords = { firstEventMs: 0 };
   const withInside = { ...io, progress: receiving.progress(io.progress) };
@@ -154,6 +155,26 @@ async function throughGateway(
   result.delivery = delivery;
   const failed = deliveryFailed(delivery) ? 1 : 0;
   return { result, exitCode: Math.max(verdict(result), failed) };
+}
+
+/**
+ * --receive elsewhere: a sink on another host receives; the run sends with trace ids and keeps
+ * each accepted message in its result, for `report --arrivals` to join offline.
+ */
+async function keepingLedger(
+  config: RunConfig,
+  target: Target,
+  io: RunIo,
+  extras: RunExtras,
+  wire: MessageWire,
+): Promise<RunOutcome> {
+  const records: LoadRecords = { firstEventMs: 0 };
+  const label = formatTarget(target);
+  const result = await loadAgainst(config, target, label, io, extras, wire, records);
+  const sources = wire.sources();
+  if (sources.length > 0) result.sources = sources;
+  result.acceptLedger = [ledgerOf(config, records, wire)];
+  return { result, exitCode: verdict(result) };
 }
 
 async function loadAgainst(

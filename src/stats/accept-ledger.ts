@@ -69,3 +69,45 @@ export function mergeAcceptRecords(parts: readonly (AcceptRecords | undefined)[]
   }
   return out;
 }
+
+/**
+ * A run's accepted messages as its JSON result keeps them when the receiver runs elsewhere
+ * (`--receive elsewhere`): what `report --arrivals` joins with a sink's arrivals. Column-wise,
+ * one entry per accepted message; one ledger per run (per shard after `merge`).
+ */
+export interface AcceptLedgerJson {
+  runId: string;
+  /** Epoch ms of the run's first connect (the generator's clock). */
+  firstConnectMs: number;
+  /** The run's message classes; classIndex points into it. */
+  classes: string[];
+  seq: number[];
+  /** Epoch ms the message was due (the open model's schedule; its start in the closed model). */
+  intendedMs: number[];
+  /** Epoch ms of the gateway's final 2xx. */
+  acceptedMs: number[];
+  /** The queue id from `250 … queued as X`; "" when the reply named none. */
+  queueId: string[];
+  classIndex: number[];
+  /** Recipients the message was sent to. */
+  recipients: number[];
+}
+
+/** The ledger of a run for its JSON result: the records with each message's class and recipients. */
+export function acceptLedgerJson(
+  runId: string,
+  firstConnectMs: number,
+  classes: readonly string[],
+  accepts: AcceptRecords,
+  messageOf: (seq: number) => { index: number; recipients: number },
+): AcceptLedgerJson {
+  const of = accepts.seq.map(messageOf);
+  return {
+    runId,
+    firstConnectMs,
+    classes: [...classes],
+    ...accepts,
+    classIndex: of.map((m) => m.index),
+    recipients: of.map((m) => m.recipients),
+  };
+}

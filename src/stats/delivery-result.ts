@@ -5,8 +5,11 @@
  */
 import type { LatencySummary } from "./latency-summary.js";
 
-/** Which key found a message's arrival: the trace header, the Message-ID, or MAIL's ENVID. */
-export type JoinKey = "traceHeader" | "messageId" | "envid";
+/**
+ * Which key found a message's arrival: the trace header, the Message-ID, MAIL's ENVID, or the
+ * `+RUNID.SEQ` tag of a recipient (--trace-recipient-tag).
+ */
+export type JoinKey = "traceHeader" | "messageId" | "envid" | "tag";
 
 /** What the receiving sink saw of one message of this run (keyed by its number). */
 export interface ArrivalRecord {
@@ -28,6 +31,13 @@ export interface ArrivalRecord {
   late: boolean;
 }
 
+/** What a receiving sink recorded of one run: its messages by number. */
+export interface RunArrivals {
+  readonly arrivals: Map<number, ArrivalRecord>;
+  /** Epoch ms of the last arrival (not late) of this run; 0: none. */
+  lastArrivalMs: number;
+}
+
 /** The receiving sink's counts beside the per-message records. */
 export interface ArrivalCounts {
   /** Messages that carried no key of this run (other runs, other senders). */
@@ -43,32 +53,18 @@ export interface ArrivalCounts {
 /** The one final state of each accepted message. */
 export type DeliveryState = "delivered" | "partial" | "bounced" | "lost" | "duplicated" | "late";
 
-export interface DeliveryClass {
-  accepted: number;
-  delivered: number;
-  partial: number;
-  bounced: number;
-  lost: number;
-  duplicated: number;
-  late: number;
-  retried: number;
-  /** Intended send time → first arrival, ms, of this class's messages that arrived in time. */
-  endToEndMs: LatencySummary;
-}
+/** The final states, in the order the reports list them. */
+export const DELIVERY_STATES: readonly DeliveryState[] = [
+  "delivered",
+  "partial",
+  "bounced",
+  "lost",
+  "duplicated",
+  "late",
+];
 
-/** One message as a user finds it: its number, RUNID.SEQ, class and the gateway's queue id. */
-export interface MessageRef {
-  seq: number;
-  /** RUNID.SEQ, as in X-Mailvolley-Id and ENVID. */
-  id: string;
-  className: string;
-  /** From the gateway's 250 (`queued as X`); "" when it named none. */
-  queueId: string;
-}
-
-export interface DeliveryResult {
-  /** Where the gateway relayed to (--receive). */
-  receiver: string;
+/** The counts of a population of accepted messages: the run's, or one class's. */
+export interface DeliveryCounts {
   /** Messages the gateway accepted (its 2xx to the data): the join's population. */
   accepted: number;
   /** Every recipient arrived, each once (in one copy or several). */
@@ -85,18 +81,50 @@ export interface DeliveryResult {
   late: number;
   /** Arrived only after the receiver refused it at least once (a retry by the gateway). */
   retried: number;
+  /** Recipients beyond the ones sent, in a single copy (list expansion, rewriting). */
+  extra: number;
+}
+
+/** The latencies of messages that arrived in time. */
+export interface DeliveryLatencies {
+  /** Intended send time → first arrival, ms. */
+  endToEndMs: LatencySummary;
+  /** The gateway's 250 → first arrival, ms. */
+  insideGatewayMs: LatencySummary;
+  /** First refusal → arrival, ms, of retried messages. */
+  retryDelayMs: LatencySummary;
+}
+
+export interface DeliveryClass extends DeliveryCounts {
+  /** Intended send time → first arrival, ms, of this class's messages that arrived in time. */
+  endToEndMs: LatencySummary;
+  /** The gateway's 250 → first arrival, ms, of this class's messages that arrived in time. */
+  insideGatewayMs: LatencySummary;
+}
+
+/** One message as a user finds it: its number, RUNID.SEQ, class and the gateway's queue id. */
+export interface MessageRef {
+  seq: number;
+  /** RUNID.SEQ, as in X-Mailvolley-Id and ENVID. */
+  id: string;
+  className: string;
+  /** From the gateway's 250 (`queued as X`); "" when it named none. */
+  queueId: string;
+}
+
+export interface DeliveryResult extends DeliveryCounts, DeliveryLatencies {
+  /** Where the gateway relayed to (--receive), or the arrivals files (report --arrivals). */
+  receiver: string;
   /** Delivery attempts of the retried messages: refusals plus the one that arrived. */
   retryAttempts: number;
   /** Messages at the receiver that carried no key of this run. */
   foreign: number;
-  /** Recipients beyond the ones sent, in a single copy (list expansion, rewriting). */
-  extra: number;
   /** Arrived, but the client never saw the gateway's 2xx for it (a timeout, a lost reply). */
   unconfirmed: number;
   /** Delivery notices received, and those joined to no message of this run. */
   notices: number;
   noticesUnjoined: number;
-  /** How each arrival was found: trace header, Message-ID, or ENVID. */
+  /** How each arrival was found: trace header, Message-ID, ENVID or recipient tag. */
   keys: Record<JoinKey, number>;
   /** The last acceptance to the last arrival (not late), ms; 0 when nothing arrived. */
   drainMs: number;
@@ -114,12 +142,23 @@ export interface DeliveryResult {
   backlogPerSecond: number;
   /** The most messages inside the gateway at once: accepted, not yet arrived (nor bounced). */
   backlogMax: number;
-  /** Intended send time → first arrival, ms, of every message that arrived in time. */
-  endToEndMs: LatencySummary;
-  /** The gateway's 250 → first arrival, ms. */
-  insideGatewayMs: LatencySummary;
-  /** First refusal → arrival, ms, of retried messages. */
-  retryDelayMs: LatencySummary;
+  /**
+   * The same three latencies split by the message's final state: only states whose messages
+   * arrived in time (delivered, partial, duplicated, bounced with a copy, retried ones).
+   */
+  byState: Partial<Record<DeliveryState, DeliveryLatencies>>;
+  /**
+   * Where the arrivals were timed: "same" when the receiving sink ran in the run's process
+   * (--receive ADDR); "other" when another host's sink recorded them (report --arrivals), so
+   * every latency above includes the offset between the two hosts' clocks.
+   */
+  receiverClock: "same" | "other";
+  /**
+   * The largest amount, ms, by which an arrival was timed before the gateway's 250 for it; 0
+   * when none was. Above 0 the receiver's clock is behind the client's by at least this much
+   * (such a message's latencies are recorded as 0).
+   */
+  clockBehindMs: number;
   /**
    * Per second from the first connect to the last arrival: messages accepted and delivered
    * (first arrivals, notices included) in that second, and those inside the gateway at its end.

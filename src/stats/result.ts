@@ -5,6 +5,7 @@
  */
 
 import type { Latency, Phase } from "../smtp/phases.js";
+import type { AcceptLedgerJson } from "./accept-ledger.js";
 import type { DeliveryResult } from "./delivery-result.js";
 import type { ErrorClass } from "./errors.js";
 import type { GeneratorResult } from "./generator-result.js";
@@ -332,6 +333,12 @@ export interface Result {
    * arrived at the run's receiving sink (stats/delivery.ts defines every figure).
    */
   delivery?: DeliveryResult;
+  /**
+   * Each message the gateway accepted, kept when a sink on another host receives (--receive
+   * elsewhere): `report --arrivals` joins it with that sink's arrivals into `delivery`. One
+   * ledger per run; `merge` keeps one per shard.
+   */
+  acceptLedger?: AcceptLedgerJson[];
   /** The built-in sink's own count, in a self-test against the embedded sink. */
   sink?: {
     messagesAccepted: number;
