@@ -47,6 +47,7 @@ interface Delivery {
   firstLost: { seq: number; className: string; queueId: string }[];
   firstDuplicated: { seq: number; className: string; queueId: string }[];
   perSecond: { accepted: number[] };
+  keys: Record<string, number>;
 }
 
 /**
@@ -246,5 +247,21 @@ describe("through a Postfix relay", { timeout: 300_000 }, () => {
     assert.equal(d.delivered + d.bounced, 1000);
     assert.equal(d.foreign, 0, "notices are not counted as mail");
     assert.equal(code, 1, "bounced messages fail the run");
+  });
+
+  test("a gateway that strips the keys from the content, without DSN: found by the +tag", async (t) => {
+    if (!requirePeer(t, "postfix (root)", havePostfixRelay(), "apt-get install postfix")) return;
+    const { code, delivery: d } = await throughPostfix(
+      {
+        headerChecks: ["/^X-Mailvolley-Id:/ IGNORE", "/^Message-ID:/ IGNORE"],
+        // No DSN offered: the client sends no ENVID, so only the recipients carry a key.
+        extra: ["smtpd_discard_ehlo_keywords = dsn"],
+      },
+      ["-m", "200", "-s", "4", "--tag-recipients"],
+    );
+    assert.equal(d.delivered, 200);
+    assert.equal(d.foreign, 0);
+    assert.deepEqual(d.keys, { traceHeader: 0, messageId: 0, envid: 0, tag: 200 });
+    assert.equal(code, 0);
   });
 });

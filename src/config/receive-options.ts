@@ -18,6 +18,12 @@ export const RECEIVE_OPTIONS = {
     describe: "After the last message is sent, wait this long at most for the rest to arrive",
     default: "2m",
   },
+  "tag-recipients": {
+    kind: "flag",
+    group: "Through the gateway:",
+    describe:
+      "Add +RUNID.SEQ to every recipient's local part (local+RUNID.SEQ@domain): a key for gateways that rewrite the content and drop DSN",
+  },
   "late-window": {
     kind: "text",
     group: "Through the gateway:",
@@ -41,11 +47,19 @@ export interface ReceiveConfig {
   readonly elsewhere: boolean;
   readonly drainTimeoutMs: number;
   readonly lateWindowMs: number;
+  /** --tag-recipients: every recipient carries its message's key as a +tag (RFC 5233). */
+  readonly tagRecipients: boolean;
 }
 
 /** null without --receive; the other options are then refused, as they would do nothing. */
 export function buildReceiveConfig(raw: RawReceive, target: unknown): ReceiveConfig | null {
   if (raw.receive === undefined) {
+    if (raw.tagRecipients === true) {
+      throw new ConfigError(
+        "--tag-recipients",
+        "tags recipients for the delivery join: add --receive ADDR (or --receive elsewhere)",
+      );
+    }
     return null;
   }
   const listen = String(raw.receive).trim();
@@ -60,5 +74,6 @@ export function buildReceiveConfig(raw: RawReceive, target: unknown): ReceiveCon
     elsewhere,
     drainTimeoutMs: parseDuration("--drain-timeout", raw.drainTimeout ?? "2m"),
     lateWindowMs: parseDuration("--late-window", raw.lateWindow ?? "0s"),
+    tagRecipients: raw.tagRecipients === true,
   });
 }

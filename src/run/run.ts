@@ -128,7 +128,7 @@ async function throughGateway(
   io: RunIo,
   extras: RunExtras,
 ): Promise<RunOutcome> {
-  const config: RunConfig = { ...given, traceIds: true };
+  const config: RunConfig = { ...given, traceIds: true, tagRecipients: receive.tagRecipients };
   const wire = await MessageWire.create(config);
   if (receive.elsewhere) return keepingLedger(config, target, io, extras, wire);
   const receiving = await startReceiving(receive, config.runId, extras.sink, extras.onDrain);

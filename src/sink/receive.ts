@@ -41,6 +41,7 @@ export class Receiver {
   private readonly idPattern: RegExp;
   private readonly messageIdPattern: RegExp;
   private readonly envidPattern: RegExp;
+  private readonly tagPattern: RegExp;
 
   /** `runId`: the one run this receiver joins for; null: every run it finds (sink --json). */
   constructor(private readonly runId: string | null) {
@@ -52,6 +53,7 @@ export class Receiver {
       "i",
     );
     this.envidPattern = new RegExp(`^(${run})\\.(\\d+)$`);
+    this.tagPattern = new RegExp(`\\+(${run})\\.(\\d+)@`, "i");
     if (runId !== null) this.runs.set(runId, { arrivals: new Map(), lastArrivalMs: 0 });
   }
 
@@ -67,8 +69,22 @@ export class Receiver {
     return m ? { runId: m[1], seq: Number(m[2]), key: "envid" } : null;
   }
 
+  /** The run and number a recipient's +tag names (--tag-recipients), or null. */
+  private ofTag(envelope: Envelope | null): Found | null {
+    for (const rcpt of envelope?.rcpts ?? []) {
+      const m = this.tagPattern.exec(rcpt);
+      if (m) return { runId: m[1], seq: Number(m[2]), key: "tag" };
+    }
+    return null;
+  }
+
+  /** The key of a message the header block names, else its envelope; null when none. */
+  private find(text: Buffer, envelope: Envelope | null): Found | null {
+    return this.findInHeader(text) ?? this.ofEnvid(envelope?.envid) ?? this.ofTag(envelope);
+  }
+
   /** The run and number `text` (a header block) names, and by which key; null when none. */
-  private find(text: Buffer, envid: string | undefined): Found | null {
+  private findInHeader(text: Buffer): Found | null {
     // The usual case, the header as written: one native search, no string made.
     const at = text.indexOf(this.idField);
     if (at >= 0) {
@@ -90,8 +106,7 @@ export class Receiver {
     const id = this.idPattern.exec(s);
     if (id) return { runId: id[1], seq: Number(id[2]), key: "traceHeader" };
     const mid = this.messageIdPattern.exec(s);
-    if (mid) return { runId: mid[2], seq: Number(mid[1]), key: "messageId" };
-    return this.ofEnvid(envid);
+    return mid ? { runId: mid[2], seq: Number(mid[1]), key: "messageId" } : null;
   }
 
   private runOf(runId: string): RunArrivals {
@@ -130,7 +145,7 @@ export class Receiver {
       this.notice(content, atMs);
       return;
     }
-    const found = this.find(head, envelope?.envid);
+    const found = this.find(head, envelope);
     if (found === null) {
       this.counts.foreign++;
       return;
@@ -153,7 +168,9 @@ export class Receiver {
 
   /** The sink refused a transaction of a run (a fault at RCPT or after the data). */
   refused(content: Buffer | null, envelope: Envelope | null, atMs: number): void {
-    const found = content ? this.find(content, envelope?.envid) : this.ofEnvid(envelope?.envid);
+    const found = content
+      ? this.find(content, envelope)
+      : (this.ofEnvid(envelope?.envid) ?? this.ofTag(envelope));
     if (found === null) return;
     const a = this.record(found);
     if (a.copies > 0) return; // a refusal of a later copy: not a retry of this one
@@ -169,7 +186,7 @@ export class Receiver {
     // The returned message (or its headers) follows the notice: its own keys.
     const found =
       this.ofEnvid(envid) ??
-      this.find(content.subarray(Math.max(0, content.indexOf(HEADER_END))), undefined);
+      this.findInHeader(content.subarray(Math.max(0, content.indexOf(HEADER_END))));
     if (found === null) {
       this.counts.noticesUnjoined++;
       return;
