@@ -181,6 +181,10 @@ describe("--receive on the command line", { timeout: 60_000 }, () => {
     [["run", "127.0.0.1:2525", "--sink-fault", "rcpt:451"], "--sink-fault"],
     [["run", "127.0.0.1:2525", "--tag-recipients"], "--tag-recipients"],
     [
+      ["run", "127.0.0.1:2525", "--receive", "elsewhere", "--sink-fault", "rcpt:451"],
+      "--sink-fault.*mailvolley sink --fault",
+    ],
+    [
       ["run", "127.0.0.1:2525", "--receive", "127.0.0.1:2526", "--drain-timeout", "soon"],
       "--drain-timeout",
     ],

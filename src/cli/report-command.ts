@@ -52,8 +52,9 @@ export function generatorGate(results: readonly Result[], enabled: boolean): boo
 
 /** `report` and `merge`: the arrivals a sink on another host recorded. */
 export const ARRIVALS_OPTION = {
+  // Not an array option: repeated, yargs gives every value; one value a flag, so the option
+  // never swallows the result files after it.
   type: "string",
-  array: true,
   describe:
     "Join with the arrivals FILE a `mailvolley sink --json` recorded (the run used --receive elsewhere); repeatable",
 } as const;

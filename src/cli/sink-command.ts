@@ -147,37 +147,49 @@ export function sinkExitCode(stats: SinkStats, settings: SinkCliSettings): numbe
   return stats.messagesAccepted === settings.expect ? EXIT.ok : EXIT.failed;
 }
 
-/** Runs the sink until a signal or an exit condition; returns the exit code. */
-export async function runSinkCommand(argv: SinkArgv): Promise<number> {
-  let sink: Sink;
-  let settings: SinkCliSettings;
-  let backlog: number | undefined;
-  let receiver: Receiver | null;
+/** A started sink command: the sink, its settings and, with --json, its receiver of arrivals. */
+interface StartedSink {
+  sink: Sink;
+  settings: SinkCliSettings;
+  receiver: Receiver | null;
+}
+
+/** Checks the options and starts listening; the exit code of bad input instead. */
+async function startSinkCommand(argv: SinkArgv): Promise<StartedSink | number> {
   try {
-    const config = sinkConfigFromArgv(argv);
-    settings = config.settings;
-    backlog = config.options.backlog;
+    const { options, settings } = sinkConfigFromArgv(argv);
     // Before listening, and without creating it: a bad path is bad input, not a lost count.
     if (settings.json !== undefined) checkOutputPath("--json", settings.json);
     // With --json the sink records each run's arrivals: a run's receiver on another host.
-    receiver = settings.json === undefined ? null : new Receiver(null);
-    sink = await startSink(config.options, receiver ?? undefined);
+    const receiver = settings.json === undefined ? null : new Receiver(null);
+    const sink = await startSink(options, receiver ?? undefined);
+    if (!settings.quiet) announce(sink, options.backlog);
+    return { sink, settings, receiver };
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
     const named = e instanceof SinkOptionError || e instanceof ConfigError;
     process.stderr.write(`mailvolley: ${named ? "" : "--listen: "}${e.message}\n`);
     return EXIT.usage;
   }
-  if (!settings.quiet) {
-    const where = sink.addresses.map((a) => a.path ?? `${a.host}:${a.port}`).join(", ");
-    process.stderr.write(`mailvolley sink listening on ${where}\n`);
-    const cap = somaxconn();
-    if (cap !== null && backlog !== undefined && backlog > cap) {
-      process.stderr.write(
-        `mailvolley sink: --backlog ${backlog} is capped at ${cap} by net.core.somaxconn\n`,
-      );
-    }
+}
+
+/** Where the sink listens, and a --backlog the kernel caps. */
+function announce(sink: Sink, backlog: number | undefined): void {
+  const where = sink.addresses.map((a) => a.path ?? `${a.host}:${a.port}`).join(", ");
+  process.stderr.write(`mailvolley sink listening on ${where}\n`);
+  const cap = somaxconn();
+  if (cap !== null && backlog !== undefined && backlog > cap) {
+    process.stderr.write(
+      `mailvolley sink: --backlog ${backlog} is capped at ${cap} by net.core.somaxconn\n`,
+    );
   }
+}
+
+/** Runs the sink until a signal or an exit condition; returns the exit code. */
+export async function runSinkCommand(argv: SinkArgv): Promise<number> {
+  const started = await startSinkCommand(argv);
+  if (typeof started === "number") return started;
+  const { sink, settings, receiver } = started;
   const reason = await waitForStop(sink, settings.quiet);
   const kernel: SinkKernel = { listenOverflows: sink.listenOverflows() };
   await sink.close();
