@@ -4,17 +4,17 @@
  * other), made offline from the run's accept ledger and the sink's arrivals.
  */
 import { readFile } from "node:fs/promises";
-import { ConfigError } from "../config/parse.js";
 import { checkArrivals, joinArrivals, mergeArrivals } from "../stats/arrivals-file.js";
 import { deliveryFailed } from "../stats/delivery.js";
 import type { Result } from "../stats/result.js";
+import { UsageError } from "../usage/usage-error.js";
 
 /** The --arrivals values as a list of files (the option may repeat). */
 export function arrivalFiles(value: unknown): string[] {
   if (value === undefined) return [];
   const files = (Array.isArray(value) ? value : [value]).map(String);
   if (files.some((f) => f.trim() === "")) {
-    throw new ConfigError("--arrivals", "give the JSON file a `mailvolley sink --json` wrote");
+    throw new UsageError("--arrivals", "give the JSON file a `mailvolley sink --json` wrote");
   }
   return files;
 }
@@ -31,19 +31,19 @@ export async function joinArrivalFiles(runs: Result[], files: readonly string[])
     try {
       doc = JSON.parse(await readFile(file, "utf8"));
     } catch (error) {
-      throw new ConfigError("--arrivals", `cannot read "${file}": ${(error as Error).message}`);
+      throw new UsageError("--arrivals", `cannot read "${file}": ${(error as Error).message}`);
     }
     try {
       read.push(checkArrivals(doc));
     } catch (error) {
-      throw new ConfigError("--arrivals", `${file} ${(error as Error).message}`);
+      throw new UsageError("--arrivals", `${file} ${(error as Error).message}`);
     }
   }
   const arrivals = mergeArrivals(read);
   let failed = false;
   for (const run of runs) {
     if (!run.acceptLedger || run.acceptLedger.length === 0) {
-      throw new ConfigError(
+      throw new UsageError(
         "--arrivals",
         `run ${run.runId} kept no accepted messages to join: run it with --receive elsewhere`,
       );

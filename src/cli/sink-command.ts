@@ -4,13 +4,12 @@
  * writes --json and exits: 0, or 1 when --expect N disagrees, 2 for bad input.
  */
 import type { ArgumentsCamelCase, Argv } from "yargs";
-import { ConfigError } from "../config/parse.js";
+
 import { sinkSettingsOf } from "../config/sink-config.js";
 import { SINK_COMMAND_OPTIONS, SINK_OPTIONS } from "../config/sink-option-table.js";
 import {
   Receiver,
   type Sink,
-  SinkOptionError,
   type SinkOptions,
   type SinkStats,
   type SinkStopReason,
@@ -18,6 +17,7 @@ import {
   startSink,
 } from "../sink/index.js";
 import { type ArrivalsJson, arrivalsJson } from "../stats/arrivals-file.js";
+import { UsageError } from "../usage/usage-error.js";
 import { takeEarlySignals } from "./early-signals.js";
 import { EXIT } from "./exit-codes.js";
 import { tableOptions } from "./load-options.js";
@@ -40,7 +40,7 @@ type SinkArgv = ArgumentsCamelCase<Record<string, unknown>>;
 
 /**
  * argv → SinkOptions and the command's own settings, by the rows of config/sink-option-table.ts;
- * throws ConfigError on bad input (SinkOptionError later, for what only the sink can judge).
+ * throws UsageError on bad input (startSink throws it later, for what only the sink can judge).
  */
 export function sinkConfigFromArgv(argv: SinkArgv): {
   options: SinkOptions;
@@ -154,8 +154,10 @@ interface StartedSink {
   receiver: Receiver | null;
 }
 
-/** Checks the options and starts listening; the exit code of bad input instead. */
-async function startSinkCommand(argv: SinkArgv): Promise<StartedSink | number> {
+/** Checks the options and starts listening; bad input, or an address it cannot use, throws. */
+async function startSinkCommand(argv: SinkArgv): Promise<StartedSink> {
+  let started: StartedSink;
+  let backlog: number | undefined;
   try {
     const { options, settings } = sinkConfigFromArgv(argv);
     // Before listening, and without creating it: a bad path is bad input, not a lost count.
@@ -163,14 +165,15 @@ async function startSinkCommand(argv: SinkArgv): Promise<StartedSink | number> {
     // With --json the sink records each run's arrivals: a run's receiver on another host.
     const receiver = settings.json === undefined ? null : new Receiver(null);
     const sink = await startSink(options, receiver ?? undefined);
-    if (!settings.quiet) announce(sink, options.backlog);
-    return { sink, settings, receiver };
+    started = { sink, settings, receiver };
+    backlog = options.backlog;
   } catch (error) {
-    const e = error as NodeJS.ErrnoException;
-    const named = e instanceof SinkOptionError || e instanceof ConfigError;
-    process.stderr.write(`mailvolley: ${named ? "" : "--listen: "}${e.message}\n`);
-    return EXIT.usage;
+    if (error instanceof UsageError) throw error;
+    // Anything else failed to listen (EADDRINUSE, EACCES): the address given is unusable.
+    throw new UsageError("--listen", (error as Error).message);
   }
+  if (!started.settings.quiet) announce(started.sink, backlog);
+  return started;
 }
 
 /** Where the sink listens, and a --backlog the kernel caps. */
@@ -187,9 +190,7 @@ function announce(sink: Sink, backlog: number | undefined): void {
 
 /** Runs the sink until a signal or an exit condition; returns the exit code. */
 export async function runSinkCommand(argv: SinkArgv): Promise<number> {
-  const started = await startSinkCommand(argv);
-  if (typeof started === "number") return started;
-  const { sink, settings, receiver } = started;
+  const { sink, settings, receiver } = await startSinkCommand(argv);
   const reason = await waitForStop(sink, settings.quiet);
   const kernel: SinkKernel = { listenOverflows: sink.listenOverflows() };
   await sink.close();

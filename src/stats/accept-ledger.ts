@@ -5,6 +5,8 @@
  * Stored column-wise in growable typed arrays: 24 octets a message plus its queue id string,
  * so a run of a million messages holds about 24 MB here besides the queue ids.
  */
+import type { Static } from "@sinclair/typebox";
+import type { AcceptLedger as AcceptLedgerSchema } from "./result-schema/delivery.js";
 
 /** The ledger as it crosses threads: plain arrays, one entry per accepted message. */
 export interface AcceptRecords {
@@ -72,26 +74,9 @@ export function mergeAcceptRecords(parts: readonly (AcceptRecords | undefined)[]
 
 /**
  * A run's accepted messages as its JSON result keeps them when the receiver runs elsewhere
- * (`--receive elsewhere`): what `report --arrivals` joins with a sink's arrivals. Column-wise,
- * one entry per accepted message; one ledger per run (per shard after `merge`).
+ * (`--receive elsewhere`): defined in result-schema/delivery.ts.
  */
-export interface AcceptLedgerJson {
-  runId: string;
-  /** Epoch ms of the run's first connect (the generator's clock). */
-  firstConnectMs: number;
-  /** The run's message classes; classIndex points into it. */
-  classes: string[];
-  seq: number[];
-  /** Epoch ms the message was due (the open model's schedule; its start in the closed model). */
-  intendedMs: number[];
-  /** Epoch ms of the gateway's final 2xx. */
-  acceptedMs: number[];
-  /** The queue id from `250 … queued as X`; "" when the reply named none. */
-  queueId: string[];
-  classIndex: number[];
-  /** Recipients the message was sent to. */
-  recipients: number[];
-}
+export type AcceptLedgerJson = Static<typeof AcceptLedgerSchema>;
 
 /** The ledger of a run for its JSON result: the records with each message's class and recipients. */
 export function acceptLedgerJson(
