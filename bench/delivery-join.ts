@@ -4,10 +4,13 @@
  * (stats/delivery.ts), and the memory each in-flight message costs there (the receiver's
  * record plus the client's ledger entry). Run alone: `node --expose-gc dist/bench/delivery-join.js`.
  * No sockets: the sink's parsing of SMTP is measured by bench/sink.ts; this is what --receive
- * adds per message.
+ * adds per message. Then the same for a sink on another host: the receiver of every run
+ * (`sink --json`), its arrivals written and read back as JSON, and the offline join
+ * (`report --arrivals`), serialisation included.
  */
 import { Receiver } from "../src/sink/receive.js";
-import { AcceptLedger } from "../src/stats/accept-ledger.js";
+import { AcceptLedger, acceptLedgerJson } from "../src/stats/accept-ledger.js";
+import { arrivalsJson, joinArrivals, mergeArrivals } from "../src/stats/arrivals-file.js";
 import { joinDeliveries } from "../src/stats/delivery.js";
 
 const RUN = "5ea01165ebeb";
@@ -41,15 +44,9 @@ function gc(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
-async function main(): Promise<void> {
-  // Built before the clock starts: the sink hands over views of its read buffers, not new ones.
-  const headers = Array.from({ length: 4096 }, (_, i) => headerOf(i));
+/** Every message arriving once at `receiver`; returns arrivals a second. */
+function arriveAll(receiver: Receiver, headers: Buffer[]): number {
   const envelope = { from: "mailvolley@localhost", rcpts: ["sink@localhost"] };
-  gc();
-  const before = process.memoryUsage().heapUsed;
-  const ledger = new AcceptLedger();
-  for (let seq = 0; seq < N; seq++) ledger.record(seq, 1e12 + seq, 1e12 + seq + 5, "4dQx1Z6Ynvz9t");
-  const receiver = new Receiver(RUN);
   const t0 = process.hrtime.bigint();
   for (let seq = 0; seq < N; seq++) {
     // A different header per message: the number is patched as the client does.
@@ -58,25 +55,53 @@ async function main(): Promise<void> {
     h.write(String(seq).padStart(12, "0"), at, "latin1");
     receiver.arrived(h, envelope, 1e12 + seq + 100);
   }
-  const arriveNs = Number(process.hrtime.bigint() - t0);
+  return (N * 1e9) / Number(process.hrtime.bigint() - t0);
+}
+
+async function main(): Promise<void> {
+  // Built before the clock starts: the sink hands over views of its read buffers, not new ones.
+  const headers = Array.from({ length: 4096 }, (_, i) => headerOf(i));
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  const ledger = new AcceptLedger();
+  for (let seq = 0; seq < N; seq++) ledger.record(seq, 1e12 + seq, 1e12 + seq + 5, "4dQx1Z6Ynvz9t");
+  const receiver = new Receiver(RUN);
+  const perSecond = arriveAll(receiver, headers);
   gc();
   const held = process.memoryUsage().heapUsed - before;
+  const accepts = ledger.snapshot();
   const t1 = process.hrtime.bigint();
   const d = joinDeliveries({
     receiver: "bench",
-    runId: RUN,
-    accepts: ledger.snapshot(),
-    arrivals: receiver.arrivals,
+    parts: [
+      {
+        runId: RUN,
+        accepts,
+        arrivals: receiver.arrivals,
+        lastArrivalMs: receiver.counts.lastArrivalMs,
+        classOf: () => 0,
+        recipientsOf: () => 1,
+      },
+    ],
     counts: receiver.counts,
     classNames: ["default"],
-    classOf: () => 0,
-    recipientsOf: () => 1,
     firstConnectMs: 1e12,
     drainTimedOut: false,
   });
   const joinNs = Number(process.hrtime.bigint() - t1);
   if (d.delivered !== N) throw new Error(`joined ${d.delivered} of ${N}`);
-  const perSecond = (N * 1e9) / arriveNs;
+  // A sink on another host (sink --json): every run's keys, then the join offline.
+  const anyRun = new Receiver(null);
+  const anyRunPerSecond = arriveAll(anyRun, headers);
+  const t2 = process.hrtime.bigint();
+  const file = JSON.parse(JSON.stringify(arrivalsJson(anyRun.runs, anyRun.counts)));
+  const ledgerJson = acceptLedgerJson(RUN, 1e12, ["default"], accepts, () => ({
+    index: 0,
+    recipients: 1,
+  }));
+  const offline = joinArrivals([ledgerJson], mergeArrivals([file]), "bench");
+  const offlineNs = Number(process.hrtime.bigint() - t2);
+  if (offline.delivered !== N) throw new Error(`joined offline ${offline.delivered} of ${N}`);
   process.stdout.write(
     `${JSON.stringify(
       {
@@ -84,6 +109,8 @@ async function main(): Promise<void> {
         arrivalsPerSecond: Math.round(perSecond),
         joinMessagesPerSecond: Math.round((N * 1e9) / joinNs),
         bytesPerMessage: Math.round(held / N),
+        sinkJsonArrivalsPerSecond: Math.round(anyRunPerSecond),
+        offlineJoinMessagesPerSecond: Math.round((N * 1e9) / offlineNs),
         gcExposed: typeof (globalThis as { gc?: unknown }).gc === "function",
       },
       null,

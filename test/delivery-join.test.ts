@@ -34,6 +34,28 @@ describe("the receiving end's keys", () => {
     assert.equal(r.accounted, 3);
   });
 
+  test("a recipient's +RUNID.SEQ tag when nothing else names the run", () => {
+    const r = new Receiver(RUN);
+    const tagged = { from: "a@b", rcpts: [`sink+${RUN}.11@localhost`] };
+    r.arrived(header(["Subject: rewritten"]), tagged, 1000);
+    assert.equal(r.arrivals.get(11)?.key, "tag");
+    const other = { from: "a@b", rcpts: ["sink+ffffffffffff.12@localhost"] };
+    r.arrived(header(["Subject: rewritten"]), other, 1001);
+    assert.equal(r.counts.foreign, 1, "another run's tag is foreign to this one");
+  });
+
+  test("a sink for every run (sink --json) keeps each run's arrivals apart", () => {
+    const r = new Receiver(null);
+    r.arrived(header([`X-Mailvolley-Id: ${RUN}.000000000003`]), env(), 1000);
+    r.arrived(header(["X-Mailvolley-Id: ffffffffffff.000000000003"]), env(), 1001);
+    r.arrived(header([`message-id: <000000000004.${RUN}@mailvolley.invalid>`]), env(), 1002);
+    r.arrived(header(["Subject: no key"]), env(), 1003);
+    assert.deepEqual([...r.runs.keys()].sort(), [RUN, "ffffffffffff"]);
+    assert.deepEqual([...(r.runs.get(RUN)?.arrivals.keys() ?? [])], [3, 4]);
+    assert.equal(r.runs.get("ffffffffffff")?.arrivals.get(3)?.firstMs, 1001);
+    assert.equal(r.counts.foreign, 1);
+  });
+
   test("a notice is joined by Original-Envelope-Id and never counted as mail", () => {
     const r = new Receiver(RUN);
     const notice = Buffer.from(
@@ -99,18 +121,23 @@ describe("each accepted message in one state", () => {
     ]);
     const d = joinDeliveries({
       receiver: "127.0.0.1:2526",
-      runId: RUN,
-      accepts: {
-        seq: [0, 1, 2, 3],
-        intendedMs: [1000, 1000, 1000, 1000],
-        acceptedMs: [1010, 1010, 1010, 1010],
-        queueId: ["A", "B", "C", "D"],
-      },
-      arrivals,
-      counts: { foreign: 1, notices: 0, noticesUnjoined: 0, lastArrivalMs: 1300 },
+      parts: [
+        {
+          runId: RUN,
+          accepts: {
+            seq: [0, 1, 2, 3],
+            intendedMs: [1000, 1000, 1000, 1000],
+            acceptedMs: [1010, 1010, 1010, 1010],
+            queueId: ["A", "B", "C", "D"],
+          },
+          arrivals,
+          lastArrivalMs: 1300,
+          classOf: (seq) => seq % 2,
+          recipientsOf: () => 1,
+        },
+      ],
+      counts: { foreign: 1, notices: 0, noticesUnjoined: 0 },
       classNames: ["even", "odd"],
-      classOf: (seq) => seq % 2,
-      recipientsOf: () => 1,
       firstConnectMs: 1000,
       drainTimedOut: true,
     });
@@ -152,6 +179,11 @@ describe("--receive on the command line", { timeout: 60_000 }, () => {
       "--sink-fault",
     ],
     [["run", "127.0.0.1:2525", "--sink-fault", "rcpt:451"], "--sink-fault"],
+    [["run", "127.0.0.1:2525", "--tag-recipients"], "--tag-recipients"],
+    [
+      ["run", "127.0.0.1:2525", "--receive", "elsewhere", "--sink-fault", "rcpt:451"],
+      "--sink-fault.*mailvolley sink --fault",
+    ],
     [
       ["run", "127.0.0.1:2525", "--receive", "127.0.0.1:2526", "--drain-timeout", "soon"],
       "--drain-timeout",

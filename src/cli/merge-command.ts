@@ -16,10 +16,12 @@ import { type MergeInput, mergeShards } from "../stats/merge-results.js";
 import type { Result } from "../stats/result.js";
 import { describeShardStarts } from "../stats/shard-check.js";
 import { UsageError } from "../usage/usage-error.js";
+import { arrivalFiles, joinArrivalFiles } from "./arrivals.js";
 import { EXIT, type ExitCode, loadExitCode } from "./exit-codes.js";
 import { tableOptions } from "./load-options.js";
 import { checkWritable, type Export, exportsOf, writeOutput } from "./output.js";
 import {
+  ARRIVALS_OPTION,
   applyThresholds,
   compareDoc,
   generatorGate,
@@ -48,6 +50,7 @@ export const mergeCommand = {
           describe: "Write the merged JSON result to FILE (- for stdout)",
         })
         .option("html", { type: "string", describe: "Write the merged HTML report to FILE" })
+        .option("arrivals", ARRIVALS_OPTION)
         .option("quiet", { alias: "q", type: "boolean", describe: "Print no summary" }),
       {
         threshold: REPORT_OPTIONS.threshold,
@@ -58,6 +61,7 @@ export const mergeCommand = {
     const files = (argv.results as string[]) ?? [];
     if (files.length < 2) throw new UsageError("merge", "give at least two result files");
     parseThresholds(argv.threshold); // bad threshold text: exit 2 before anything is read
+    const arrivals = arrivalFiles(argv.arrivals);
     const json = (all: Result[]) => renderJson(all.length > 1 ? compareDoc(all) : all[0]);
     const exports = exportsOf<Result[]>([
       ["--html", argv.html, renderHtml],
@@ -69,8 +73,12 @@ export const mergeCommand = {
       const read: ResultFile[] = [];
       for (const file of files) read.push({ file, runs: await readResultFile(file) });
       const merged = mergeFiles(read);
+      const undelivered = await joinArrivalFiles(
+        merged.map((m) => m.result),
+        arrivals,
+      );
       if (await stoppedBeforeWriting(signals, "merge")) return;
-      process.exitCode = report(merged, exports, argv);
+      process.exitCode = report(merged, exports, argv, undelivered);
     } finally {
       signals.release();
     }
@@ -82,6 +90,7 @@ function report(
   merged: { result: Result; starts: string }[],
   exports: Export<Result[]>[],
   argv: MergeArgv,
+  undelivered: boolean,
 ): ExitCode {
   const thresholds = parseThresholds(argv.threshold);
   const quiet = Boolean(argv.quiet);
@@ -105,7 +114,8 @@ function report(
   const code = loadExitCode({
     signal: null,
     breached: breaches.length > 0 || generatorBound,
-    failed: false,
+    // A message lost, partial, bounced or doubled fails the merged run, as it fails a run.
+    failed: undelivered,
   });
   return written || code !== EXIT.ok ? code : EXIT.failed;
 }

@@ -18,6 +18,7 @@ import { regroupSeries } from "../stats/series.js";
 import { seriesResult, seriesSnapshot } from "../stats/summarise.js";
 import { evaluateThresholds, type Threshold } from "../stats/thresholds.js";
 import { UsageError } from "../usage/usage-error.js";
+import { arrivalFiles, joinArrivalFiles } from "./arrivals.js";
 import { EXIT } from "./exit-codes.js";
 import { checkWritable, exportsOf, type Output, writeOutput } from "./output.js";
 import { readerSignals, stoppedBeforeWriting } from "./signals.js";
@@ -49,6 +50,15 @@ export function generatorGate(results: readonly Result[], enabled: boolean): boo
     process.stderr.write(`mailvolley: --fail-on-generator-bound: ${line}\n`);
   return lines.length > 0;
 }
+
+/** `report` and `merge`: the arrivals a sink on another host recorded. */
+export const ARRIVALS_OPTION = {
+  // Not an array option: repeated, yargs gives every value; one value a flag, so the option
+  // never swallows the result files after it.
+  type: "string",
+  describe:
+    "Join with the arrivals FILE a `mailvolley sink --json` recorded (the run used --receive elsewhere); repeatable",
+} as const;
 
 type ReportArgv = ArgumentsCamelCase<Record<string, unknown>>;
 
@@ -94,8 +104,10 @@ export const reportCommand = {
         type: "string",
         describe: "Time series interval, a multiple of the recorded one (e.g. 10s)",
       })
+      .option("arrivals", ARRIVALS_OPTION)
       .option("quiet", { alias: "q", type: "boolean", describe: "Print no summary" }),
   handler: async (argv: ReportArgv) => {
+    const arrivals = arrivalFiles(argv.arrivals);
     const output: Output<Result[]> = {
       quiet: Boolean(argv.quiet),
       summary: (all, options) =>
@@ -114,8 +126,10 @@ export const reportCommand = {
         if (ms <= 0) throw new UsageError("--granularity", "must be above 0");
         runs = regranulate(runs, ms);
       }
+      const undelivered = await joinArrivalFiles(runs, arrivals);
       if (await stoppedBeforeWriting(signals, "report")) return;
-      process.exitCode = writeOutput(output, runs) ? EXIT.ok : EXIT.failed;
+      const written = writeOutput(output, runs);
+      process.exitCode = written && !undelivered ? EXIT.ok : EXIT.failed;
     } finally {
       signals.release();
     }

@@ -8,6 +8,7 @@ import type { ArgumentsCamelCase, Argv } from "yargs";
 import { sinkSettingsOf } from "../config/sink-config.js";
 import { SINK_COMMAND_OPTIONS, SINK_OPTIONS } from "../config/sink-option-table.js";
 import {
+  Receiver,
   type Sink,
   type SinkOptions,
   type SinkStats,
@@ -15,6 +16,7 @@ import {
   somaxconn,
   startSink,
 } from "../sink/index.js";
+import { type ArrivalsJson, arrivalsJson } from "../stats/arrivals-file.js";
 import { UsageError } from "../usage/usage-error.js";
 import { takeEarlySignals } from "./early-signals.js";
 import { EXIT } from "./exit-codes.js";
@@ -68,8 +70,16 @@ export interface SinkKernel {
   listenOverflows: number | null;
 }
 
-/** The JSON the command writes: stable keys, versioned by `schema`. */
-export function sinkJson(stats: SinkStats, stopReason: string, kernel?: SinkKernel) {
+/**
+ * The JSON the command writes: stable keys, versioned by `schema`. `arrivals`: what arrived of
+ * each mailvolley run, for `report RUN.json --arrivals FILE`.
+ */
+export function sinkJson(
+  stats: SinkStats,
+  stopReason: string,
+  kernel?: SinkKernel,
+  arrivals?: ArrivalsJson,
+) {
   return {
     schema: SINK_SCHEMA,
     stopReason,
@@ -90,6 +100,7 @@ export function sinkJson(stats: SinkStats, stopReason: string, kernel?: SinkKern
       count: kernel?.listenOverflows ?? null,
       scope: "machine",
     },
+    ...(arrivals ? { arrivals } : {}),
   };
 }
 
@@ -136,33 +147,50 @@ export function sinkExitCode(stats: SinkStats, settings: SinkCliSettings): numbe
   return stats.messagesAccepted === settings.expect ? EXIT.ok : EXIT.failed;
 }
 
-/** Runs the sink until a signal or an exit condition; returns the exit code. */
-export async function runSinkCommand(argv: SinkArgv): Promise<number> {
-  let sink: Sink;
-  let settings: SinkCliSettings;
+/** A started sink command: the sink, its settings and, with --json, its receiver of arrivals. */
+interface StartedSink {
+  sink: Sink;
+  settings: SinkCliSettings;
+  receiver: Receiver | null;
+}
+
+/** Checks the options and starts listening; bad input, or an address it cannot use, throws. */
+async function startSinkCommand(argv: SinkArgv): Promise<StartedSink> {
+  let started: StartedSink;
   let backlog: number | undefined;
   try {
-    const config = sinkConfigFromArgv(argv);
-    settings = config.settings;
-    backlog = config.options.backlog;
+    const { options, settings } = sinkConfigFromArgv(argv);
     // Before listening, and without creating it: a bad path is bad input, not a lost count.
     if (settings.json !== undefined) checkOutputPath("--json", settings.json);
-    sink = await startSink(config.options);
+    // With --json the sink records each run's arrivals: a run's receiver on another host.
+    const receiver = settings.json === undefined ? null : new Receiver(null);
+    const sink = await startSink(options, receiver ?? undefined);
+    started = { sink, settings, receiver };
+    backlog = options.backlog;
   } catch (error) {
     if (error instanceof UsageError) throw error;
     // Anything else failed to listen (EADDRINUSE, EACCES): the address given is unusable.
     throw new UsageError("--listen", (error as Error).message);
   }
-  if (!settings.quiet) {
-    const where = sink.addresses.map((a) => a.path ?? `${a.host}:${a.port}`).join(", ");
-    process.stderr.write(`mailvolley sink listening on ${where}\n`);
-    const cap = somaxconn();
-    if (cap !== null && backlog !== undefined && backlog > cap) {
-      process.stderr.write(
-        `mailvolley sink: --backlog ${backlog} is capped at ${cap} by net.core.somaxconn\n`,
-      );
-    }
+  if (!started.settings.quiet) announce(started.sink, backlog);
+  return started;
+}
+
+/** Where the sink listens, and a --backlog the kernel caps. */
+function announce(sink: Sink, backlog: number | undefined): void {
+  const where = sink.addresses.map((a) => a.path ?? `${a.host}:${a.port}`).join(", ");
+  process.stderr.write(`mailvolley sink listening on ${where}\n`);
+  const cap = somaxconn();
+  if (cap !== null && backlog !== undefined && backlog > cap) {
+    process.stderr.write(
+      `mailvolley sink: --backlog ${backlog} is capped at ${cap} by net.core.somaxconn\n`,
+    );
   }
+}
+
+/** Runs the sink until a signal or an exit condition; returns the exit code. */
+export async function runSinkCommand(argv: SinkArgv): Promise<number> {
+  const { sink, settings, receiver } = await startSinkCommand(argv);
   const reason = await waitForStop(sink, settings.quiet);
   const kernel: SinkKernel = { listenOverflows: sink.listenOverflows() };
   await sink.close();
@@ -185,7 +213,7 @@ export async function runSinkCommand(argv: SinkArgv): Promise<number> {
     writeExport(
       "--json",
       settings.json,
-      `${JSON.stringify(sinkJson(stats, reason, kernel), null, 2)}\n`,
+      `${JSON.stringify(sinkJson(stats, reason, kernel, arrivalsOf(receiver)), null, 2)}\n`,
       "the count",
     );
   const code = sinkExitCode(stats, settings);
@@ -195,6 +223,10 @@ export async function runSinkCommand(argv: SinkArgv): Promise<number> {
     );
   }
   return written ? code : EXIT.failed;
+}
+
+function arrivalsOf(receiver: Receiver | null): ArrivalsJson | undefined {
+  return receiver === null ? undefined : arrivalsJson(receiver.runs, receiver.counts);
 }
 
 /** Resolves with the reason the sink should stop: a signal or one of its exit conditions. */

@@ -119,7 +119,9 @@ function fromPlanned(planned: PlannedOptions, override: Partial<RawRunOptions>):
     const run = buildRunConfig(classes.length > 0 ? { ...raw, classes } : raw);
     checkOpenFiles(run.sessions, run.target === null);
     const receive = buildReceiveConfig(pickOptions(RECEIVE_OPTIONS, values), run.target);
-    if (run.target !== null && receive === null) refuseSinkOptions(values);
+    if (run.target !== null && (receive === null || receive.elsewhere)) {
+      refuseSinkOptions(values, receive !== null);
+    }
     return Object.freeze({
       run,
       report: buildReportOptions(pickOptions(REPORT_OPTIONS, values)),
@@ -131,13 +133,18 @@ function fromPlanned(planned: PlannedOptions, override: Partial<RawRunOptions>):
   }
 }
 
-/** The built-in sink's options do nothing against a target without --receive: say so rather than ignore them. */
-function refuseSinkOptions(values: Readonly<Record<string, unknown>>): void {
+/**
+ * The built-in sink's options do nothing against a target without --receive ADDR: say so rather
+ * than ignore them. With --receive elsewhere the receiving sink is the other host's.
+ */
+function refuseSinkOptions(values: Readonly<Record<string, unknown>>, elsewhere: boolean): void {
   for (const flag of Object.keys(SINK_EMULATION_OPTIONS)) {
     if (values[camel(flag)] === undefined) continue;
     throw new UsageError(
       `--${flag}`,
-      "sets the built-in sink of a self-test or of --receive, and this run against a target starts none; drop the option, or add --receive ADDR",
+      elsewhere
+        ? `sets the run's own receiving sink, and with --receive elsewhere the sink on the other host receives; give it there as \`mailvolley sink --${flag.replace(/^sink-/, "")}\``
+        : "sets the built-in sink of a self-test or of --receive, and this run against a target starts none; drop the option, or add --receive ADDR",
     );
   }
 }

@@ -12,13 +12,19 @@ export const RECEIVE_OPTIONS = {
     kind: "text",
     group: "Through the gateway:",
     describe:
-      "Receive what the gateway relays on ADDR (host:port, [v6]:port or unix:/path) and report each message delivered, lost, bounced or doubled",
+      "Receive what the gateway relays on ADDR (host:port, [v6]:port or unix:/path) and report each message delivered, lost, bounced or doubled; `elsewhere`: a `mailvolley sink --json` on another host receives, and `report --arrivals` joins",
   },
   "drain-timeout": {
     kind: "text",
     group: "Through the gateway:",
     describe: "After the last message is sent, wait this long at most for the rest to arrive",
     default: "2m",
+  },
+  "tag-recipients": {
+    kind: "flag",
+    group: "Through the gateway:",
+    describe:
+      "Add +RUNID.SEQ to every recipient's local part (local+RUNID.SEQ@domain): a key for gateways that rewrite the content and drop DSN",
   },
   "late-window": {
     kind: "text",
@@ -30,27 +36,46 @@ export const RECEIVE_OPTIONS = {
 
 export type RawReceive = RawOf<typeof RECEIVE_OPTIONS>;
 
+/** The word --receive takes when a sink on another host receives (no address). */
+export const RECEIVE_ELSEWHERE = "elsewhere";
+
 export interface ReceiveConfig {
-  /** The sink's listen address, as given (the sink parses it again). */
+  /** The sink's listen address, as given (the sink parses it again); "elsewhere": none. */
   readonly listen: string;
+  /**
+   * A sink elsewhere receives (--receive elsewhere): the run listens for nothing and keeps its
+   * accepted messages in the result for `report --arrivals`.
+   */
+  readonly elsewhere: boolean;
   readonly drainTimeoutMs: number;
   readonly lateWindowMs: number;
+  /** --tag-recipients: every recipient carries its message's key as a +tag (RFC 5233). */
+  readonly tagRecipients: boolean;
 }
 
 /** null without --receive; the other options are then refused, as they would do nothing. */
 export function buildReceiveConfig(raw: RawReceive, target: unknown): ReceiveConfig | null {
   if (raw.receive === undefined) {
+    if (raw.tagRecipients === true) {
+      throw new UsageError(
+        "--tag-recipients",
+        "tags recipients for the delivery join: add --receive ADDR (or --receive elsewhere)",
+      );
+    }
     return null;
   }
   const listen = String(raw.receive).trim();
+  const elsewhere = listen === RECEIVE_ELSEWHERE;
   // The address is checked as a target is: host:port, [v6]:port or unix:/path.
-  parseTarget("--receive", listen);
+  if (!elsewhere) parseTarget("--receive", listen);
   if (target === null) {
     throw new UsageError("--receive", "needs a gateway to send to: run GATEWAY --receive ADDR");
   }
   return Object.freeze({
     listen,
+    elsewhere,
     drainTimeoutMs: parseDuration("--drain-timeout", raw.drainTimeout ?? "2m"),
     lateWindowMs: parseDuration("--late-window", raw.lateWindow ?? "0s"),
+    tagRecipients: raw.tagRecipients === true,
   });
 }

@@ -76,6 +76,8 @@ export interface RunConfig extends SecuritySettings {
   readonly dsnNotify: string | null;
   /** Trace ids in every message (X-Mailvolley-Id, ENVID): set when the run receives (--receive). */
   readonly traceIds?: boolean;
+  /** Every recipient tagged +RUNID.SEQ (--tag-recipients); only with traceIds. */
+  readonly tagRecipients?: boolean;
   readonly pipelining: "auto" | "off";
   readonly timeouts: Timeouts;
   /**

@@ -55,4 +55,9 @@ export interface MessageOptions {
    * (RFC 3461 §4.4), the keys the delivery join finds it by.
    */
   readonly traceIds?: boolean;
+  /**
+   * With traceIds (--tag-recipients): each recipient's local part gets `+RUNID.SEQ`, a key
+   * in the envelope for gateways that rewrite the content and offer no DSN.
+   */
+  readonly tagRecipients?: boolean;
 }

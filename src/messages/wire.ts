@@ -165,9 +165,17 @@ export class MessageWire {
   private recipient(m: Message, i: number): string {
     const c = this.classes[m.kind.index];
     const n = m.seq * c.recipients + i;
-    const rcpt = this.toList ? this.toList[n % this.toList.length] : c.to;
+    const listed = this.toList ? this.toList[n % this.toList.length] : c.to;
+    const rcpt = this.options.tagRecipients ? this.tagged(listed, m.seq) : listed;
     if (this.options.uniqueRecipients) return `${n + 1}.${rcpt}`;
     return !this.toList && c.recipients > 1 ? `${i + 1}.${rcpt}` : rcpt;
+  }
+
+  /** `local+RUNID.SEQ@domain`: the message's key as a subaddress (RFC 5233 §1). */
+  private tagged(address: string, seq: number): string {
+    const at = address.lastIndexOf("@");
+    const tag = `+${this.options.runId}.${seq}`;
+    return at < 0 ? `${address}${tag}` : `${address.slice(0, at)}${tag}${address.slice(at)}`;
   }
 
   /** The RCPT command for recipient `i` of message `m` (lock-step sends them one by one). */

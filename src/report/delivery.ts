@@ -4,6 +4,7 @@
  * the intended send time, and the first lost messages to look up in the gateway's log.
  */
 import { deliveryVerdict } from "../stats/delivery.js";
+import type { DeliveryResult } from "../stats/delivery-result.js";
 import type { LatencySummary, Result } from "../stats/result.js";
 import { fmt, ms } from "./figures.js";
 
@@ -46,10 +47,12 @@ export function deliverySection(result: Result, paint: Paint): string {
       `${fmt(d.deliveredPerSecond, 1)} delivered/s`,
       `most inside the gateway ${fmt(d.backlogMax)}`,
     ]),
+    ...clockLines(d),
     row("End to end", [summary(d.endToEndMs), "(intended send → first arrival)"]),
     row("In gateway", [summary(d.insideGatewayMs), "(250 → first arrival)"]),
   ];
   if (d.retried > 0) lines.push(row("Retry delay", [summary(d.retryDelayMs)]));
+  lines.push(...stateLines(d));
   const classes = Object.entries(d.classes);
   if (classes.length > 1) {
     for (const [name, c] of classes) {
@@ -57,6 +60,7 @@ export function deliverySection(result: Result, paint: Paint): string {
         row(`  ${name}`, [
           `delivered ${fmt(c.delivered)}/${fmt(c.accepted)}`,
           bad(c.lost, `lost ${fmt(c.lost)}`),
+          ...(c.extra > 0 ? [`extra ${fmt(c.extra)}`] : []),
           `e2e ${summary(c.endToEndMs)}`,
         ]),
       );
@@ -67,4 +71,27 @@ export function deliverySection(result: Result, paint: Paint): string {
     lines.push(row("First lost", [shown.join(", ")]));
   }
   return lines.join("\n");
+}
+
+/** Two hosts' clocks: the latencies are as measured, offset included; say so. */
+function clockLines(d: DeliveryResult): string[] {
+  if (d.receiverClock !== "other") return [];
+  const behind =
+    d.clockBehindMs > 0
+      ? `; arrivals timed up to ${fmt(d.clockBehindMs, 1)} ms before their 250 (the receiver's clock behind, or a relay faster than the reply)`
+      : "";
+  return [
+    row("Clocks", [
+      `two hosts: the latencies below include the offset between the receiver's clock and the client's${behind}`,
+    ]),
+  ];
+}
+
+/** The latencies of each final state, when more than one state had arrivals. */
+function stateLines(d: DeliveryResult): string[] {
+  const states = Object.entries(d.byState);
+  if (states.length < 2) return [];
+  return states.map(([state, l]) =>
+    row(`  ${state}`, [`e2e ${summary(l.endToEndMs)}`, `in gateway ${summary(l.insideGatewayMs)}`]),
+  );
 }

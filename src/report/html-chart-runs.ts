@@ -18,11 +18,13 @@ export function chartRun(r: Result): ChartRun {
     x: Math.max(0, (t - start) / 1000),
     ...p,
   }));
+  const delivery = r.delivery?.perSecond;
   return {
     label: r.mode,
     intervalMs: r.series?.intervalMs ?? 1000,
     endX: Math.max(r.elapsedSeconds, ...points.map((p) => p.x)),
     markers: chartMarkers(r),
+    ...(delivery && delivery.accepted.length > 0 ? { delivery } : {}),
     points,
   };
 }

@@ -3,7 +3,7 @@
  * (report/delivery.ts), one column per run, each cell carrying its JSON field as html.ts's do.
  */
 import { deliveryVerdict } from "../stats/delivery.js";
-import type { DeliveryResult } from "../stats/delivery-result.js";
+import { DELIVERY_STATES, type DeliveryResult } from "../stats/delivery-result.js";
 import type { LatencySummary, Result } from "../stats/result.js";
 import { fmt, ms } from "./figures.js";
 
@@ -31,11 +31,26 @@ const COUNTS: Row[] = [
   ["window (ms)", "windowMs", (d) => d.windowMs],
 ];
 
-const LATENCIES: [string, string, (d: DeliveryResult) => LatencySummary][] = [
+type Latency = [string, string, (d: DeliveryResult) => LatencySummary | undefined];
+
+const LATENCIES: Latency[] = [
   ["end to end (intended send → first arrival)", "endToEndMs", (d) => d.endToEndMs],
   ["inside the gateway (250 → first arrival)", "insideGatewayMs", (d) => d.insideGatewayMs],
   ["retry delay (first refusal → arrival)", "retryDelayMs", (d) => d.retryDelayMs],
 ];
+
+/** The end-to-end and in-gateway latencies of each final state some run has. */
+function stateLatencies(runs: readonly (DeliveryResult | undefined)[]): Latency[] {
+  const states = DELIVERY_STATES.filter((state) => runs.some((d) => d?.byState[state]));
+  return states.flatMap((state): Latency[] => [
+    [`  ${state}: end to end`, `byState.${state}.endToEndMs`, (d) => d.byState[state]?.endToEndMs],
+    [
+      `  ${state}: inside the gateway`,
+      `byState.${state}.insideGatewayMs`,
+      (d) => d.byState[state]?.insideGatewayMs,
+    ],
+  ]);
+}
 
 function cell(field: string, value: number, text: string, bad: boolean): string {
   const cls = bad && value > 0 ? ' class="bad"' : "";
@@ -56,15 +71,18 @@ export function deliveryHtml(runs: readonly Result[], prefix: (i: number) => str
     });
     return `<tr><td>${escapeHtml(label)}</td>${cells.join("")}</tr>`;
   });
-  const latencies = LATENCIES.map(([label, field, summary]) => {
-    const cells = received.map(({ d, at }) => {
-      const s = d ? summary(d) : null;
-      if (!s || s.count === 0) return "<td>n/a</td>";
-      const text = `p50 ${ms(s.p50)} · p99 ${ms(s.p99)} · max ${ms(s.max)}`;
-      return cell(`${at}${field}.p99`, s.p99, text, false);
-    });
-    return `<tr><td>${escapeHtml(label)} (ms)</td>${cells.join("")}</tr>`;
-  });
+  const split = stateLatencies(received.map((r) => r.d));
+  const latencies = [...LATENCIES, ...(split.length > 2 ? split : [])].map(
+    ([label, field, summary]) => {
+      const cells = received.map(({ d, at }) => {
+        const s = d ? summary(d) : null;
+        if (!s || s.count === 0) return "<td>n/a</td>";
+        const text = `p50 ${ms(s.p50)} · p99 ${ms(s.p99)} · max ${ms(s.max)}`;
+        return cell(`${at}${field}.p99`, s.p99, text, false);
+      });
+      return `<tr><td>${escapeHtml(label)} (ms)</td>${cells.join("")}</tr>`;
+    },
+  );
   const verdicts = received
     .map(({ d }, i) => (d ? `<p>${escapeHtml(`${runs[i].mode}: ${deliveryVerdict(d)}`)}</p>` : ""))
     .join("");

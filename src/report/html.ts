@@ -89,8 +89,10 @@ export function renderHtml(runs: readonly Result[], options: HtmlOptions = {}): 
     thresholds(runs, prefix),
     section(
       "Over time",
-      ["throughput", "latency", "errors", "sessions", "generator"]
-        .map((c) => `<h3>${c}</h3><div class="chart" id="chart-${c}"></div>`)
+      // Through a gateway, what came out of it beside what it accepted.
+      ["throughput", ...(runs.some((r) => r.delivery) ? ["delivery"] : [])]
+        .concat(["latency", "errors", "sessions", "generator"])
+        .map((c) => `<h3>${CHART_TITLES[c] ?? c}</h3><div class="chart" id="chart-${c}"></div>`)
         .join(""),
     ),
   ].join("\n");
@@ -112,6 +114,8 @@ ${chartScript("data")}
 </body></html>
 `;
 }
+
+const CHART_TITLES: Record<string, string> = { delivery: "through the gateway" };
 
 const CSS = `
 body { font: 14px/1.45 system-ui, sans-serif; margin: 24px auto; max-width: 1140px; color: #1c2833; padding: 0 16px; }

@@ -9,7 +9,11 @@ import type { ReceiveConfig } from "../config/receive-options.js";
 import type { RunConfig } from "../config/run-config.js";
 import type { MessageWire } from "../messages/wire.js";
 import { Receiver, type SinkOptions, startSink } from "../sink/index.js";
-import type { AcceptRecords } from "../stats/accept-ledger.js";
+import {
+  type AcceptLedgerJson,
+  type AcceptRecords,
+  acceptLedgerJson,
+} from "../stats/accept-ledger.js";
 import { epochMs } from "../stats/clock.js";
 import { joinDeliveries } from "../stats/delivery.js";
 import type { DeliveryResult } from "../stats/delivery-result.js";
@@ -68,21 +72,42 @@ export async function startReceiving(
         await sink.close();
         mark("receiving sink closed");
       }
-      const accepts = load.accepts ?? { seq: [], intendedMs: [], acceptedMs: [], queueId: [] };
       return joinDeliveries({
         receiver: receive.listen,
-        runId,
-        accepts,
-        arrivals: receiver.arrivals,
+        parts: [
+          {
+            runId,
+            accepts: load.accepts ?? NO_ACCEPTS,
+            arrivals: receiver.arrivals,
+            lastArrivalMs: receiver.counts.lastArrivalMs,
+            classOf: (seq) => wire.classOf(seq).index,
+            recipientsOf: (seq) => wire.classOf(seq).recipients,
+          },
+        ],
         counts: receiver.counts,
         classNames: config.classes.map((c) => c.name),
-        classOf: (seq) => wire.classOf(seq).index,
-        recipientsOf: (seq) => wire.classOf(seq).recipients,
         firstConnectMs: load.firstEventMs,
         drainTimedOut: timedOut,
       });
     },
   };
+}
+
+const NO_ACCEPTS: AcceptRecords = { seq: [], intendedMs: [], acceptedMs: [], queueId: [] };
+
+/** The run's accepted messages for its result (--receive elsewhere). */
+export function ledgerOf(
+  config: RunConfig,
+  load: LoadRecords,
+  wire: MessageWire,
+): AcceptLedgerJson {
+  return acceptLedgerJson(
+    config.runId,
+    load.firstEventMs,
+    config.classes.map((c) => c.name),
+    load.accepts ?? NO_ACCEPTS,
+    (seq) => wire.classOf(seq),
+  );
 }
 
 /** Waits until `accepted` messages are accounted for; false when the timeout came first. */

@@ -14,7 +14,7 @@ import { annotateSeries, applyOutcome, generatorResult } from "../stats/generato
 import type { Result, RunRecord } from "../stats/result.js";
 import { buildResult } from "../stats/summarise.js";
 import { mark, markEpoch } from "../stats/timeline.js";
-import { type LoadRecords, startReceiving } from "./receive.js";
+import { type LoadRecords, ledgerOf, startReceiving } from "./receive.js";
 import { shardHeader, shardShare, WHOLE_RUN } from "./thread-plan.js";
 import type { Progress, ThreadOutcome } from "./thread-run.js";
 import { runOnThreads } from "./threads.js";
@@ -128,8 +128,9 @@ async function throughGateway(
   io: RunIo,
   extras: RunExtras,
 ): Promise<RunOutcome> {
-  const config: RunConfig = { ...given, traceIds: true };
+  const config: RunConfig = { ...given, traceIds: true, tagRecipients: receive.tagRecipients };
   const wire = await MessageWire.create(config);
+  if (receive.elsewhere) return keepingLedger(config, target, io, extras, wire);
   const receiving = await startReceiving(receive, config.runId, extras.sink, extras.onDrain);
   const records: LoadRecords = { firstEventMs: 0 };
   const withInside = { ...io, progress: receiving.progress(io.progress) };
@@ -154,6 +155,26 @@ async function throughGateway(
   result.delivery = delivery;
   const failed = deliveryFailed(delivery) ? 1 : 0;
   return { result, exitCode: Math.max(verdict(result), failed) };
+}
+
+/**
+ * --receive elsewhere: a sink on another host receives; the run sends with trace ids and keeps
+ * each accepted message in its result, for `report --arrivals` to join offline.
+ */
+async function keepingLedger(
+  config: RunConfig,
+  target: Target,
+  io: RunIo,
+  extras: RunExtras,
+  wire: MessageWire,
+): Promise<RunOutcome> {
+  const records: LoadRecords = { firstEventMs: 0 };
+  const label = formatTarget(target);
+  const result = await loadAgainst(config, target, label, io, extras, wire, records);
+  const sources = wire.sources();
+  if (sources.length > 0) result.sources = sources;
+  result.acceptLedger = [ledgerOf(config, records, wire)];
+  return { result, exitCode: verdict(result) };
 }
 
 async function loadAgainst(

@@ -1,22 +1,39 @@
 /**
- * The receiving end of a run through a gateway (--receive): each message the sink takes is
- * found by its keys (X-Mailvolley-Id, then the Message-ID mailvolley wrote, then MAIL's ENVID)
- * and recorded under its number; delivery notices (DSNs, RFC 3464) are joined back to the
- * message they report on (Original-Envelope-Id, or the returned message's own keys) and never
- * counted as mail; refusals the sink's faults gave are counted against the message they hit, so
- * a later arrival is known as a retry. One ArrivalRecord (about 100 octets in V8) per message
- * that arrived or was refused: the memory grows with the messages inside the gateway, not with
- * the run's total when the ledger of accepted messages is the one kept elsewhere.
+ * The receiving end of a run through a gateway: each message the sink takes is found by its
+ * keys (X-Mailvolley-Id, then the Message-ID mailvolley wrote, then MAIL's ENVID) and recorded
+ * under its run and number; delivery notices (DSNs, RFC 3464) are joined back to the message
+ * they report on (Original-Envelope-Id, or the returned message's own keys) and never counted
+ * as mail; refusals the sink's faults gave are counted against the message they hit, so a
+ * later arrival is known as a retry.
+ *
+ * A run's own sink (--receive) knows its run id and counts every other key as foreign. A sink
+ * on another host (`mailvolley sink --json`) knows no run: it records each run whose keys it
+ * finds, and `report --arrivals` joins them offline. One ArrivalRecord (about 100 octets in V8)
+ * per message that arrived or was refused.
  */
-import type { ArrivalCounts, ArrivalRecord, JoinKey } from "../stats/delivery-result.js";
+import type {
+  ArrivalCounts,
+  ArrivalRecord,
+  JoinKey,
+  RunArrivals,
+} from "../stats/delivery-result.js";
 import type { Envelope } from "./envelope-log.js";
 
 const HEADER_END = Buffer.from("\r\n\r\n", "latin1");
+/** A run id as mailvolley makes them: lower-case hex. */
+const ANY_RUN = "[0-9a-f]+";
+
+interface Found {
+  runId: string;
+  seq: number;
+  key: JoinKey;
+}
 
 export class Receiver {
-  readonly arrivals = new Map<number, ArrivalRecord>();
+  /** Per run id: one entry, this run's, when the receiver was made for a run. */
+  readonly runs = new Map<string, RunArrivals>();
   readonly counts: ArrivalCounts = { foreign: 0, notices: 0, noticesUnjoined: 0, lastArrivalMs: 0 };
-  /** Messages of this run that arrived (first copies, notices included): the drain's count. */
+  /** Messages that arrived (first copies, notices included): the drain's count. */
   accounted = 0;
   /** Arrivals after this epoch ms are late (set when the drain ends). */
   lateAfterMs = Number.POSITIVE_INFINITY;
@@ -24,42 +41,86 @@ export class Receiver {
   private readonly idPattern: RegExp;
   private readonly messageIdPattern: RegExp;
   private readonly envidPattern: RegExp;
+  private readonly tagPattern: RegExp;
 
-  constructor(runId: string) {
-    this.idField = Buffer.from(`X-Mailvolley-Id: ${runId}.`, "latin1");
-    this.idPattern = new RegExp(`x-mailvolley-id:\\s*${runId}\\.(\\d+)`, "i");
-    this.messageIdPattern = new RegExp(`message-id:\\s*<(\\d+)\\.${runId}@`, "i");
-    this.envidPattern = new RegExp(`^${runId}\\.(\\d+)$`);
+  /** `runId`: the one run this receiver joins for; null: every run it finds (sink --json). */
+  constructor(private readonly runId: string | null) {
+    const run = runId ?? ANY_RUN;
+    this.idField = Buffer.from(`X-Mailvolley-Id: ${runId === null ? "" : `${runId}.`}`, "latin1");
+    this.idPattern = new RegExp(`x-mailvolley-id:\\s*(${run})\\.(\\d+)`, "i");
+    this.messageIdPattern = new RegExp(
+      `message-id:\\s*<(\\d+)\\.(${run})@mailvolley\\.invalid>`,
+      "i",
+    );
+    this.envidPattern = new RegExp(`^(${run})\\.(\\d+)$`);
+    this.tagPattern = new RegExp(`\\+(${run})\\.(\\d+)@`, "i");
+    if (runId !== null) this.runs.set(runId, { arrivals: new Map(), lastArrivalMs: 0 });
   }
 
-  /** The message number an ENVID names, or -1. */
-  private seqOfEnvid(envid: string | undefined): number {
-    if (!envid) return -1;
+  /** The arrivals of the run this receiver was made for. */
+  get arrivals(): Map<number, ArrivalRecord> {
+    return this.runs.get(this.runId ?? "")?.arrivals ?? new Map();
+  }
+
+  /** The run and number an ENVID names, or null. */
+  private ofEnvid(envid: string | undefined): Found | null {
+    if (!envid) return null;
     const m = this.envidPattern.exec(envid);
-    return m ? Number(m[1]) : -1;
+    return m ? { runId: m[1], seq: Number(m[2]), key: "envid" } : null;
   }
 
-  /** The message number `text` (a header block) names, and by which key; null when none. */
-  private find(text: Buffer, envid: string | undefined): { seq: number; key: JoinKey } | null {
+  /** The run and number a recipient's +tag names (--tag-recipients), or null. */
+  private ofTag(envelope: Envelope | null): Found | null {
+    for (const rcpt of envelope?.rcpts ?? []) {
+      const m = this.tagPattern.exec(rcpt);
+      if (m) return { runId: m[1], seq: Number(m[2]), key: "tag" };
+    }
+    return null;
+  }
+
+  /** The key of a message the header block names, else its envelope; null when none. */
+  private find(text: Buffer, envelope: Envelope | null): Found | null {
+    return this.findInHeader(text) ?? this.ofEnvid(envelope?.envid) ?? this.ofTag(envelope);
+  }
+
+  /** The run and number `text` (a header block) names, and by which key; null when none. */
+  private findInHeader(text: Buffer): Found | null {
     // The usual case, the header as written: one native search, no string made.
     const at = text.indexOf(this.idField);
     if (at >= 0) {
-      let seq = 0;
       let i = at + this.idField.length;
+      let runId = this.runId;
+      if (runId === null) {
+        const dot = text.indexOf(46, i); // "."
+        if (dot > i && dot - i <= 64) {
+          runId = text.toString("latin1", i, dot);
+          i = dot + 1;
+        }
+      }
+      let seq = 0;
+      const digits = i;
       for (; i < text.length && text[i] >= 48 && text[i] <= 57; i++) seq = seq * 10 + text[i] - 48;
-      return { seq, key: "traceHeader" };
+      if (runId !== null && i > digits) return { runId, seq, key: "traceHeader" };
     }
     const s = text.toString("latin1");
     const id = this.idPattern.exec(s);
-    if (id) return { seq: Number(id[1]), key: "traceHeader" };
+    if (id) return { runId: id[1], seq: Number(id[2]), key: "traceHeader" };
     const mid = this.messageIdPattern.exec(s);
-    if (mid) return { seq: Number(mid[1]), key: "messageId" };
-    const seq = this.seqOfEnvid(envid);
-    return seq >= 0 ? { seq, key: "envid" } : null;
+    return mid ? { runId: mid[2], seq: Number(mid[1]), key: "messageId" } : null;
   }
 
-  private record(seq: number, key: JoinKey): ArrivalRecord {
-    let a = this.arrivals.get(seq);
+  private runOf(runId: string): RunArrivals {
+    let run = this.runs.get(runId);
+    if (run === undefined) {
+      run = { arrivals: new Map(), lastArrivalMs: 0 };
+      this.runs.set(runId, run);
+    }
+    return run;
+  }
+
+  private record(found: Found): ArrivalRecord {
+    const arrivals = this.runOf(found.runId).arrivals;
+    let a = arrivals.get(found.seq);
     if (a === undefined) {
       a = {
         firstMs: 0,
@@ -68,10 +129,10 @@ export class Receiver {
         refusals: 0,
         firstRefusalMs: 0,
         bounceStatus: "",
-        key,
+        key: found.key,
         late: false,
       };
-      this.arrivals.set(seq, a);
+      arrivals.set(found.seq, a);
     }
     return a;
   }
@@ -84,12 +145,12 @@ export class Receiver {
       this.notice(content, atMs);
       return;
     }
-    const found = this.find(head, envelope?.envid);
+    const found = this.find(head, envelope);
     if (found === null) {
       this.counts.foreign++;
       return;
     }
-    const a = this.record(found.seq, found.key);
+    const a = this.record(found);
     if (a.copies === 0 && a.bounceStatus === "") {
       this.accounted++;
       a.firstMs = atMs;
@@ -98,19 +159,20 @@ export class Receiver {
     }
     a.copies++;
     a.rcpts += envelope ? Math.max(1, envelope.rcpts.length) : 1;
-    if (atMs <= this.lateAfterMs)
+    if (atMs <= this.lateAfterMs) {
+      const run = this.runOf(found.runId);
+      run.lastArrivalMs = Math.max(run.lastArrivalMs, atMs);
       this.counts.lastArrivalMs = Math.max(this.counts.lastArrivalMs, atMs);
+    }
   }
 
-  /** The sink refused a transaction of this run (a fault at RCPT or after the data). */
+  /** The sink refused a transaction of a run (a fault at RCPT or after the data). */
   refused(content: Buffer | null, envelope: Envelope | null, atMs: number): void {
     const found = content
-      ? this.find(content, envelope?.envid)
-      : ((seq) => (seq >= 0 ? { seq, key: "envid" as const } : null))(
-          this.seqOfEnvid(envelope?.envid),
-        );
+      ? this.find(content, envelope)
+      : (this.ofEnvid(envelope?.envid) ?? this.ofTag(envelope));
     if (found === null) return;
-    const a = this.record(found.seq, found.key);
+    const a = this.record(found);
     if (a.copies > 0) return; // a refusal of a later copy: not a retry of this one
     a.refusals++;
     if (a.firstRefusalMs === 0) a.firstRefusalMs = atMs;
@@ -121,17 +183,15 @@ export class Receiver {
     this.counts.notices++;
     const text = content.toString("latin1");
     const envid = /original-envelope-id:\s*(\S+)/i.exec(text)?.[1];
-    let seq = this.seqOfEnvid(envid);
-    if (seq < 0) {
-      // The returned message (or its headers) follows the notice: its own keys.
-      const body = content.subarray(Math.max(0, content.indexOf(HEADER_END)));
-      seq = this.find(body, undefined)?.seq ?? -1;
-    }
-    if (seq < 0) {
+    // The returned message (or its headers) follows the notice: its own keys.
+    const found =
+      this.ofEnvid(envid) ??
+      this.findInHeader(content.subarray(Math.max(0, content.indexOf(HEADER_END))));
+    if (found === null) {
       this.counts.noticesUnjoined++;
       return;
     }
-    const a = this.record(seq, "envid");
+    const a = this.record({ ...found, key: "envid" });
     if (a.bounceStatus === "" && a.copies === 0) this.accounted++;
     a.bounceStatus = /^status:\s*(\d\.\d+\.\d+)/im.exec(text)?.[1] ?? "5.0.0";
     if (a.firstMs === 0) a.firstMs = atMs;

@@ -5,6 +5,8 @@
  * Stored column-wise in growable typed arrays: 24 octets a message plus its queue id string,
  * so a run of a million messages holds about 24 MB here besides the queue ids.
  */
+import type { Static } from "@sinclair/typebox";
+import type { AcceptLedger as AcceptLedgerSchema } from "./result-schema/delivery.js";
 
 /** The ledger as it crosses threads: plain arrays, one entry per accepted message. */
 export interface AcceptRecords {
@@ -68,4 +70,29 @@ export function mergeAcceptRecords(parts: readonly (AcceptRecords | undefined)[]
     }
   }
   return out;
+}
+
+/**
+ * A run's accepted messages as its JSON result keeps them when the receiver runs elsewhere
+ * (`--receive elsewhere`): defined in result-schema/delivery.ts.
+ */
+export type AcceptLedgerJson = Static<typeof AcceptLedgerSchema>;
+
+/** The ledger of a run for its JSON result: the records with each message's class and recipients. */
+export function acceptLedgerJson(
+  runId: string,
+  firstConnectMs: number,
+  classes: readonly string[],
+  accepts: AcceptRecords,
+  messageOf: (seq: number) => { index: number; recipients: number },
+): AcceptLedgerJson {
+  const of = accepts.seq.map(messageOf);
+  return {
+    runId,
+    firstConnectMs,
+    classes: [...classes],
+    ...accepts,
+    classIndex: of.map((m) => m.index),
+    recipients: of.map((m) => m.recipients),
+  };
 }

@@ -6,12 +6,17 @@
 import type { Static } from "@sinclair/typebox";
 import type {
   DeliveryClass as DeliveryClassSchema,
+  DeliveryCounts as DeliveryCountsSchema,
+  DeliveryLatencies as DeliveryLatenciesSchema,
   DeliverySection,
   MessageRef as MessageRefSchema,
 } from "./result-schema/delivery.js";
 
-/** Which key found a message's arrival: the trace header, the Message-ID, or MAIL's ENVID. */
-export type JoinKey = "traceHeader" | "messageId" | "envid";
+/**
+ * Which key found a message's arrival: the trace header, the Message-ID, MAIL's ENVID, or the
+ * `+RUNID.SEQ` tag of a recipient (--tag-recipients).
+ */
+export type JoinKey = "traceHeader" | "messageId" | "envid" | "tag";
 
 /** What the receiving sink saw of one message of this run (keyed by its number). */
 export interface ArrivalRecord {
@@ -33,6 +38,13 @@ export interface ArrivalRecord {
   late: boolean;
 }
 
+/** What a receiving sink recorded of one run: its messages by number. */
+export interface RunArrivals {
+  readonly arrivals: Map<number, ArrivalRecord>;
+  /** Epoch ms of the last arrival (not late) of this run; 0: none. */
+  lastArrivalMs: number;
+}
+
 /** The receiving sink's counts beside the per-message records. */
 export interface ArrivalCounts {
   /** Messages that carried no key of this run (other runs, other senders). */
@@ -47,6 +59,22 @@ export interface ArrivalCounts {
 
 /** The one final state of each accepted message. */
 export type DeliveryState = "delivered" | "partial" | "bounced" | "lost" | "duplicated" | "late";
+
+/** The final states, in the order the reports list them. */
+export const DELIVERY_STATES: readonly DeliveryState[] = [
+  "delivered",
+  "partial",
+  "bounced",
+  "lost",
+  "duplicated",
+  "late",
+];
+
+/** The counts of a population of accepted messages: the run's, or one class's. */
+export type DeliveryCounts = Static<typeof DeliveryCountsSchema>;
+
+/** The three latencies of messages that arrived in time (defined in result-schema/delivery.ts). */
+export type DeliveryLatencies = Static<typeof DeliveryLatenciesSchema>;
 
 /** One message class's delivery counts (defined in stats/result-schema/delivery.ts). */
 export type DeliveryClass = Static<typeof DeliveryClassSchema>;

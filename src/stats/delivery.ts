@@ -5,47 +5,46 @@
  * figure; the terminal and JSON reports read them from here.
  */
 import type { AcceptRecords } from "./accept-ledger.js";
-import type {
-  ArrivalCounts,
-  ArrivalRecord,
-  DeliveryClass,
-  DeliveryResult,
-  DeliveryState,
-  JoinKey,
-  MessageRef,
+import {
+  type ArrivalCounts,
+  type ArrivalRecord,
+  DELIVERY_STATES,
+  type DeliveryCounts,
+  type DeliveryLatencies,
+  type DeliveryResult,
+  type DeliveryState,
+  type JoinKey,
+  type MessageRef,
 } from "./delivery-result.js";
 import { newHistogram, summarise, toMicros } from "./histogram.js";
 
-export interface JoinInputs {
-  receiver: string;
+/** One run's side of the join: its accepted messages and what arrived of them. */
+export interface JoinPart {
   runId: string;
   accepts: AcceptRecords;
   arrivals: ReadonlyMap<number, ArrivalRecord>;
-  counts: ArrivalCounts;
-  classNames: readonly string[];
+  /** Epoch ms of this run's last arrival (not late); 0: none. */
+  lastArrivalMs: number;
+  /** The message's class, an index into JoinInputs.classNames. */
   classOf(seq: number): number;
   recipientsOf(seq: number): number;
+}
+
+export interface JoinInputs {
+  receiver: string;
+  /** One run's, or one per shard of a run sharded across machines. */
+  parts: readonly JoinPart[];
+  /** The receiving sink's counts (foreign mail, notices) beside the per-run records. */
+  counts: Omit<ArrivalCounts, "lastArrivalMs">;
+  classNames: readonly string[];
   firstConnectMs: number;
   drainTimedOut: boolean;
+  /** The arrivals were timed by another host's clock (report --arrivals). */
+  otherClock?: boolean;
 }
 
 /** Lost and duplicated messages listed by id, at most. */
 const FIRST_LISTED = 20;
-
-function emptyClass(): DeliveryClass & { h: ReturnType<typeof newHistogram> } {
-  return {
-    accepted: 0,
-    delivered: 0,
-    partial: 0,
-    bounced: 0,
-    lost: 0,
-    duplicated: 0,
-    late: 0,
-    retried: 0,
-    endToEndMs: summarise(newHistogram()),
-    h: newHistogram(),
-  };
-}
 
 /** The state an accepted message of `recipients` recipients ends in. */
 export function stateOf(a: ArrivalRecord | undefined, recipients: number): DeliveryState {
@@ -57,78 +56,157 @@ export function stateOf(a: ArrivalRecord | undefined, recipients: number): Deliv
   return a.rcpts === recipients ? "delivered" : "partial";
 }
 
-/** The per-message walk's running counts and histograms. */
-class Tally {
-  readonly classes: ReturnType<typeof emptyClass>[];
+/** The three latencies of one population, as histograms. */
+class Latencies {
   readonly e2e = newHistogram();
   readonly inside = newHistogram();
   readonly retryDelay = newHistogram();
-  readonly totals: Record<DeliveryState, number> = {
+
+  summary(): DeliveryLatencies {
+    return {
+      endToEndMs: summarise(this.e2e),
+      insideGatewayMs: summarise(this.inside),
+      retryDelayMs: summarise(this.retryDelay),
+    };
+  }
+}
+
+/** A population's counts and latencies: the run's, or one class's. */
+class Population {
+  readonly counts: DeliveryCounts = {
+    accepted: 0,
     delivered: 0,
     partial: 0,
     bounced: 0,
     lost: 0,
     duplicated: 0,
     late: 0,
+    retried: 0,
+    extra: 0,
   };
-  retried = 0;
+  readonly latencies = new Latencies();
+
+  /** One accepted message in `state`; `a` what arrived of it. */
+  count(state: DeliveryState, a: ArrivalRecord | undefined, recipients: number): void {
+    this.counts.accepted++;
+    this.counts[state]++;
+    if (a === undefined || a.copies === 0) return;
+    if (a.copies === 1 && a.rcpts > recipients) this.counts.extra += a.rcpts - recipients;
+    if (a.refusals > 0) this.counts.retried++;
+  }
+}
+
+/** Records one message's latencies into each of `into`. */
+function record(into: readonly Latencies[], e2eUs: number, insideUs: number, retryUs: number) {
+  for (const l of into) {
+    l.e2e.recordValue(e2eUs);
+    l.inside.recordValue(insideUs);
+    if (retryUs > 0) l.retryDelay.recordValue(retryUs);
+  }
+}
+
+/** The per-message walk's running counts and histograms. */
+class Tally {
+  readonly run = new Population();
+  readonly classes: Population[];
+  readonly byState = new Map<DeliveryState, Latencies>();
   retryAttempts = 0;
-  extra = 0;
   lastAcceptedMs = 0;
+  clockBehindMs = 0;
   readonly firstLost: MessageRef[] = [];
   readonly firstDuplicated: MessageRef[] = [];
 
-  constructor(private readonly input: JoinInputs) {
-    this.classes = input.classNames.map(() => emptyClass());
+  constructor(private readonly classNames: readonly string[]) {
+    this.classes = classNames.map(() => new Population());
   }
 
-  /** Accepted message `i` of the ledger: its state, and its latencies if it arrived in time. */
-  add(i: number): void {
-    const { accepts, arrivals } = this.input;
+  private stateLatencies(state: DeliveryState): Latencies {
+    let l = this.byState.get(state);
+    if (l === undefined) {
+      l = new Latencies();
+      this.byState.set(state, l);
+    }
+    return l;
+  }
+
+  /** Accepted message `i` of a part's ledger: its state, and its latencies if it arrived in time. */
+  add(part: JoinPart, i: number): void {
+    const { accepts } = part;
     const seq = accepts.seq[i];
     this.lastAcceptedMs = Math.max(this.lastAcceptedMs, accepts.acceptedMs[i]);
-    const classIndex = this.input.classOf(seq);
+    const classIndex = part.classOf(seq);
     const cls = this.classes[classIndex];
-    const a = arrivals.get(seq);
-    const recipients = this.input.recipientsOf(seq);
+    const a = part.arrivals.get(seq);
+    const recipients = part.recipientsOf(seq);
     const state = stateOf(a, recipients);
-    cls.accepted++;
-    cls[state]++;
-    this.totals[state]++;
+    this.run.count(state, a, recipients);
+    cls.count(state, a, recipients);
     const listed =
       state === "lost" ? this.firstLost : state === "duplicated" ? this.firstDuplicated : null;
     if (listed !== null && listed.length < FIRST_LISTED) {
-      const className = this.input.classNames[classIndex];
-      const id = `${this.input.runId}.${seq}`;
-      listed.push({ seq, id, className, queueId: accepts.queueId[i] });
+      const id = `${part.runId}.${seq}`;
+      listed.push({ seq, id, className: this.classNames[classIndex], queueId: accepts.queueId[i] });
     }
     if (a === undefined || a.copies === 0) return;
-    if (a.copies === 1 && a.rcpts > recipients) this.extra += a.rcpts - recipients;
-    if (a.refusals > 0) {
-      this.retried++;
-      cls.retried++;
-      this.retryAttempts += a.refusals + 1;
-      if (a.firstRefusalMs > 0) this.retryDelay.recordValue(toMicros(a.firstMs - a.firstRefusalMs));
-    }
+    if (a.refusals > 0) this.retryAttempts += a.refusals + 1;
+    const retryUs =
+      a.refusals > 0 && a.firstRefusalMs > 0 ? toMicros(a.firstMs - a.firstRefusalMs) : 0;
     if (a.late) return;
-    const latency = toMicros(Math.max(0, a.firstMs - accepts.intendedMs[i]));
-    this.e2e.recordValue(latency);
-    cls.h.recordValue(latency);
-    this.inside.recordValue(toMicros(Math.max(0, a.firstMs - accepts.acceptedMs[i])));
+    const inside = a.firstMs - accepts.acceptedMs[i];
+    this.clockBehindMs = Math.max(this.clockBehindMs, -inside);
+    const e2eUs = toMicros(Math.max(0, a.firstMs - accepts.intendedMs[i]));
+    const insideUs = toMicros(Math.max(0, inside));
+    record(
+      [this.run.latencies, cls.latencies, this.stateLatencies(state)],
+      e2eUs,
+      insideUs,
+      retryUs,
+    );
+  }
+
+  /** The latencies by final state, in the reports' order. */
+  statesSummary(): DeliveryResult["byState"] {
+    const out: DeliveryResult["byState"] = {};
+    for (const state of DELIVERY_STATES) {
+      const l = this.byState.get(state);
+      if (l !== undefined) out[state] = l.summary();
+    }
+    return out;
   }
 }
 
 /** How arrivals were found, and those of messages the client never saw accepted. */
-function keysOf(input: JoinInputs): { keys: Record<JoinKey, number>; unconfirmed: number } {
-  const accepted = new Set(input.accepts.seq);
-  const keys: Record<JoinKey, number> = { traceHeader: 0, messageId: 0, envid: 0 };
+function keysOf(parts: readonly JoinPart[]): {
+  keys: Record<JoinKey, number>;
+  unconfirmed: number;
+} {
+  const keys: Record<JoinKey, number> = { traceHeader: 0, messageId: 0, envid: 0, tag: 0 };
   let unconfirmed = 0;
-  for (const [seq, a] of input.arrivals) {
-    if (a.copies === 0) continue;
-    keys[a.key]++;
-    if (!accepted.has(seq)) unconfirmed++;
+  for (const part of parts) {
+    const accepted = new Set(part.accepts.seq);
+    for (const [seq, a] of part.arrivals) {
+      if (a.copies === 0) continue;
+      keys[a.key]++;
+      if (!accepted.has(seq)) unconfirmed++;
+    }
   }
   return { keys, unconfirmed };
+}
+
+/**
+ * Each accepted message's acceptance and first arrival (or notice), Infinity when none, and
+ * whether that arrival was late.
+ */
+function* inAndOut(
+  parts: readonly JoinPart[],
+): Generator<[accepted: number, out: number, late: boolean]> {
+  for (const { accepts, arrivals } of parts) {
+    for (let i = 0; i < accepts.seq.length; i++) {
+      const a = arrivals.get(accepts.seq[i]);
+      const out = a === undefined || a.firstMs === 0 ? Number.POSITIVE_INFINITY : a.firstMs;
+      yield [accepts.acceptedMs[i], out, a?.late === true];
+    }
+  }
 }
 
 /**
@@ -136,15 +214,12 @@ function keysOf(input: JoinInputs): { keys: Record<JoinKey, number>; unconfirmed
  * in time order, the first counting up and the second down. A message out before the client
  * saw its 250 never counts as inside.
  */
-function backlogMax(input: JoinInputs): number {
-  const { accepts, arrivals } = input;
+function backlogMax(parts: readonly JoinPart[]): number {
   const ins: number[] = [];
   const outs: number[] = [];
-  for (let i = 0; i < accepts.seq.length; i++) {
-    const a = arrivals.get(accepts.seq[i]);
-    const out = a === undefined || a.firstMs === 0 ? Number.POSITIVE_INFINITY : a.firstMs;
-    if (out <= accepts.acceptedMs[i]) continue;
-    ins.push(accepts.acceptedMs[i]);
+  for (const [accepted, out] of inAndOut(parts)) {
+    if (out <= accepted) continue;
+    ins.push(accepted);
     outs.push(out);
   }
   ins.sort((x, y) => x - y);
@@ -162,19 +237,17 @@ function backlogMax(input: JoinInputs): number {
 const MAX_SECONDS = 86_400;
 
 function perSecond(input: JoinInputs): DeliveryResult["perSecond"] {
-  const { accepts, arrivals, firstConnectMs } = input;
   const accepted: number[] = [];
   const delivered: number[] = [];
   const second = (ms: number) =>
-    Math.min(MAX_SECONDS, Math.max(0, Math.floor((ms - firstConnectMs) / 1000)));
+    Math.min(MAX_SECONDS, Math.max(0, Math.floor((ms - input.firstConnectMs) / 1000)));
   const add = (series: number[], at: number) => {
     while (series.length <= at) series.push(0);
     series[at]++;
   };
-  for (let i = 0; i < accepts.seq.length; i++) {
-    add(accepted, second(accepts.acceptedMs[i]));
-    const a = arrivals.get(accepts.seq[i]);
-    if (a !== undefined && a.firstMs > 0 && !a.late) add(delivered, second(a.firstMs));
+  for (const [acceptedMs, out, late] of inAndOut(input.parts)) {
+    add(accepted, second(acceptedMs));
+    if (out !== Number.POSITIVE_INFINITY && !late) add(delivered, second(out));
   }
   const length = Math.max(accepted.length, delivered.length);
   while (accepted.length < length) accepted.push(0);
@@ -189,25 +262,28 @@ function perSecond(input: JoinInputs): DeliveryResult["perSecond"] {
 }
 
 export function joinDeliveries(input: JoinInputs): DeliveryResult {
-  const tally = new Tally(input);
-  for (let i = 0; i < input.accepts.seq.length; i++) tally.add(i);
-  const last = input.counts.lastArrivalMs;
+  const tally = new Tally(input.classNames);
+  let accepted = 0;
+  let last = 0;
+  for (const part of input.parts) {
+    for (let i = 0; i < part.accepts.seq.length; i++) tally.add(part, i);
+    accepted += part.accepts.seq.length;
+    last = Math.max(last, part.lastArrivalMs);
+  }
   const first = input.firstConnectMs;
   const windowMs = last > 0 ? Math.max(0, last - first) : 0;
   const acceptMs = Math.max(1, tally.lastAcceptedMs - first);
-  const acceptedPerSecond = (input.accepts.seq.length * 1000) / acceptMs;
-  const relayedPerSecond = windowMs > 0 ? (tally.totals.delivered * 1000) / windowMs : 0;
+  const acceptedPerSecond = (accepted * 1000) / acceptMs;
+  const totals = tally.run.counts;
+  const relayedPerSecond = windowMs > 0 ? (totals.delivered * 1000) / windowMs : 0;
   return {
     receiver: input.receiver,
-    accepted: input.accepts.seq.length,
-    ...tally.totals,
-    retried: tally.retried,
+    ...totals,
     retryAttempts: tally.retryAttempts,
     foreign: input.counts.foreign,
-    extra: tally.extra,
     notices: input.counts.notices,
     noticesUnjoined: input.counts.noticesUnjoined,
-    ...keysOf(input),
+    ...keysOf(input.parts),
     drainMs: last > 0 ? Math.max(0, last - tally.lastAcceptedMs) : 0,
     drainTimedOut: input.drainTimedOut,
     windowMs,
@@ -215,15 +291,19 @@ export function joinDeliveries(input: JoinInputs): DeliveryResult {
     acceptedPerSecond,
     relayedPerSecond,
     backlogPerSecond: Math.max(0, acceptedPerSecond - relayedPerSecond),
-    backlogMax: backlogMax(input),
+    backlogMax: backlogMax(input.parts),
     perSecond: perSecond(input),
-    endToEndMs: summarise(tally.e2e),
-    insideGatewayMs: summarise(tally.inside),
-    retryDelayMs: summarise(tally.retryDelay),
+    ...tally.run.latencies.summary(),
+    byState: tally.statesSummary(),
+    receiverClock: input.otherClock ? "other" : "same",
+    // On one clock an arrival before the 250 is the gateway relaying before its reply reached
+    // the client, not an offset.
+    clockBehindMs: input.otherClock ? tally.clockBehindMs : 0,
     classes: Object.fromEntries(
       input.classNames.map((name, i) => {
-        const { h, ...counts } = tally.classes[i];
-        return [name, { ...counts, endToEndMs: summarise(h) }];
+        const { counts, latencies } = tally.classes[i];
+        const { endToEndMs, insideGatewayMs } = latencies.summary();
+        return [name, { ...counts, endToEndMs, insideGatewayMs }];
       }),
     ),
     firstLost: tally.firstLost,

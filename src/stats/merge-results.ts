@@ -84,6 +84,8 @@ export function mergeResults(shards: readonly Result[]): Result {
       sessions: shards.reduce((n, r) => n + (r.sink?.sessions ?? 0), 0),
     };
   }
+  const ledgers = shards.flatMap((r) => r.acceptLedger ?? []);
+  if (ledgers.length > 0) result.acceptLedger = ledgers;
   return result;
 }
 

@@ -13,6 +13,27 @@ export interface ChartMarker {
   class: string | null;
 }
 
+/**
+ * What a chart's x axis needs of a run: its label, span, marks and each point's start. The
+ * run's own series (ChartRun.points) and its delivery per second both have these.
+ */
+export interface ChartAxisRun {
+  label: string;
+  endX: number;
+  markers: ChartMarker[];
+  points: { x: number }[];
+}
+
+/**
+ * Through the gateway (--receive, Result.delivery.perSecond): per second from the first
+ * connect, messages accepted and delivered in it, and inside the gateway at its end.
+ */
+export interface ChartDelivery {
+  accepted: number[];
+  delivered: number[];
+  inside: number[];
+}
+
 /** One run's series as the page embeds it. */
 export interface ChartRun {
   label: string;
@@ -20,6 +41,8 @@ export interface ChartRun {
   /** Seconds from the first connect to the run's last reply (Result.elapsedSeconds). */
   endX: number;
   markers: ChartMarker[];
+  /** Absent without --receive. */
+  delivery?: ChartDelivery;
   points: {
     /** Start of the interval, seconds since the first connect; 0 for the first interval. */
     x: number;
@@ -37,4 +60,29 @@ export interface ChartRun {
     p99Ms: number | null;
     generator?: { busy: number; eventLoopDelayP99Ms: number };
   }[];
+}
+
+/** One line of a chart: one run's figure over its intervals. */
+export interface ChartLine {
+  run: number;
+  label: string;
+  values: (number | null)[];
+  colour: string;
+  dash?: number[];
+}
+
+export interface ChartSpec {
+  id: string;
+  unit: string;
+  lines: ChartLine[];
+  /** What the chart says when it has no line. */
+  empty: string;
+}
+
+/** Colours and dashes: one colour a run in a compare; in one run, one a line or error class. */
+export interface ChartStyle {
+  runColours: string[];
+  lineColours: string[];
+  classColours: string[];
+  classDashes: number[][];
 }

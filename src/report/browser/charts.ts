@@ -11,34 +11,12 @@
  * end), so a run with a single interval draws a line across the run, not a dot.
  */
 
-import type { ChartRun } from "./chart-data.js";
+import type { ChartAxisRun, ChartLine, ChartRun, ChartSpec, ChartStyle } from "./chart-data.js";
+import { DELIVERY_CHART_ID, deliveryChart, deliveryEndX } from "./delivery-chart.js";
 
 type Point = ChartRun["points"][number];
 
-/** One line of a chart: one run's figure over its intervals. */
-export interface ChartLine {
-  run: number;
-  label: string;
-  values: (number | null)[];
-  colour: string;
-  dash?: number[];
-}
-
-export interface ChartSpec {
-  id: string;
-  unit: string;
-  lines: ChartLine[];
-  /** What the chart says when it has no line. */
-  empty: string;
-}
-
-/** Colours and dashes: one colour a run in a compare; in one run, one a line or error class. */
-export interface ChartStyle {
-  runColours: string[];
-  lineColours: string[];
-  classColours: string[];
-  classDashes: number[][];
-}
+export type { ChartLine, ChartSpec, ChartStyle } from "./chart-data.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: uPlot is a global of the page, typed there
 type UPlotCtor = any;
@@ -56,7 +34,8 @@ export function drawCharts(
     classColours: ["#c0392b", "#d68910", "#7d3c98", "#b03a2e", "#5d6d7e", "#117864"],
     classDashes: [[], [6, 3], [2, 3], [10, 3, 2, 3], [1, 6], [12, 6]],
   };
-  const span = Math.max(0, ...runs.map((r) => r.endX));
+  // Through a gateway the axis runs on to the last arrival, the same on every chart.
+  const span = Math.max(0, ...runs.map((r) => Math.max(r.endX, deliveryEndX(r))));
   // Short runs in ms, so the ticks read 0, 50, 100 rather than 0, 0.05, 0.1.
   const scale = span < 2 ? 1000 : 1;
   const axis = scale === 1000 ? "ms since the first connect" : "seconds since the first connect";
@@ -73,6 +52,12 @@ export function drawCharts(
       continue;
     }
     drawChart(host, chart, runs, uPlot, { scale, axis, max: span * scale, style, errorLabels });
+  }
+  const delivery = deliveryChart(runs, style);
+  const host = document.getElementById(DELIVERY_CHART_ID);
+  if (delivery && host) {
+    const frame = { scale, axis, max: span * scale, style, errorLabels };
+    drawChart(host, delivery.spec, delivery.runs, uPlot, frame);
   }
 }
 
@@ -206,7 +191,7 @@ export function errorLines(
  * as a step, one beside a gap or alone included. The runs are then joined on one x axis.
  */
 export function chartData(
-  runs: ChartRun[],
+  runs: ChartAxisRun[],
   lines: ChartLine[],
   scale: number,
   uPlot: UPlotCtor,
@@ -244,7 +229,7 @@ export interface ChartFrame {
 export function drawChart(
   host: HTMLElement,
   chart: ChartSpec,
-  runs: ChartRun[],
+  runs: ChartAxisRun[],
   uPlot: UPlotCtor,
   frame: ChartFrame,
 ) {
@@ -317,7 +302,7 @@ export function showXLegend(u: UPlot) {
 }
 
 /** The marks of every run on the chart's x, with their colour, dash and label. */
-export function chartMarkers(runs: ChartRun[], frame: ChartFrame) {
+export function chartMarkers(runs: ChartAxisRun[], frame: ChartFrame) {
   const compare = runs.length > 1;
   const classes = Object.keys(frame.errorLabels);
   return runs.flatMap((run, r) =>

@@ -3,7 +3,7 @@
  * arrived at the run's receiving sink. stats/delivery.ts computes every figure defined here.
  */
 import { Type } from "@sinclair/typebox";
-import { mapOf, ref } from "./define.js";
+import { enumOf, mapOf, ref } from "./define.js";
 import { Count, LatencySummary } from "./kinds.js";
 
 const outcome = {
@@ -15,9 +15,10 @@ const outcome = {
   duplicated: "A recipient arrived more than once (more recipients over several copies than sent).",
   late: "First arrival after the drain ended, within --late-window: never lost, never in the latency.",
   retried: "Arrived only after the receiver refused it at least once (a retry by the gateway).",
+  extra: "Recipients beyond the ones sent, in a single copy (list expansion, rewriting).",
 };
 
-/** The eight outcome counts, each with its definition, for the whole run and per class. */
+/** The outcome counts, each with its definition, for the whole run and per class. */
 const outcomeCounts = () => ({
   accepted: ref(Count, outcome.accepted),
   delivered: ref(Count, outcome.delivered),
@@ -27,7 +28,37 @@ const outcomeCounts = () => ({
   duplicated: ref(Count, outcome.duplicated),
   late: ref(Count, outcome.late),
   retried: ref(Count, outcome.retried),
+  extra: ref(Count, outcome.extra),
 });
+
+/** The counts of a population of accepted messages: the run's, or one class's. */
+export const DeliveryCounts = Type.Object(outcomeCounts(), { additionalProperties: false });
+
+const latency = {
+  endToEndMs: "Intended send time → first arrival, ms",
+  insideGatewayMs: "The gateway's 250 → first arrival, ms",
+  retryDelayMs: "First refusal → arrival, ms, of retried messages",
+};
+
+const latencyProperties = () => ({
+  endToEndMs: ref(LatencySummary, `${latency.endToEndMs}.`),
+  insideGatewayMs: ref(LatencySummary, `${latency.insideGatewayMs}.`),
+  retryDelayMs: ref(LatencySummary, `${latency.retryDelayMs}.`),
+});
+
+/** The three latencies of the messages of one final state that arrived in time. */
+export const DeliveryLatencies = Type.Object(latencyProperties(), { additionalProperties: false });
+
+const stateLatencies = (state: string) =>
+  Type.Optional(
+    Type.Object(latencyProperties(), {
+      description: `The latencies of the ${state} messages that arrived in time.`,
+      additionalProperties: false,
+    }),
+  );
+
+/** How the arrivals were timed: by the run's own clock, or another host's. */
+const RECEIVER_CLOCKS = ["same", "other"] as const;
 
 export const DeliveryClass = Type.Object(
   {
@@ -35,6 +66,10 @@ export const DeliveryClass = Type.Object(
     endToEndMs: ref(
       LatencySummary,
       "Intended send time → first arrival, ms, of this class's messages that arrived in time.",
+    ),
+    insideGatewayMs: ref(
+      LatencySummary,
+      "The gateway's 250 → first arrival, ms, of this class's messages that arrived in time.",
     ),
   },
   { additionalProperties: false },
@@ -58,17 +93,16 @@ const perSecond = (what: string) =>
 
 export const DeliverySection = Type.Object(
   {
-    receiver: Type.String({ description: "Where the gateway relayed to (--receive)." }),
+    receiver: Type.String({
+      description:
+        "Where the gateway relayed to (--receive), or `another host (FILES)` after report --arrivals.",
+    }),
     ...outcomeCounts(),
     retryAttempts: ref(
       Count,
       "Delivery attempts of the retried messages: refusals plus the one that arrived.",
     ),
     foreign: ref(Count, "Messages at the receiver that carried no key of this run."),
-    extra: ref(
-      Count,
-      "Recipients beyond the ones sent, in a single copy (list expansion, rewriting).",
-    ),
     unconfirmed: ref(
       Count,
       "Arrived, but the client never saw the gateway's 2xx for it (a timeout, a lost reply).",
@@ -80,9 +114,11 @@ export const DeliverySection = Type.Object(
         traceHeader: ref(Count, "Arrivals found by the X-Mailvolley-Id trace header."),
         messageId: ref(Count, "Arrivals found by their Message-ID."),
         envid: ref(Count, "Arrivals found by MAIL's ENVID (RFC 3461)."),
+        tag: ref(Count, "Arrivals found by a recipient's +RUNID.SEQ tag (--tag-recipients)."),
       },
       {
-        description: "How each arrival was found: trace header, Message-ID, or ENVID.",
+        description:
+          "How each arrival was found: trace header, Message-ID, ENVID or recipient tag.",
         additionalProperties: false,
       },
     ),
@@ -119,6 +155,30 @@ export const DeliverySection = Type.Object(
     ),
     insideGatewayMs: ref(LatencySummary, "The gateway's 250 → first arrival, ms."),
     retryDelayMs: ref(LatencySummary, "First refusal → arrival, ms, of retried messages."),
+    byState: Type.Object(
+      {
+        delivered: stateLatencies("delivered"),
+        partial: stateLatencies("partial"),
+        bounced: stateLatencies("bounced"),
+        lost: stateLatencies("lost"),
+        duplicated: stateLatencies("duplicated"),
+        late: stateLatencies("late"),
+      },
+      {
+        description:
+          "The end-to-end, inside-the-gateway and retry-delay latencies split by the message's final state: only states whose messages arrived in time (delivered, partial, duplicated, bounced with a copy).",
+        additionalProperties: false,
+      },
+    ),
+    receiverClock: enumOf(
+      RECEIVER_CLOCKS,
+      'Where the arrivals were timed: "same" when the run\'s own receiving sink timed them (--receive ADDR); "other" when a sink on another host did (report --arrivals), so every latency includes the offset between the two hosts\' clocks.',
+    ),
+    clockBehindMs: Type.Number({
+      minimum: 0,
+      description:
+        "With receiverClock other: the largest amount, ms, by which an arrival was timed before the gateway's 250 for it (the receiver's clock behind, or a relay faster than the reply); such latencies count as 0. Always 0 with one clock.",
+    }),
     perSecond: Type.Object(
       {
         accepted: perSecond("messages the gateway accepted in that second"),
@@ -147,4 +207,33 @@ export const DeliverySection = Type.Object(
       "Through the gateway (--receive): each message the gateway accepted, joined with what arrived at the run's receiving sink.",
     additionalProperties: false,
   },
+);
+
+/**
+ * Each message the gateway accepted, kept in the result with --receive elsewhere, for `report
+ * --arrivals` to join with what a sink on another host received. Column-wise, one entry per
+ * accepted message; one ledger per run (per shard after `merge`).
+ */
+export const AcceptLedger = Type.Object(
+  {
+    runId: Type.String({ description: "The run whose messages these are." }),
+    firstConnectMs: Type.Number({
+      description: "Epoch ms of the run's first connect, by the generator's clock.",
+    }),
+    classes: Type.Array(Type.String(), {
+      description: "The run's message classes; classIndex points into it.",
+    }),
+    seq: Type.Array(ref(Count), { description: "Each accepted message's number." }),
+    intendedMs: Type.Array(Type.Number(), {
+      description:
+        "Epoch ms the message was due (the open model's schedule; its start in the closed model).",
+    }),
+    acceptedMs: Type.Array(Type.Number(), { description: "Epoch ms of the gateway's final 2xx." }),
+    queueId: Type.Array(Type.String(), {
+      description: 'The queue id from `250 … queued as X`; "" when the reply named none.',
+    }),
+    classIndex: Type.Array(ref(Count), { description: "The message's class, in classes." }),
+    recipients: Type.Array(ref(Count), { description: "Recipients the message was sent to." }),
+  },
+  { additionalProperties: false },
 );

@@ -18,7 +18,7 @@ import { ClassResult } from "./classes.js";
 import { Knee, RunRecord, ThresholdOutcome } from "./context.js";
 import { Connections, Messages, Recipients, Throughput } from "./counts.js";
 import { def, enumOf, nullable, ref } from "./define.js";
-import { DeliverySection } from "./delivery.js";
+import { AcceptLedger, DeliverySection } from "./delivery.js";
 import { ErrorRow, FirstSeen } from "./errors.js";
 import { Generator } from "./generator.js";
 import {
@@ -195,6 +195,12 @@ export const ResultSchema = def(
         ),
       ),
       delivery: Type.Optional(DeliverySection),
+      acceptLedger: Type.Optional(
+        Type.Array(AcceptLedger, {
+          description:
+            "Each message the gateway accepted, kept with --receive elsewhere: `report --arrivals` joins it with a sink's arrivals into `delivery`. One ledger per run; `merge` keeps one per shard.",
+        }),
+      ),
     },
     {
       description:

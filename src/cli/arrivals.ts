@@ -1,0 +1,55 @@
+/**
+ * `--arrivals SINK.json` of `report` and `merge`: the delivery join of a run whose receiver ran
+ * on another host (`run GATEWAY --receive elsewhere` on one, `mailvolley sink --json` on the
+ * other), made offline from the run's accept ledger and the sink's arrivals.
+ */
+import { readFile } from "node:fs/promises";
+import { checkArrivals, joinArrivals, mergeArrivals } from "../stats/arrivals-file.js";
+import { deliveryFailed } from "../stats/delivery.js";
+import type { Result } from "../stats/result.js";
+import { UsageError } from "../usage/usage-error.js";
+
+/** The --arrivals values as a list of files (the option may repeat). */
+export function arrivalFiles(value: unknown): string[] {
+  if (value === undefined) return [];
+  const files = (Array.isArray(value) ? value : [value]).map(String);
+  if (files.some((f) => f.trim() === "")) {
+    throw new UsageError("--arrivals", "give the JSON file a `mailvolley sink --json` wrote");
+  }
+  return files;
+}
+
+/**
+ * Joins each run with the arrivals in `files` into its `delivery` section; true when a message
+ * was lost, partial, bounced or duplicated (the exit code is then 1, as `run --receive` gives).
+ */
+export async function joinArrivalFiles(runs: Result[], files: readonly string[]): Promise<boolean> {
+  if (files.length === 0) return false;
+  const read = [];
+  for (const file of files) {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(await readFile(file, "utf8"));
+    } catch (error) {
+      throw new UsageError("--arrivals", `cannot read "${file}": ${(error as Error).message}`);
+    }
+    try {
+      read.push(checkArrivals(doc));
+    } catch (error) {
+      throw new UsageError("--arrivals", `${file} ${(error as Error).message}`);
+    }
+  }
+  const arrivals = mergeArrivals(read);
+  let failed = false;
+  for (const run of runs) {
+    if (!run.acceptLedger || run.acceptLedger.length === 0) {
+      throw new UsageError(
+        "--arrivals",
+        `run ${run.runId} kept no accepted messages to join: run it with --receive elsewhere`,
+      );
+    }
+    run.delivery = joinArrivals(run.acceptLedger, arrivals, `another host (${files.join(", ")})`);
+    failed ||= deliveryFailed(run.delivery);
+  }
+  return failed;
+}
