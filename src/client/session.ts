@@ -15,6 +15,7 @@ import { After, Before } from "../smtp/pipelining.js";
 import { queueIdOf } from "../smtp/queue-id.js";
 import { performance, TIME_ORIGIN } from "../stats/clock.js";
 import { Expect, PHASE_OF, replyMismatch } from "./pending.js";
+import { noteRsetReply } from "./quirks.js";
 import { NO_WORK, NOT_YET, SessionBase } from "./session-base.js";
 import { Dialogue, State } from "./state.js";
 import { traceReply } from "./trace.js";
@@ -87,6 +88,7 @@ export class Session extends SessionBase {
         return;
       case Expect.Rset:
         if (code >= 400) recordReply(this.host.stats, code, lines, "rset", this.connection);
+        noteRsetReply(this.host.stats, code, this.parser);
         if (!this.pipelined) this.nextStep();
         return;
       case Expect.Quit:

@@ -30,6 +30,7 @@ import { chartRun } from "./html-chart-runs.js";
 import { chartScript } from "./html-charts.js";
 import { deliveryHtml } from "./html-delivery.js";
 import { type OverviewRow, tlsOverviewRows } from "./html-tls.js";
+import { warningsHtml } from "./html-warnings.js";
 import {
   ceilingLine,
   latenessLine,
@@ -79,6 +80,7 @@ export function renderHtml(runs: readonly Result[], options: HtmlOptions = {}): 
     section("Latency per phase (ms)", phases(runs, prefix)),
     generatorSection(runs, prefix),
     section("Errors", runs.map((r, i) => errors(r, prefix(i), compare)).join("")),
+    warningsHtml(runs, prefix),
     thresholds(runs, prefix),
     section(
       "Over time",

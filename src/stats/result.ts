@@ -12,6 +12,7 @@ import type { LatencySummary } from "./latency-summary.js";
 import type { FirstSeen, Knee, RunRecord } from "./result-context.js";
 import type { ShardHeader } from "./shard-header.js";
 import type { TlsResult } from "./tls-result.js";
+import type { WarningRow } from "./warnings.js";
 
 export type { Phase } from "../smtp/phases.js";
 export type { ErrorClass } from "./errors.js";
@@ -19,6 +20,7 @@ export type { GeneratorResult, LimitedBy } from "./generator-result.js";
 export type { LatencySummary } from "./latency-summary.js";
 export type { FirstSeen, Knee, RunRecord } from "./result-context.js";
 export type { ShardHeader } from "./shard-header.js";
+export type { WarningRow } from "./warnings.js";
 
 /** Fields are only ever added under one schema; it changes when a field changes meaning. */
 export const RESULT_SCHEMA = "mailvolley/result@1";
@@ -279,6 +281,14 @@ export interface Result {
   };
   /** Errors grouped by reply, enhanced code, phase and normalised text, most frequent first. */
   errors: ResultErrorRow[];
+  /**
+   * Replies that bent a rule in a way mailvolley accepted (the session went on, no message
+   * failed for them), by stable code, most frequent first: `code` (e.g. "rset-status"),
+   * `description` in words, `count` over every thread and merged shard, and `firstReply`, the
+   * first such reply's code and text as received. Absent when none occurred (stats/warnings.ts
+   * lists the codes).
+   */
+  warnings?: WarningRow[];
   /** Error occurrences summed by class. */
   errorClasses: Record<ErrorClass, number>;
   /**

@@ -23,6 +23,7 @@ import type {
 import { RESULT_LATENCIES, RESULT_SCHEMA } from "./result.js";
 import type { SeriesPoint, SeriesSnapshot } from "./series.js";
 import { TLS_HISTOGRAM_KEYS, tlsResult } from "./tls-tally.js";
+import { warningRows } from "./warnings.js";
 
 /** Apdex T when none is given: JMeter's dashboard default (satisfied ≤ 500 ms). */
 export const DEFAULT_APDEX_MS = 500;
@@ -96,6 +97,7 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
     histograms,
   };
   if (snapshot.tls) result.tls = tlsResult(snapshot.tls);
+  if (snapshot.warnings) result.warnings = warningRows(snapshot.warnings);
   if (meta.sink) result.sink = meta.sink;
   return result;
 }
