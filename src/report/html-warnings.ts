@@ -4,7 +4,7 @@
  */
 import type { Result } from "../stats/result.js";
 import { fmt } from "./figures.js";
-import { esc } from "./html.js";
+import { esc } from "./html-escape.js";
 
 /** The "Warnings" section, or "" when no run has any. */
 export function warningsHtml(runs: readonly Result[], prefix: (i: number) => string): string {

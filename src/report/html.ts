@@ -29,6 +29,7 @@ import {
 import { chartRun } from "./html-chart-runs.js";
 import { chartScript } from "./html-charts.js";
 import { deliveryHtml } from "./html-delivery.js";
+import { esc } from "./html-escape.js";
 import { type OverviewRow, tlsOverviewRows } from "./html-tls.js";
 import { warningsHtml } from "./html-warnings.js";
 import {
@@ -107,6 +108,8 @@ ${chartScript("data")}
 </body></html>
 `;
 }
+
+export { esc } from "./html-escape.js";
 
 const CSS = `
 body { font: 14px/1.45 system-ui, sans-serif; margin: 24px auto; max-width: 1140px; color: #1c2833; padding: 0 16px; }
@@ -374,14 +377,4 @@ function generatorSection(runs: readonly Result[], prefix: (i: number) => string
   });
   const html = parts.join("");
   return html ? section("Generator", html) : "";
-}
-
-/** Text for HTML element content and attribute values. */
-export function esc(text: string): string {
-  return text
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#39;");
 }
