@@ -4,6 +4,7 @@
  * text out.
  */
 import { ERROR_CLASS_LABELS, ERROR_CLASSES, type ErrorClass } from "../stats/errors.js";
+import { printable } from "../stats/printable.js";
 import type { Mode, Result } from "../stats/result.js";
 import {
   firstSeenSpan,
@@ -180,6 +181,13 @@ function figuresTable(runs: readonly Result[]): string {
   if (classes.length > 0) rows.push(head.map((_, i) => (i === 0 ? "Errors" : "")));
   for (const c of classes) {
     line(`  ${ERROR_CLASS_LABELS[c]}`, (r) => r.errorClasses?.[c] ?? 0, count);
+  }
+  // Accepted quirks, by code (report/terminal.ts prints each with its meaning and first reply).
+  const codes = [...new Set(runs.flatMap((r) => (r.warnings ?? []).map((w) => w.code)))];
+  if (codes.length > 0) rows.push(head.map((_, i) => (i === 0 ? "Warnings" : "")));
+  for (const code of codes) {
+    const of = (r: Result) => r.warnings?.find((w) => w.code === code)?.count ?? 0;
+    line(`  ${printable(code)}`, of, count);
   }
   return table(
     rows,
