@@ -15,11 +15,10 @@ import { After, Before } from "../smtp/pipelining.js";
 import { queueIdOf } from "../smtp/queue-id.js";
 import { performance, TIME_ORIGIN } from "../stats/clock.js";
 import { Expect, PHASE_OF, replyMismatch } from "./pending.js";
-import { noteRsetReply } from "./quirks.js";
 import { NO_WORK, NOT_YET, SessionBase } from "./session-base.js";
 import { Dialogue, State } from "./state.js";
 import { traceReply } from "./trace.js";
-import { recordReply, type Transaction, Verdict } from "./transactions.js";
+import { recordReply, recordRsetReply, type Transaction, Verdict } from "./transactions.js";
 import { closeAnswered } from "./transport.js";
 
 export { NO_WORK, NOT_YET, type SessionHost } from "./session-base.js";
@@ -87,8 +86,7 @@ export class Session extends SessionBase {
         this.onBdat(tx, code, lines);
         return;
       case Expect.Rset:
-        if (code >= 400) recordReply(this.host.stats, code, lines, "rset", this.connection);
-        noteRsetReply(this.host.stats, code, this.parser);
+        recordRsetReply(this.host.stats, code, lines, this.parser, this.connection);
         if (!this.pipelined) this.nextStep();
         return;
       case Expect.Quit:

@@ -5,7 +5,7 @@
  * error table. The messages themselves (class, content, bytes) are the MessageFactory's.
  */
 
-import { enhancedCode } from "../smtp/reply-parser.js";
+import { enhancedCode, type ReplyParser } from "../smtp/reply-parser.js";
 import { TIME_ORIGIN } from "../stats/clock.js";
 import type { RunStats } from "../stats/collector.js";
 import type { MessageOutcome as Outcome } from "../stats/counts.js";
@@ -225,4 +225,20 @@ export function recordReply(
     .join(" ")
     .trim();
   return stats.reply(code, enhanced, phase, text, 1, connection, message);
+}
+
+/**
+ * RSET's reply, once accepted as RSET's (replyMismatch in pending.ts): a refusal goes to the
+ * error table; a 2xx with an address status (X.1.Y, which RFC 3463 gives MAIL and RCPT), as
+ * Postfix smtp-sink's `250 2.1.0 Ok`, keeps the session but is counted as a warning.
+ */
+export function recordRsetReply(
+  stats: RunStats,
+  code: number,
+  lines: string[] | null,
+  parser: ReplyParser,
+  connection: number,
+): void {
+  if (code >= 400) recordReply(stats, code, lines, "rset", connection);
+  else if (parser.enhancedSubject === 1) stats.warning("rset-status", parser.replyLine());
 }

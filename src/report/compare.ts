@@ -182,17 +182,25 @@ function figuresTable(runs: readonly Result[]): string {
   for (const c of classes) {
     line(`  ${ERROR_CLASS_LABELS[c]}`, (r) => r.errorClasses?.[c] ?? 0, count);
   }
-  // Accepted quirks, by code (report/terminal.ts prints each with its meaning and first reply).
-  const codes = [...new Set(runs.flatMap((r) => (r.warnings ?? []).map((w) => w.code)))];
-  if (codes.length > 0) rows.push(head.map((_, i) => (i === 0 ? "Warnings" : "")));
-  for (const code of codes) {
-    const of = (r: Result) => r.warnings?.find((w) => w.code === code)?.count ?? 0;
-    line(`  ${printable(code)}`, of, count);
-  }
+  const warnings = warningRows(runs);
+  if (warnings.length > 0) rows.push(head.map((_, i) => (i === 0 ? "Warnings" : "")));
+  for (const [label, pick] of warnings) line(label, pick, count);
   return table(
     rows,
     head.map((_, i) => i > 0),
   );
+}
+
+/**
+ * The accepted quirks by code, each with how to read a run's count of it (report/terminal.ts
+ * prints each code with its meaning and first reply).
+ */
+function warningRows(runs: readonly Result[]): [string, (r: Result) => number][] {
+  const codes = [...new Set(runs.flatMap((r) => (r.warnings ?? []).map((w) => w.code)))];
+  return codes.map((code) => [
+    `  ${printable(code)}`,
+    (r) => r.warnings?.find((w) => w.code === code)?.count ?? 0,
+  ]);
 }
 
 /** p50 and p99 of each phase in both runs, with their ratios. */

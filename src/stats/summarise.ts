@@ -57,7 +57,6 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
   const first = snapshot.firstErrors
     ? firstSeenExact(snapshot.firstErrors, series.intervalMs, snapshot.firstEventMs)
     : firstSeen(series, snapshot.firstEventMs, elapsedSeconds);
-  const histograms = histogramsOf(snapshot);
   const result: Result = {
     schema: RESULT_SCHEMA,
     mode: meta.mode,
@@ -94,7 +93,7 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
     allClasses: classRow(all),
     classes: snapshot.classes.map(classRow),
     series,
-    histograms,
+    histograms: histogramsOf(snapshot),
   };
   if (snapshot.tls) result.tls = tlsResult(snapshot.tls);
   if (snapshot.warnings) result.warnings = warningRows(snapshot.warnings);
