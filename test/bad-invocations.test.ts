@@ -41,6 +41,28 @@ const nullLatency = resultFile("null-latency.json", (r) => {
 const stringGenerator = resultFile("string-generator.json", (r) => {
   r.generator = "x";
 });
+/** A saved result's series, as a result file holds it. */
+type SavedSeries = { intervalMs: number; points: Record<string, unknown>[] };
+const seriesOf = (r: Record<string, unknown>) => r.series as SavedSeries;
+const notV2 = Buffer.alloc(16, 7).toString("base64");
+const badHistogram = resultFile("bad-histogram.json", (r) => {
+  (r.histograms as Record<string, string>).transaction = notV2;
+});
+const badPointHistogram = resultFile("bad-point-histogram.json", (r) => {
+  seriesOf(r).points[0].histogram = "AAAA";
+});
+const offGridPoint = resultFile("off-grid-point.json", (r) => {
+  (seriesOf(r).points[0].t as number) += 1;
+});
+const pointsReversed = resultFile("points-reversed.json", (r) => {
+  seriesOf(r).points.reverse();
+});
+const nullPoint = resultFile("null-point.json", (r) => {
+  seriesOf(r).points[0] = null as unknown as Record<string, unknown>;
+});
+const intervalZero = resultFile("interval-zero.json", (r) => {
+  seriesOf(r).intervalMs = 0;
+});
 const same = join(dir, "same.out");
 /** A FIFO nobody reads or writes: opening it the blocking way would hang for good. */
 const fifo = join(dir, "fifo");
@@ -119,6 +141,36 @@ const rows: [args: string[], code: number, firstLine: RegExp][] = [
   [["report", bogusError], 2, /^mailvolley: result: .*bogus-error\.json.*errors\.0 /],
   [["report", nullLatency], 2, /^mailvolley: result: .*null-latency\.json.*latency must be/],
   [["merge", good, stringGenerator], 2, /^mailvolley: result: .*string-generator.*generator/],
+  [
+    ["report", badHistogram],
+    2,
+    /^mailvolley: result: .*bad-histogram\.json.*histograms\.transaction is not a histogram: /,
+  ],
+  [
+    ["merge", good, badPointHistogram],
+    2,
+    /^mailvolley: result: .*bad-point-histogram\.json.*series\.points\.0\.histogram is not a histogram/,
+  ],
+  [
+    ["report", offGridPoint, "--html", join(dir, "off-grid.html")],
+    2,
+    /^mailvolley: result: .*off-grid-point\.json.*series\.points\.0\.t \d+ is not a multiple of series\.intervalMs 1000$/m,
+  ],
+  [
+    ["report", pointsReversed, "--granularity", "2s"],
+    2,
+    /^mailvolley: result: .*points-reversed\.json.*series\.points\.1\.t is not after series\.points\.0\.t$/m,
+  ],
+  [
+    ["merge", good, nullPoint],
+    2,
+    /^mailvolley: result: .*null-point\.json.*series\.points\.0 must be object/,
+  ],
+  [
+    ["report", intervalZero],
+    2,
+    /^mailvolley: result: .*interval-zero\.json.*series\.intervalMs must be >= 1/,
+  ],
   [["run", "--json", same, "--html", same], 2, /^mailvolley: --html: --json already writes/],
   [["run", "--json", same, "--out", `ndjson=${same}`], 2, /^mailvolley: --out: --json already/],
   [

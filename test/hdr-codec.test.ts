@@ -4,8 +4,14 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { deflateSync, inflateSync } from "node:zlib";
 import hdr from "hdr-histogram-js";
-import { buildHistogram, decodeCompressed, encodeCompressed } from "../src/stats/hdr-codec.js";
+import {
+  buildHistogram,
+  decodeCompressed,
+  encodeCompressed,
+  encodingProblem,
+} from "../src/stats/hdr-codec.js";
 
 const HOUR_US = 3_600_000_000;
 
@@ -115,5 +121,71 @@ describe("hdr-codec", () => {
         bad,
       );
     }
+  });
+});
+
+/** A compressed V2 histogram around `payload` (the 40-octet header and the counts). */
+function wrap(payload: Buffer): string {
+  const deflated = deflateSync(payload);
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(0x1c849314, 0);
+  head.writeUInt32BE(deflated.length, 4);
+  return Buffer.concat([head, deflated]).toString("base64");
+}
+
+/** A compressed V2 wrapper whose 8 octets are no deflate stream. */
+function notDeflate(): string {
+  const data = Buffer.alloc(16, 0xff);
+  data.writeUInt32BE(0x1c849314, 0);
+  data.writeUInt32BE(8, 4);
+  return data.toString("base64");
+}
+
+/** The payload of an encoding, to be changed and wrapped again. */
+function payloadOf(encoded: string): Buffer {
+  const data = Buffer.from(encoded, "base64");
+  return inflateSync(data.subarray(8, 8 + data.readUInt32BE(4)));
+}
+
+/** The payload with `counts` (already ZigZag LEB128) in place of its own, its length fixed. */
+function withCounts(payload: Buffer, counts: number[]): Buffer {
+  const out = Buffer.concat([payload.subarray(0, 40), Buffer.from(counts)]);
+  out.writeUInt32BE(counts.length, 4);
+  return out;
+}
+
+describe("encodingProblem: a saved result's histogram checked before use", () => {
+  test("every encoding this codec writes passes", () => {
+    for (const [name, ours] of pairs())
+      assert.equal(encodingProblem(encodeCompressed(ours)), null, name);
+  });
+
+  test("each way a histogram can be broken is named, where decoding would keep garbage", () => {
+    const one = buildHistogram(1, HOUR_US, 3);
+    one.recordValue(1234);
+    const good = encodeCompressed(one);
+    const payload = payloadOf(good);
+    const digits9 = Buffer.from(payload);
+    digits9.writeUInt32BE(9, 12);
+    const rows: [string, string, RegExp][] = [
+      ["not base64 blocks", "abc", /multiple of 4/],
+      ["not V2", Buffer.alloc(16, 7).toString("base64"), /does not start as a compressed HDR/],
+      ["cut short", Buffer.from(good, "base64").subarray(0, -3).toString("base64"), /length/],
+      ["no deflate stream", notDeflate(), /does not inflate/],
+      ["payload not V2", wrap(Buffer.alloc(48)), /payload is not an HDR histogram/],
+      ["counts length wrong", wrap(payload.subarray(0, -1)), /counts length/],
+      ["header out of range", wrap(digits9), /header/],
+      ["last count cut short", wrap(withCounts(payload, [0x81])), /cut short/],
+      [
+        "counts past the range",
+        wrap(withCounts(payload, [0x80 | 0x7f, 0x80 | 0x7f, 0x7f, 2])),
+        /past/,
+      ],
+    ];
+    for (const [name, encoded, reason] of rows) {
+      assert.match(encodingProblem(encoded) ?? "no problem", reason, name);
+    }
+    // What the check guards against: the decoder takes the cut-short count without a word.
+    assert.doesNotThrow(() => decodeCompressed(wrap(withCounts(payload, [0x81]))));
   });
 });

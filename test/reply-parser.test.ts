@@ -328,3 +328,17 @@ describe("enhancedCode (RFC 3463)", () => {
     assert.deepEqual(codes, ["", "", "2.1.0", "2.1.5", "", "2.0.0", "2.1.0", "2.0.0", "5.5.1", ""]);
   });
 });
+
+test("replyLine: the reply's last line with its code while onReply runs, text captured or not", () => {
+  const wire = Buffer.from("250-first\r\n250 2.1.0 Ok\r\n354 go ahead\r\n");
+  const seen: string[] = [];
+  const parser: ReplyParser = new ReplyParser({
+    onReply: () => seen.push(parser.replyLine()),
+    onProtocolError: (reason) => assert.fail(reason),
+  });
+  // One byte a read: each line is completed from the carried bytes of earlier reads.
+  for (let i = 0; i < wire.length; i++) parser.push(wire.subarray(i, i + 1));
+  parser.push(wire);
+  assert.deepEqual(seen, ["250 2.1.0 Ok", "354 go ahead", "250 2.1.0 Ok", "354 go ahead"]);
+  assert.equal(parser.replyLine(), "", "nothing outside onReply");
+});

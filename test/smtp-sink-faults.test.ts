@@ -1,9 +1,17 @@
 /**
- * The robustness sweep of issue 17, kept as a table: Postfix smtp-sink's own faults (-f: 5xx,
- * -r: 4xx, -q: hang up without a reply, -Q: 421 and hang up, -W: a late reply) on each command
- * of a transaction, in both modes. Whatever the server does, the run ends by itself, every
- * message is counted once as accepted, rejected or failed, and nothing is accepted that
- * smtp-sink did not take.
+ * The robustness sweep kept as a table: Postfix smtp-sink's own faults (-f: 5xx, -r: 4xx,
+ * -q: hang up without a reply, -Q: 421 and hang up, -W CMD:1: every reply to CMD a second
+ * late) on each command of a transaction, in both modes. Whatever the server does, the run
+ * ends by itself, every message is counted once as accepted, rejected or failed, and the
+ * client's accepted equals what smtp-sink took.
+ *
+ * The delay column is smtp-sink's -W, which takes any command (its -w DELAY is -W data:DELAY;
+ * -A and -H delay an abort and a read, not a reply). It runs lock-step (--pipelining off):
+ * smtp-sink delays a reply by parking it while it goes on reading, so with pipelining the
+ * replies to the commands behind a delayed MAIL, RCPT or dot overtake it, out of the order
+ * RFC 2920 §3.1 requires. That case has its own test below: nothing counts as accepted then.
+ * smtp-sink has no BDAT (it never offers CHUNKING), so the BDAT cells of the fault matrix run
+ * against the built-in sink only (test/fault-matrix.test.ts).
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
@@ -16,6 +24,16 @@ import { havePostfix, startPostfixSmtpSink } from "./helpers/smtp-sink.js";
 const COMMANDS = ["ehlo", "mail", "rcpt", "data", "."] as const;
 type Command = (typeof COMMANDS)[number];
 
+/** smtp-sink's flag and its argument for a fault on `command`. */
+const FAULT_ARGS: Record<string, (command: Command) => string[]> = {
+  "-f": (command) => ["-f", command],
+  "-r": (command) => ["-r", command],
+  "-q": (command) => ["-q", command],
+  "-Q": (command) => ["-Q", command],
+  // One second: whole seconds are -W's unit.
+  "-W": (command) => ["-W", `${command}:1`],
+};
+
 /** What a fault on `command` must do to the messages, by flag. */
 const EXPECT: Record<string, (command: Command) => "rejected" | "failed" | "accepted" | "any"> = {
   // 5xx: to EHLO the client falls back to HELO (which smtp-sink answers); else the message goes.
@@ -23,6 +41,7 @@ const EXPECT: Record<string, (command: Command) => "rejected" | "failed" | "acce
   "-r": (command) => (command === "ehlo" ? "any" : "rejected"),
   "-q": () => "failed",
   "-Q": () => "failed",
+  "-W": () => "accepted",
 };
 
 const MODES = ["reuse", "per-message"] as const;
@@ -32,6 +51,8 @@ const LOAD: RawRunOptions = {
   reconnectAttempts: 1000,
   reconnectDelay: "1ms",
 };
+/** A second a reply, lock-step (see above): four messages keep a cell to a few seconds. */
+const DELAYED_LOAD: RawRunOptions = { ...LOAD, messages: 4, pipelining: "off" };
 
 describe("smtp-sink's faults on every command, in both modes", () => {
   for (const flag of Object.keys(EXPECT)) {
@@ -41,17 +62,19 @@ describe("smtp-sink's faults on every command, in both modes", () => {
           if (!requirePeer(t, "postfix smtp-sink", havePostfix(), "apt-get install postfix")) {
             return;
           }
-          const peer = await startPostfixSmtpSink({ args: [flag, command] });
+          const peer = await startPostfixSmtpSink({ args: FAULT_ARGS[flag](command) });
+          const load = flag === "-W" ? DELAYED_LOAD : LOAD;
           try {
             // runClient asserts attempted = accepted + rejected + failed.
-            const result = await runClient(`${peer.host}:${peer.port}`, { ...LOAD, mode });
+            const result = await runClient(`${peer.host}:${peer.port}`, { ...load, mode });
             const m = result.messages;
-            assert.equal(m.attempted, LOAD.messages);
+            assert.equal(m.attempted, load.messages);
             const want = EXPECT[flag](command);
-            if (want !== "any") assert.equal(m[want], LOAD.messages, JSON.stringify(m));
+            if (want !== "any") assert.equal(m[want], load.messages, JSON.stringify(m));
             const counted = await peer.stop();
-            // smtp-sink counts every final dot it reads, also those it answers with a fault.
-            const took = command === "." ? 0 : counted.messages;
+            // smtp-sink counts every final dot it reads, also those it answers with a fault
+            // (a delay is no fault: it takes the message).
+            const took = command === "." && flag !== "-W" ? 0 : counted.messages;
             assert.equal(m.accepted, took, `accepted ${m.accepted}, smtp-sink took ${took}`);
             const rows = result.errors.reduce((sum, e) => sum + e.count, 0);
             if (m.rejected + m.failed > 0) assert.ok(rows > 0, "errors have their rows");
@@ -63,20 +86,21 @@ describe("smtp-sink's faults on every command, in both modes", () => {
     }
   }
 
-  test("-W .:1 (a late final reply): accepted, no message lost, in both modes", async (t) => {
+  test("-W with pipelining: replies overtake the delayed one; none counts as accepted", async (t) => {
     if (!requirePeer(t, "postfix smtp-sink", havePostfix(), "apt-get install postfix")) return;
-    for (const mode of MODES) {
-      const peer = await startPostfixSmtpSink({ args: ["-W", ".:1"] });
+    for (const command of ["mail", "rcpt", "."] as const) {
+      const peer = await startPostfixSmtpSink({ args: ["-W", `${command}:1`] });
       try {
-        const result = await runClient(`${peer.host}:${peer.port}`, {
-          sessions: 2,
-          messages: 4,
-          mode,
-          pipelining: "off",
-        });
-        assert.equal(result.messages.accepted, 4, mode);
-        const counted = await peer.stop();
-        assert.equal(counted.messages, 4, mode);
+        const result = await runClient(`${peer.host}:${peer.port}`, { ...LOAD, messages: 4 });
+        const m = result.messages;
+        // The dot's 250 comes after the next MAIL's: smtp-sink took the message, but its reply
+        // cannot be told from the next MAIL's (the held-2xx rule), so the message fails.
+        assert.equal(m.accepted, 0, `${command}: ${JSON.stringify(m)}`);
+        if (command === ".") {
+          assert.ok(result.errors.some((e) => e.reply === "protocol" && e.phase === "dot"));
+        } else {
+          assert.equal((await peer.stop()).messages, 0, `${command}: smtp-sink took none`);
+        }
       } finally {
         await peer.stop();
       }

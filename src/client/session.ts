@@ -27,7 +27,7 @@ import { Expect, PendingReplies, PHASE_OF, pendingCapacity, replyMismatch } from
 import { Pipeline, type PipelineHost } from "./pipeline.js";
 import { type Dialogue, State } from "./state.js";
 import { traceReply } from "./trace.js";
-import { recordReply, TransactionRing, TX_SLOTS } from "./transactions.js";
+import { recordReply, recordRsetStatus, TransactionRing, TX_SLOTS } from "./transactions.js";
 import { socketErrorText, transportFailure } from "./transport.js";
 
 export { NO_WORK, NOT_YET } from "./quota.js";
@@ -294,6 +294,7 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
       this.closeNow(recordReply(stats, code, lines, PHASE_OF[kind], this.connection, message));
       return;
     }
+    if (kind === Expect.Rset) recordRsetStatus(this.host.stats, code, this.parser);
     this.dispatch(kind, slot, code, lines);
   }
 

@@ -6,7 +6,7 @@
  */
 
 import { queueIdOf } from "../smtp/queue-id.js";
-import { enhancedCode } from "../smtp/reply-parser.js";
+import { enhancedCode, type ReplyParser } from "../smtp/reply-parser.js";
 import { TIME_ORIGIN } from "../stats/clock.js";
 import type { RunStats } from "../stats/collector.js";
 import type { MessageOutcome as Outcome } from "../stats/counts.js";
@@ -277,4 +277,13 @@ export function recordReply(
     .join(" ")
     .trim();
   return stats.reply(code, enhanced, phase, text, 1, connection, message);
+}
+
+/**
+ * RSET's 2xx, once accepted as RSET's (replyMismatch in pending.ts): with an address status
+ * (X.1.Y, which RFC 3463 gives MAIL and RCPT), as Postfix smtp-sink's `250 2.1.0 Ok`, it keeps
+ * the session but is counted as a warning. A refusal goes to the error table (pipeline.ts).
+ */
+export function recordRsetStatus(stats: RunStats, code: number, parser: ReplyParser): void {
+  if (code < 300 && parser.enhancedSubject === 1) stats.warning("rset-status", parser.replyLine());
 }

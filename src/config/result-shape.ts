@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import type { ErrorObject, ValidateFunction } from "ajv";
+import { encodingProblem } from "../stats/hdr-codec.js";
 import { UsageError } from "../usage/usage-error.js";
 
 /** The counts every report reads, as whole numbers ≥ 0. */
@@ -52,7 +53,60 @@ export function checkResultShape(value: unknown, path: string, schema: string): 
   if (!Array.isArray(value.errors)) return bad("errors is not a list");
   const validate = resultValidator();
   if (!validate(value)) return bad(describeSchemaError(validate.errors ?? []));
+  const saved = value as unknown as SavedResult;
+  const problem = histogramProblem(saved) ?? seriesProblem(saved);
+  if (problem !== null) return bad(problem);
   return true;
+}
+
+/** The parts of a schema-checked result that hold encoded histograms. */
+interface SavedResult {
+  histograms: Record<string, string>;
+  series: { intervalMs: number; points: { t: number; histogram: string }[] };
+  generator?: { lateness: { histogram: string } | null };
+}
+
+/**
+ * Every encoded histogram decoded, each distinct one once: the schema sees only base64, and a
+ * corrupt histogram would otherwise pass, to crash a merge or skew a --granularity re-render.
+ * Names the first field whose histogram does not decode.
+ */
+function histogramProblem(result: SavedResult): string | null {
+  const fields: [string, string][] = [
+    ...Object.entries(result.histograms).map(([key, h]): [string, string] => [
+      `histograms.${key}`,
+      h,
+    ]),
+    ...result.series.points.map((p, i): [string, string] => [
+      `series.points.${i}.histogram`,
+      p.histogram,
+    ]),
+  ];
+  const lateness = result.generator?.lateness;
+  if (lateness) fields.push(["generator.lateness.histogram", lateness.histogram]);
+  const good = new Set<string>();
+  for (const [field, encoded] of fields) {
+    if (good.has(encoded)) continue;
+    const problem = encodingProblem(encoded);
+    if (problem !== null) return `${field} is not a histogram: ${problem}`;
+    good.add(encoded);
+  }
+  return null;
+}
+
+/** The series' points start on a whole interval each, in time order, one per interval. */
+function seriesProblem(result: { series: SavedResult["series"] }): string | null {
+  const { intervalMs, points } = result.series;
+  for (let i = 0; i < points.length; i++) {
+    const { t } = points[i];
+    if (t % intervalMs !== 0) {
+      return `series.points.${i}.t ${t} is not a multiple of series.intervalMs ${intervalMs}`;
+    }
+    if (i > 0 && t <= points[i - 1].t) {
+      return `series.points.${i}.t is not after series.points.${i - 1}.t`;
+    }
+  }
+  return null;
 }
 
 let validator: ValidateFunction | null = null;

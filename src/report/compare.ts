@@ -4,6 +4,7 @@
  * text out.
  */
 import { ERROR_CLASS_LABELS, ERROR_CLASSES, type ErrorClass } from "../stats/errors.js";
+import { printable } from "../stats/printable.js";
 import { COMPARE_SCHEMA, type Mode, type Result } from "../stats/result.js";
 import {
   firstSeenSpan,
@@ -185,10 +186,25 @@ function figuresTable(runs: readonly Result[]): string {
       (v) => fmt(v),
     );
   }
+  const warnings = warningRows(runs);
+  if (warnings.length > 0) rows.push(head.map((_, i) => (i === 0 ? "Warnings" : "")));
+  for (const [label, pick] of warnings) line(label, pick, (v) => fmt(v));
   return table(
     rows,
     head.map((_, i) => i > 0),
   );
+}
+
+/**
+ * The accepted quirks by code, each with how to read a run's count of it (report/terminal.ts
+ * prints each code with its meaning and first reply).
+ */
+function warningRows(runs: readonly Result[]): [string, (r: Result) => number][] {
+  const codes = [...new Set(runs.flatMap((r) => (r.warnings ?? []).map((w) => w.code)))];
+  return codes.map((code) => [
+    `  ${printable(code)}`,
+    (r) => r.warnings?.find((w) => w.code === code)?.count ?? 0,
+  ]);
 }
 
 /** p50 and p99 of each phase in every run, with the ratios reuse / per-message (full). */

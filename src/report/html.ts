@@ -37,6 +37,8 @@ import {
 import { chartRun } from "./html-chart-runs.js";
 import { chartScript } from "./html-charts.js";
 import { deliveryHtml } from "./html-delivery.js";
+import { esc } from "./html-escape.js";
+import { warningsHtml } from "./html-warnings.js";
 import {
   ceilingLine,
   latenessLine,
@@ -86,6 +88,7 @@ export function renderHtml(runs: readonly Result[], options: HtmlOptions = {}): 
     section("Latency per phase (ms)", phases(runs, prefix)),
     generatorSection(runs, prefix),
     section("Errors", runs.map((r, i) => errors(r, prefix(i), compare)).join("")),
+    warningsHtml(runs, prefix),
     thresholds(runs, prefix),
     section(
       "Over time",
@@ -116,6 +119,8 @@ ${chartScript("data")}
 }
 
 const CHART_TITLES: Record<string, string> = { delivery: "through the gateway" };
+
+export { esc } from "./html-escape.js";
 
 const CSS = `
 body { font: 14px/1.45 system-ui, sans-serif; margin: 24px auto; max-width: 1140px; color: #1c2833; padding: 0 16px; }
@@ -349,14 +354,4 @@ function generatorSection(runs: readonly Result[], prefix: (i: number) => string
   });
   const html = parts.join("");
   return html ? section("Generator", html) : "";
-}
-
-/** Text for HTML element content and attribute values. */
-export function esc(text: string): string {
-  return text
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#39;");
 }

@@ -54,6 +54,7 @@ export function renderSummary(result: Result, options: TerminalOptions): string 
     generatorTable(result),
     errorClassLine(result, paint),
     errorTable(result),
+    warningLines(result, paint),
     thresholdLines(result, paint),
     sinkLine(result, paint),
   ];
@@ -233,6 +234,17 @@ function errorTable(result: Result): string {
     ]);
   }
   return table(rows, [false, true, false, false, false, false, false]);
+}
+
+/** One line per warning: its code and count, what it means, and the first reply (escaped). */
+function warningLines(result: Result, paint: Paint): string {
+  return (result.warnings ?? [])
+    .map((w, i) =>
+      row(i === 0 ? "Warnings" : "", [
+        `${paint.yellow(`${printable(w.code)} ×${fmt(w.count)}`)}: ${printable(w.description)}; first reply: ${printable(w.firstReply)}`,
+      ]),
+    )
+    .join("\n");
 }
 
 function thresholdLines(result: Result, paint: Paint): string {

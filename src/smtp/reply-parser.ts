@@ -52,6 +52,10 @@ export class ReplyParser {
   private code = 0;
   private lineCount = 0;
   private lines: string[] | null = null;
+  /** The buffer and range of the reply's last line while onReply runs (for replyLine). */
+  private lastLine: Buffer | null = null;
+  private lastStart = 0;
+  private lastEnd = 0;
   private failed = false;
   /** Set by reset() so that push() drops the rest of the chunk it is reading. */
   private resetInPush = false;
@@ -80,6 +84,17 @@ export class ReplyParser {
     this.reset();
     this.failed = false;
     this.enhancedSubject = -1;
+  }
+
+  /**
+   * The last line of the reply being handed to onReply, code included ("250 2.1.0 Ok"), also
+   * when its text was not captured: for the rare reply worth quoting, decoded only when asked.
+   * "" outside onReply.
+   */
+  replyLine(): string {
+    return this.lastLine === null
+      ? ""
+      : this.lastLine.toString("latin1", this.lastStart, this.lastEnd);
   }
 
   /** True while a reply has begun but its last line has not arrived. */
@@ -160,7 +175,11 @@ export class ReplyParser {
       const lines = this.lines;
       this.lines = null;
       this.lineCount = 0;
+      this.lastLine = buf;
+      this.lastStart = start;
+      this.lastEnd = end;
       this.handler.onReply(code, lines);
+      this.lastLine = null;
     }
     return !this.failed;
   }

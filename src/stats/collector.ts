@@ -22,6 +22,7 @@ import type { ErrorRow, Phase } from "./result.js";
 import { HISTOGRAM_NAMES, type HistogramName } from "./result-schema/names.js";
 import { DEFAULT_INTERVAL_MS, SeriesRecorder, type SeriesSnapshot } from "./series.js";
 import { type TlsSnapshot, TlsTally } from "./tls-tally.js";
+import { type WarningCode, type WarningCount, WarningTally } from "./warnings.js";
 
 export {
   fractionAtOrBelow,
@@ -62,6 +63,8 @@ export interface StatsSnapshot {
   firstErrors?: FirstError[];
   /** TLS handshakes by kind; absent when the run made none. */
   tls?: TlsSnapshot;
+  /** Server quirks accepted but counted (stats/warnings.ts); absent when none occurred. */
+  warnings?: WarningCount[];
   /** Each accepted message, when the run receives what the gateway relays (--receive). */
   accepts?: AcceptRecords;
 }
@@ -96,6 +99,7 @@ export class RunStats {
   private readonly ordinals: RunOrdinals;
   private readonly firstErrors: FirstErrors;
   private readonly tls = new TlsTally();
+  private readonly warnings = new WarningTally();
   firstEventMs = 0;
   lastEventMs = 0;
   /** Each accepted message; null unless the run receives what the gateway relays. */
@@ -144,6 +148,11 @@ export class RunStats {
     const us = toMicros(ms);
     this.histograms.tls.record(us);
     this.tls.record(resumed, us, version, cipher);
+  }
+
+  /** A reply the session accepted though it bends a rule; `reply` is its code and text. */
+  warning(code: WarningCode, reply: string): void {
+    this.warnings.record(code, reply);
   }
 
   /** The counts so far, read-only: they change through the verbs. */
@@ -362,6 +371,7 @@ export class RunStats {
       series: this.series.snapshot(),
       firstErrors: this.firstErrors.snapshot(),
       tls: this.tls.snapshot(),
+      warnings: this.warnings.snapshot(),
       ...(this.ledger ? { accepts: this.ledger.snapshot() } : {}),
     };
   }

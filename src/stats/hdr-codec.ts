@@ -158,3 +158,70 @@ export function decodeCompressed(encoded: string): JsHistogram {
   histogram.establishInternalTackingValues(index);
   return histogram;
 }
+
+/** countsArrayLength by header, so that checking a file's histograms builds each shape once. */
+const countsLengths = new Map<string, number>();
+
+/**
+ * Why `encoded` is not a histogram as this codec writes them, or null when it is one: the
+ * decode of decodeCompressed with every length, header field and count checked. A result file
+ * may have been edited by hand or cut short, and decodeCompressed (as hdr-histogram-js) reads a
+ * truncated payload past its end and keeps the garbage, or throws a raw RangeError later.
+ */
+export function encodingProblem(encoded: string): string | null {
+  if (encoded.length % 4 > 0) return "its base64 length is not a multiple of 4";
+  const data = Buffer.from(encoded, "base64");
+  // The low nibble's upper bits name the word size; decodeCompressed ignores them, as here.
+  if (data.length < 8 || (data.readUInt32BE(0) & ~0xf0) !== (V2_COMPRESSED_COOKIE & ~0xf0)) {
+    return "it does not start as a compressed HDR histogram (V2)";
+  }
+  const deflatedEnd = 8 + data.readUInt32BE(4);
+  if (deflatedEnd !== data.length) return "its compressed length does not match its size";
+  let payload: Buffer;
+  try {
+    payload = inflateSync(data.subarray(8, deflatedEnd));
+  } catch {
+    return "its compressed payload does not inflate";
+  }
+  if (payload.length < HEADER_OCTETS || (payload.readUInt32BE(0) & ~0xf0) !== (V2_COOKIE & ~0xf0)) {
+    return "its payload is not an HDR histogram (V2)";
+  }
+  if (HEADER_OCTETS + payload.readUInt32BE(4) !== payload.length) {
+    return "its counts length does not match its payload";
+  }
+  const digits = payload.readUInt32BE(12);
+  const lowest = getUint64(payload, 16);
+  const highest = getUint64(payload, 24);
+  if (digits > 5 || lowest < 1 || highest < 2 * lowest || highest > Number.MAX_SAFE_INTEGER) {
+    return "its header (significant digits, lowest or highest value) is out of range";
+  }
+  const key = `${lowest} ${highest} ${digits}`;
+  let length = countsLengths.get(key);
+  if (length === undefined) {
+    length = new Int32Histogram(lowest, highest, digits).countsArrayLength;
+    countsLengths.set(key, length);
+  }
+  return countsProblem(payload, length);
+}
+
+/** The ZigZag LEB128 counts of a payload checked: whole numbers, in range, inside the array. */
+function countsProblem(payload: Buffer, countsLength: number): string | null {
+  let pos = HEADER_OCTETS;
+  let index = 0;
+  while (pos < payload.length) {
+    let value = 0;
+    let scale = 1;
+    for (let group = 0; ; group++) {
+      if (pos >= payload.length) return "its last count is cut short";
+      const octet = payload[pos++];
+      value += (octet & 0x7f) * scale;
+      if (group === 8 || (octet & 0x80) === 0) break;
+      scale *= 0x80;
+    }
+    const count = value % 2 === 0 ? value / 2 : -(value + 1) / 2;
+    if (count > 0xffff_ffff) return "a count is larger than a histogram holds";
+    index += count < 0 ? -count : 1;
+    if (index > countsLength) return "its counts run past the histogram's range";
+  }
+  return null;
+}

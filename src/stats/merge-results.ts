@@ -53,6 +53,7 @@ export function snapshotOfResult(r: Result): StatsSnapshot {
     })),
     series: seriesSnapshot(r.series ?? { intervalMs: 1000, points: [] }),
     tls: tlsSnapshotOfResult(r.tls, r.histograms, empty),
+    warnings: r.warnings,
   };
 }
 

@@ -18,6 +18,7 @@ import { addEncoded } from "./histogram.js";
 import type { ErrorRow } from "./result.js";
 import { mergeSeries } from "./series.js";
 import { mergeTls } from "./tls-tally.js";
+import { mergeWarnings } from "./warnings.js";
 
 /** Merges snapshots from several workers (or sessions) into one, as if one had counted all. */
 export function mergeSnapshots(parts: readonly StatsSnapshot[]): StatsSnapshot {
@@ -54,6 +55,7 @@ export function mergeSnapshots(parts: readonly StatsSnapshot[]): StatsSnapshot {
       ? mergeFirstErrors(parts.map((p) => p.firstErrors ?? []))
       : undefined,
     tls: mergeTls(parts.map((p) => p.tls)),
+    warnings: mergeWarnings(parts.map((p) => p.warnings)),
     ...(parts.some((p) => p.accepts)
       ? { accepts: mergeAcceptRecords(parts.map((p) => p.accepts)) }
       : {}),

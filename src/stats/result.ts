@@ -29,6 +29,7 @@ export {
 } from "./result-schema/names.js";
 export type { ShardHeader } from "./shard-header.js";
 export type { TlsResult } from "./tls-result.js";
+export type { WarningRow } from "./warnings.js";
 
 export type Mode = (typeof MODES)[number];
 

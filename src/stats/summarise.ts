@@ -23,6 +23,7 @@ import type {
 import { RESULT_LATENCIES, RESULT_SCHEMA } from "./result.js";
 import type { SeriesPoint, SeriesSnapshot } from "./series.js";
 import { TLS_HISTOGRAM_KEYS, tlsResult } from "./tls-tally.js";
+import { warningRows } from "./warnings.js";
 
 /** Apdex T when none is given: JMeter's dashboard default (satisfied ≤ 500 ms). */
 export const DEFAULT_APDEX_MS = 500;
@@ -56,7 +57,6 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
   const first = snapshot.firstErrors
     ? firstSeenExact(snapshot.firstErrors, series.intervalMs, snapshot.firstEventMs)
     : firstSeen(series, snapshot.firstEventMs, elapsedSeconds);
-  const histograms = histogramsOf(snapshot);
   const result: Result = {
     schema: RESULT_SCHEMA,
     mode: meta.mode,
@@ -93,9 +93,10 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
     allClasses: classRow(all),
     classes: snapshot.classes.map(classRow),
     series,
-    histograms,
+    histograms: histogramsOf(snapshot),
   };
   if (snapshot.tls) result.tls = tlsResult(snapshot.tls);
+  if (snapshot.warnings) result.warnings = warningRows(snapshot.warnings);
   if (meta.sink) result.sink = meta.sink;
   return result;
 }

@@ -65,7 +65,7 @@ function lastSinkCounter(output: string): SinkCounter {
  * a QUIT probe and waits for the line its session end produces, so every message acknowledged
  * before the stop is in the count, then terminates smtp-sink.
  */
-export async function startPostfixSmtpSink(opts: SmtpSinkOptions = {}): Promise<Peer> {
+export async function startPostfixSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSinkPeer> {
   let lastError = "";
   for (let attempt = 0; attempt < 10; attempt++) {
     const port = await freePort();
@@ -77,7 +77,15 @@ export async function startPostfixSmtpSink(opts: SmtpSinkOptions = {}): Promise<
   throw new Error(`smtp-sink did not start: ${lastError}`);
 }
 
-async function spawnSmtpSink(port: number, opts: SmtpSinkOptions): Promise<Peer | string> {
+/**
+ * A running smtp-sink; `log()` is what it wrote to stderr (with -v: each command it read), all
+ * of it once stop() has returned.
+ */
+export interface SmtpSinkPeer extends Peer {
+  log(): Promise<string>;
+}
+
+async function spawnSmtpSink(port: number, opts: SmtpSinkOptions): Promise<SmtpSinkPeer | string> {
   // smtp-sink refuses to run as root without -u ("-u option is required if running as root").
   const user = process.getuid?.() === 0 ? ["-u", "nobody"] : [];
   const args = [
@@ -100,6 +108,7 @@ async function spawnSmtpSink(port: number, opts: SmtpSinkOptions): Promise<Peer 
   child.stderr?.setEncoding("latin1").on("data", (s: string) => {
     stderr += s;
   });
+  const stderrEnded = new Promise<void>((resolve) => child.stderr?.once("close", resolve));
   child.on("exit", () => {
     exited = true;
   });
@@ -149,5 +158,9 @@ async function spawnSmtpSink(port: number, opts: SmtpSinkOptions): Promise<Peer 
     host: HOST,
     port,
     stop: once(stop),
+    log: async () => {
+      if (exited) await stderrEnded;
+      return stderr;
+    },
   };
 }

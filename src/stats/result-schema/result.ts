@@ -36,6 +36,7 @@ import { SeriesPoint } from "./series.js";
 import { ShardHeader } from "./shard.js";
 import { SinkSection } from "./sink.js";
 import { TlsSection } from "./tls.js";
+import { WarningsSection } from "./warnings.js";
 
 const Sources = Type.Array(
   Type.Object(
@@ -125,6 +126,7 @@ export const ResultSchema = def(
           "Errors grouped by reply, enhanced code, phase and normalised text, most frequent first.",
       }),
       errorClasses: ref(ErrorClassCounts, "Error occurrences summed by class."),
+      warnings: Type.Optional(WarningsSection),
       firstSeen: Type.Optional(
         Type.Array(ref(FirstSeen), {
           description:
