@@ -320,7 +320,7 @@ class LoadRun implements SessionHost {
     this.sweeper = null;
     this.work.close();
     this.countDropped();
-    this.countUnsent();
+    this.countLeft();
     this.stats.sample(epochMs(), 0, true);
     this.done();
   }
@@ -331,22 +331,32 @@ class LoadRun implements SessionHost {
     if (more > 0) this.stats.messagesDropped(more);
   }
 
-  /** Messages promised (-m) that no session could start: counted as failed, never lost. */
-  private countUnsent(): void {
-    if (this.hardStopped) return;
-    const unsent = this.work.unsent;
-    if (unsent <= 0) return;
+  /**
+   * What the run was asked for, and the messages asked for that no session took: stopped when
+   * the run was told to stop (a signal, --abort-on-fail), unsent (failed, in their class) when
+   * every session gave up first. Either way each is counted once, never lost.
+   */
+  private countLeft(): void {
+    this.stats.messagesAsked(this.work.asked);
+    const stopped = this.drainRequested || this.hardStopped;
+    if (!stopped && this.work.cutShort) this.stats.loadCutShort();
+    const left = this.work.left;
+    if (left <= 0) return;
+    if (stopped) {
+      this.stats.messagesStopped(left);
+      return;
+    }
     // Each in its class: take the sequence numbers no session took.
     const perClass = this.config.classes.map(() => 0);
-    for (let n = 0; n < unsent; n++) perClass[this.wire.classOf(this.work.takeUnsent()).index]++;
+    for (let n = 0; n < left; n++) perClass[this.wire.classOf(this.work.takeLeft()).index]++;
     perClass.forEach((count, cls) => {
-      if (count > 0) this.stats.messagesFailedToStart(cls, count);
+      if (count > 0) this.stats.messagesUnsent(cls, count);
     });
     this.stats.failure(
       "unsent",
       "connect",
-      `no session could be opened after ${this.config.reconnectAttempts} attempts per session`,
-      unsent,
+      `every session gave up after ${this.config.reconnectAttempts} sessions in a row ended without a message`,
+      left,
     );
   }
 

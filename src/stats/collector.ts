@@ -206,6 +206,31 @@ export class RunStats {
     this.classOutcomes[classIndex].failed += count;
   }
 
+  /**
+   * Messages asked for that no session could start because every session gave up: attempted
+   * and failed at once, in their class too, and counted unsent (Result.accounting).
+   */
+  messagesUnsent(classIndex: number, count: number): void {
+    this.messagesFailedToStart(classIndex, count);
+    this.count.unsent += count;
+  }
+
+  /** Messages asked for and never handed out because the run was told to stop first. */
+  messagesStopped(count: number): void {
+    this.count.stopped += count;
+  }
+
+  /** What this thread's load model was asked for (Infinity: a closed-model duration). */
+  messagesAsked(count: number): void {
+    this.count.accounted++;
+    this.count.asked += count;
+  }
+
+  /** This thread's load ended with work left because every session gave up. */
+  loadCutShort(): void {
+    this.count.cutShort++;
+  }
+
   /** Open model: arrivals dropped because no session could start them in time. */
   messagesDropped(count: number): void {
     this.count.dropped += count;

@@ -9,6 +9,7 @@ import {
   newHistogramEncoded,
   type StatsSnapshot,
 } from "./collector.js";
+import { accountingCounters } from "./accounting.js";
 import { outcomesOf } from "./counts.js";
 import { mergeGenerator } from "./generator-merge.js";
 import { mergeSnapshots } from "./merge-snapshots.js";
@@ -35,6 +36,7 @@ export function snapshotOfResult(r: Result): StatsSnapshot {
       connectionsEstablished: r.connections.established,
       connectionsRefused: r.connections.refused,
       reconnects: r.connections.reconnects ?? 0,
+      ...accountingCounters(r.accounting),
     },
     errors: r.errors.map(({ reply, enhanced, phase, text, count }) => ({
       reply,

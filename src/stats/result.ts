@@ -5,6 +5,7 @@
  */
 
 import type { Latency, Phase } from "../smtp/phases.js";
+import type { Accounting } from "./accounting.js";
 import type { DeliveryResult } from "./delivery-result.js";
 import type { ErrorClass } from "./errors.js";
 import type { GeneratorResult } from "./generator-result.js";
@@ -14,6 +15,7 @@ import type { ShardHeader } from "./shard-header.js";
 import type { TlsResult } from "./tls-result.js";
 
 export type { Phase } from "../smtp/phases.js";
+export type { Accounting } from "./accounting.js";
 export type { ErrorClass } from "./errors.js";
 export type { GeneratorResult, LimitedBy } from "./generator-result.js";
 export type { LatencySummary } from "./latency-summary.js";
@@ -197,6 +199,11 @@ export interface Result {
     /** Messages the load model scheduled: attempted + dropped. */
     scheduled: number;
   };
+  /**
+   * Where every message the run was asked for went: asked = started + unsent + dropped +
+   * stopped (see Accounting). Absent in results saved before it existed.
+   */
+  accounting?: Accounting;
   recipients: {
     /** RCPT commands sent. */
     attempted: number;

@@ -7,6 +7,7 @@ import {
   type StatsSnapshot,
   summariseHistogram,
 } from "./collector.js";
+import { accountingOf } from "./accounting.js";
 import { outcomesOf, settledCount } from "./counts.js";
 import { classifyError, ERROR_CLASSES, type ErrorClass, zeroErrorClasses } from "./errors.js";
 import type { FirstError } from "./first-errors.js";
@@ -95,6 +96,8 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
     series,
     histograms,
   };
+  const accounting = accountingOf(c);
+  if (accounting) result.accounting = accounting;
   if (snapshot.tls) result.tls = tlsResult(snapshot.tls);
   if (meta.sink) result.sink = meta.sink;
   return result;
