@@ -11,6 +11,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { ERROR_CLASS_LABELS, ERROR_CLASSES } from "../stats/errors.js";
 import type { Result } from "../stats/result.js";
+import { accountingOverviewRows, endedEarlyLine, stoppedLine } from "./accounting.js";
 import { headline, runLabel } from "./compare.js";
 import {
   apdexText,
@@ -176,6 +177,7 @@ function overview(runs: readonly Result[], prefix: (i: number) => string): strin
     ["Rejected", "messages.rejected", (r) => r.messages.rejected, (v) => fmt(v)],
     ["Failed", "messages.failed", (r) => r.messages.failed, (v) => fmt(v)],
     ["Dropped arrivals", "messages.dropped", (r) => r.messages.dropped ?? 0, (v) => fmt(v)],
+    ...accountingOverviewRows(runs),
     [
       "Transaction p99 uncorrected (ms)",
       "latencyUncorrected.transactionMs.p99",
@@ -341,7 +343,10 @@ function verdictBanner(runs: readonly Result[]): string {
     const [head, ...reasons] = verdictLines(r, runs.length > 1 ? `${r.mode} run` : "");
     const classes = sinkClassesText(r);
     const sink = classes ? [`the sink counted per class: ${classes}`] : [];
-    const items = [...reasons, ...sink].map((line) => `<li>${esc(line.trim())}</li>`).join("");
+    const ended = [endedEarlyLine(r), stoppedLine(r)].flatMap((line) => (line ? [line] : []));
+    const items = [...reasons, ...ended, ...sink]
+      .map((line) => `<li>${esc(line.trim())}</li>`)
+      .join("");
     const look = ceilingLine(r) !== null ? "ceiling" : g.limitedBy;
     return `<div class="verdict ${look}" data-limited-by="${g.limitedBy}"><p><strong>${esc(head)}</strong></p><ul>${items}</ul></div>`;
   });

@@ -5,6 +5,7 @@
 
 import { printable } from "../stats/printable.js";
 import type { LatencySummary, Result } from "../stats/result.js";
+import { accountingLine, endedEarlyLine, stoppedLine } from "./accounting.js";
 import { deliverySection } from "./delivery.js";
 import {
   apdexText,
@@ -75,6 +76,7 @@ function overview(result: Result, paint: Paint): string[] {
       (m.rejected ? paint.yellow : id)(`rejected ${fmt(m.rejected)}`),
       (m.failed ? paint.red : id)(`failed ${fmt(m.failed)}`),
     ]),
+    ...accountingRows(result, paint),
     row("Throughput", [
       `${paint.bold(`${fmt(result.throughput.messagesPerSecond, 1)} messages/s`)} (whole-run mean)`,
       plateau
@@ -104,6 +106,18 @@ function overview(result: Result, paint: Paint): string[] {
         ...(src.longLines > 0 ? [paint.yellow(`${fmt(src.longLines)} lines over 998 octets`)] : []),
       ]),
     ),
+  ];
+}
+
+/** Where every message asked for went, and why a load ended before it was done. */
+function accountingRows(result: Result, paint: Paint): string[] {
+  const line = accountingLine(result);
+  const early = endedEarlyLine(result);
+  const stopped = stoppedLine(result);
+  return [
+    ...(line ? [row("Accounting", [line])] : []),
+    ...(early ? [row("Ended early", [paint.red(early)])] : []),
+    ...(stopped ? [row("Stopped", [paint.yellow(stopped)])] : []),
   ];
 }
 

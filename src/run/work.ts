@@ -219,12 +219,16 @@ export class OpenWork implements WorkSource {
   get asked(): number {
     const { messages, durationMs } = this.options;
     if (this.scheduleDone) return this.scheduled;
-    const due = this.arrivals.arrivalsBefore(durationMs > 0 ? durationMs : Number.POSITIVE_INFINITY);
+    const due = this.arrivals.arrivalsBefore(
+      durationMs > 0 ? durationMs : Number.POSITIVE_INFINITY,
+    );
     return Math.max(this.scheduled, Math.min(messages, due));
   }
 
   get left(): number {
-    return this.asked - this.scheduled + this.queuedAtStop + this.length;
+    const asked = this.asked;
+    const unscheduled = Number.isFinite(asked) ? asked - this.scheduled : 0;
+    return unscheduled + this.queuedAtStop + this.length;
   }
 
   get cutShort(): boolean {

@@ -3,13 +3,13 @@
  * rows and encoded histograms, so the shards merge as if one generator had counted everything.
  */
 
+import { accountingCounters } from "./accounting.js";
 import {
   HISTOGRAM_NAMES,
   type HistogramName,
   newHistogramEncoded,
   type StatsSnapshot,
 } from "./collector.js";
-import { accountingCounters } from "./accounting.js";
 import { outcomesOf } from "./counts.js";
 import { mergeGenerator } from "./generator-merge.js";
 import { mergeSnapshots } from "./merge-snapshots.js";

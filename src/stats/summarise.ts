@@ -1,13 +1,13 @@
 /** Turns counted snapshots into the Result every report reads. */
 
 import { latencyRecord } from "../smtp/phases.js";
+import { accountingOf } from "./accounting.js";
 import {
   type ClassSnapshot,
   fractionAtOrBelow,
   type StatsSnapshot,
   summariseHistogram,
 } from "./collector.js";
-import { accountingOf } from "./accounting.js";
 import { outcomesOf, settledCount } from "./counts.js";
 import { classifyError, ERROR_CLASSES, type ErrorClass, zeroErrorClasses } from "./errors.js";
 import type { FirstError } from "./first-errors.js";
