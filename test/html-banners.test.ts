@@ -6,10 +6,10 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { headline } from "../src/report/compare.js";
+import { headline, renderCompare } from "../src/report/compare.js";
 import { esc, renderHtml } from "../src/report/html.js";
 import { renderSummary } from "../src/report/terminal.js";
-import type { Result } from "../src/stats/result.js";
+import type { LimitedBy, Result } from "../src/stats/result.js";
 
 const GOLDEN = fileURLToPath(new URL("../../test/golden/result-reuse.json", import.meta.url));
 const saved = () => JSON.parse(readFileSync(GOLDEN, "utf8")) as Result;
@@ -69,4 +69,46 @@ test("a shard's result names its part in the terminal's and the page's first lin
   merged.shards = [shard.shard, { ...shard.shard, index: 0 }, { ...shard.shard, index: 2 }];
   assert.match(renderSummary(merged, { color: false }).split("\n")[0], /, 3 shards merged\)$/);
   assert.doesNotMatch(renderSummary(saved(), { color: false }).split("\n")[0], /shard/);
+});
+
+test("compare: each run says whether it measured the target, from its recorded limitedBy", () => {
+  const judged = (mode: Result["mode"], limitedBy: LimitedBy): Result => ({
+    ...saved(),
+    mode,
+    generator: {
+      limitedBy,
+      reasons: ["a reason"],
+      advice: "some advice",
+      threads: [],
+      lateness: null,
+    },
+  });
+  const cases: [LimitedBy, RegExp][] = [
+    ["target", /This run measured the target: it set the rate\./],
+    ["generator", /This run did not measure the target: the generator set the rate/],
+    [
+      "schedule",
+      /This run did not measure the target: the schedule \(--rate, --ramp\) set the rate/,
+    ],
+    ["nobody", /This run did not measure the target: nobody set the rate/],
+    ["undetermined", /This run may not have measured the target/],
+  ];
+  for (const [limitedBy, said] of cases) {
+    const runs = [judged("per-message", limitedBy), judged("reuse", "target")];
+    const text = renderCompare(runs, { color: false });
+    const lines = text.split("\n");
+    // Under each run's own verdict: the per-message run's line, then the reuse run's.
+    const perMessageAt = lines.findIndex((l) => l.startsWith("per-message run:"));
+    const reuseAt = lines.findIndex((l) => l.startsWith("reuse run:"));
+    assert.ok(perMessageAt >= 0 && reuseAt > perMessageAt, text);
+    assert.match(lines.slice(perMessageAt, reuseAt).join("\n"), said, limitedBy);
+    assert.match(lines.slice(reuseAt).join("\n"), /This run measured the target/);
+    const head = top(renderHtml(runs));
+    const boxes = head.split('<div class="verdict');
+    assert.match(boxes[1], said, `HTML, ${limitedBy}`);
+    assert.match(boxes[1], new RegExp(`data-measured="${limitedBy === "target"}"`));
+    assert.match(boxes[2], /data-measured="true"/);
+  }
+  // A single run's page has no per-run line: its verdict is the whole page's.
+  assert.doesNotMatch(top(renderHtml([judged("reuse", "target")])), /data-measured/);
 });

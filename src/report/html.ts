@@ -34,6 +34,7 @@ import { type OverviewRow, tlsOverviewRows } from "./html-tls.js";
 import {
   ceilingLine,
   latenessLine,
+  measuredLine,
   ratioVerdict,
   sinkClassesText,
   THREAD_COLUMNS,
@@ -348,7 +349,11 @@ function verdictBanner(runs: readonly Result[]): string {
       .map((line) => `<li>${esc(line.trim())}</li>`)
       .join("");
     const look = ceilingLine(r) !== null ? "ceiling" : g.limitedBy;
-    return `<div class="verdict ${look}" data-limited-by="${g.limitedBy}"><p><strong>${esc(head)}</strong></p><ul>${items}</ul></div>`;
+    const measured = runs.length > 1 ? measuredLine(r) : null;
+    const said = measured
+      ? `<p class="measured" data-measured="${measured.measured}">${esc(`This run ${measured.text}.`)}</p>`
+      : "";
+    return `<div class="verdict ${look}" data-limited-by="${g.limitedBy}"><p><strong>${esc(head)}</strong></p>${said}<ul>${items}</ul></div>`;
   });
   const ratios = runs.length > 1 ? ratioVerdict(runs) : null;
   const note = ratios ? `<p class="${ratios.alarm ? "bad" : "good"}">${esc(ratios.text)}</p>` : "";
