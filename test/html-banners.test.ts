@@ -112,3 +112,18 @@ test("compare: each run says whether it measured the target, from its recorded l
   // A single run's page has no per-run line: its verdict is the whole page's.
   assert.doesNotMatch(top(renderHtml([judged("reuse", "target")])), /data-measured/);
 });
+
+test("a quit row that repeats the data row says why, in the terminal and the HTML", () => {
+  const apart = saved();
+  assert.doesNotMatch(renderSummary(apart, { color: false }), /quit \*/);
+  assert.doesNotMatch(renderHtml([apart]), /data-note="quit-repeats-data"/);
+  const same = saved();
+  same.latency.quitMs = { ...same.latency.dataMs };
+  const text = renderSummary(same, { color: false });
+  assert.match(text, /^ {2}quit \* /m);
+  assert.match(text, /QUIT went in the final dot's write and both replies came in one read/);
+  assert.match(
+    renderHtml([same]),
+    /<td>quit \*<\/td>.*data-note="quit-repeats-data">quit \*: QUIT went/s,
+  );
+});

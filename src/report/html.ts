@@ -22,6 +22,8 @@ import {
   kneeText,
   ms,
   PHASE_ROWS,
+  QUIT_REPEATS_DATA_NOTE,
+  quitRepeatsData,
   ratio,
   shardText,
   statisticsRows,
@@ -248,8 +250,10 @@ function phases(runs: readonly Result[], prefix: (i: number) => string): string 
   const compare = runs.length === 2;
   const head = `<tr><th>phase</th>${compare ? "<th>run</th>" : ""}${cols.map((c) => `<th>${c}</th>`).join("")}${compare ? "<th>p50 ratio</th><th>p99 ratio</th>" : ""}</tr>`;
   const rows: string[] = [];
-  for (const [name, key] of PHASE_ROWS) {
+  const repeats = runs.filter(quitRepeatsData).map((r) => r.mode);
+  for (const [phase, key] of PHASE_ROWS) {
     if (runs.every((r) => r.latency[key].count === 0)) continue;
+    const name = phase === "quit" && repeats.length > 0 ? "quit *" : phase;
     runs.forEach((r, i) => {
       const l = r.latency[key];
       const cells = cols.map((c) =>
@@ -272,7 +276,10 @@ function phases(runs: readonly Result[], prefix: (i: number) => string): string 
       );
     });
   }
-  return `<table>${head}${rows.join("")}</table>`;
+  const note = `${QUIT_REPEATS_DATA_NOTE}${compare ? ` (${repeats.join(", ")})` : ""}`;
+  const said =
+    repeats.length > 0 ? `<p class="run" data-note="quit-repeats-data">${esc(note)}</p>` : "";
+  return `<table>${head}${rows.join("")}</table>${said}`;
 }
 
 function errors(r: Result, prefix: string, compare: boolean): string {

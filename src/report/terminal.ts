@@ -18,6 +18,8 @@ import {
   latencyCell,
   ms,
   PHASE_ROWS,
+  QUIT_REPEATS_DATA_NOTE,
+  quitRepeatsData,
   shardText,
   statisticsRows,
   thresholdActual,
@@ -199,11 +201,12 @@ function latencyTable(result: Result): string {
   if (result.latency.connectMs.count === 0 && result.latency.transactionMs.count === 0) return "";
   const head = ["Latency (ms)", "count", "min", "mean", "p50", "p90", "p95", "p99", "max"];
   const rows: string[][] = [head];
+  const quitNote = quitRepeatsData(result);
   for (const [name, key] of PHASE_ROWS) {
     const l: LatencySummary = result.latency[key];
     if (l.count === 0) continue;
     rows.push([
-      `  ${name}`,
+      `  ${name}${name === "quit" && quitNote ? " *" : ""}`,
       fmt(l.count),
       ms(l.min),
       ms(l.mean),
@@ -214,7 +217,8 @@ function latencyTable(result: Result): string {
       ms(l.max),
     ]);
   }
-  return table(rows, [false, true, true, true, true, true, true, true, true]);
+  const text = table(rows, [false, true, true, true, true, true, true, true, true]);
+  return quitNote ? `${text}\n  (${QUIT_REPEATS_DATA_NOTE})` : text;
 }
 
 function errorClassLine(result: Result, paint: Paint): string {
