@@ -131,6 +131,12 @@ describe("accounting: every message asked for, counted once", () => {
           "the client's accepted is the sink's",
         );
         assert.ok(result.messages.accepted >= 10);
+        if (mode === "reuse") {
+          // Its sessions give up once the target is gone: the load ended early, and says so.
+          assert.equal(a.endedEarly, true);
+          assert.equal(result.generator?.limitedBy, "target");
+          assert.match(result.generator?.advice ?? "", /target stopped taking sessions/);
+        }
       });
 
       test(`${mode}, ${model.name}: SIGINT mid-run`, async () => {
