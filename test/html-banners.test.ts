@@ -126,4 +126,8 @@ test("a quit row that repeats the data row says why, in the terminal and the HTM
     renderHtml([same]),
     /<td>quit \*<\/td>.*data-note="quit-repeats-data">quit \*: QUIT went/s,
   );
+  const perMessage = { ...same, mode: "per-message" as const };
+  const compared = renderCompare([perMessage, apart], { color: false });
+  assert.match(compared, /^ {2}quit \* /m);
+  assert.match(compared, /so this row repeats data's; .*in the per-message run\)/);
 });

@@ -11,6 +11,8 @@ import {
   latencyCell,
   offeredResumption,
   PHASE_ROWS,
+  QUIT_REPEATS_DATA_NOTE,
+  quitRepeatsData,
   ratio,
   runLabel,
   sessionsOpen,
@@ -198,10 +200,11 @@ function latencyTable(runs: readonly Result[]): string {
       "p99 ratio",
     ],
   ];
+  const repeats = runs.filter(quitRepeatsData).map((r) => runLabel(r, runs));
   for (const [name, key] of PHASE_ROWS) {
     if (runs.every((r) => r.latency[key].count === 0)) continue;
     lat.push([
-      `  ${name}`,
+      `  ${name}${name === "quit" && repeats.length > 0 ? " *" : ""}`,
       ...runs.map(
         (r) => `${latencyCell(r.latency[key], "p50")} / ${latencyCell(r.latency[key], "p99")}`,
       ),
@@ -209,8 +212,10 @@ function latencyTable(runs: readonly Result[]): string {
       ratio(base.latency[key].p99, reuse.latency[key].p99),
     ]);
   }
-  return table(
+  const text = table(
     lat,
     lat[0].map((_, i) => i > 0),
   );
+  if (repeats.length === 0) return text;
+  return `${text}\n  (${QUIT_REPEATS_DATA_NOTE}; in the ${repeats.join(" and ")} run)`;
 }
