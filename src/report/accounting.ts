@@ -75,3 +75,8 @@ export function accountingOverviewRows(runs: readonly Result[]): OverviewRow[] {
     ["Stopped before sending", "accounting.stopped", (r) => r.accounting?.stopped ?? null, count],
   ];
 }
+
+/** The lines under a verdict that say how the load ended, when not by itself: ended early, stopped. */
+export function endedLines(result: Result): string[] {
+  return [endedEarlyLine(result), stoppedLine(result)].flatMap((line) => (line ? [line] : []));
+}

@@ -11,7 +11,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { ERROR_CLASS_LABELS, ERROR_CLASSES } from "../stats/errors.js";
 import type { Result } from "../stats/result.js";
-import { accountingOverviewRows, endedEarlyLine, stoppedLine } from "./accounting.js";
+import { accountingOverviewRows, endedLines } from "./accounting.js";
 import { headline, runLabel } from "./compare.js";
 import {
   apdexText,
@@ -351,15 +351,12 @@ function verdictBanner(runs: readonly Result[]): string {
     const [head, ...reasons] = verdictLines(r, runs.length > 1 ? `${r.mode} run` : "");
     const classes = sinkClassesText(r);
     const sink = classes ? [`the sink counted per class: ${classes}`] : [];
-    const ended = [endedEarlyLine(r), stoppedLine(r)].flatMap((line) => (line ? [line] : []));
-    const items = [...reasons, ...ended, ...sink]
+    const items = [...reasons, ...endedLines(r), ...sink]
       .map((line) => `<li>${esc(line.trim())}</li>`)
       .join("");
     const look = ceilingLine(r) !== null ? "ceiling" : g.limitedBy;
-    const measured = runs.length > 1 ? measuredLine(r) : null;
-    const said = measured
-      ? `<p class="measured" data-measured="${measured.measured}">${esc(`This run ${measured.text}.`)}</p>`
-      : "";
+    const m = runs.length > 1 ? measuredLine(r) : null;
+    const said = m ? `<p class="measured" data-measured="${m.measured}">${esc(m.text)}</p>` : "";
     return `<div class="verdict ${look}" data-limited-by="${g.limitedBy}"><p><strong>${esc(head)}</strong></p>${said}<ul>${items}</ul></div>`;
   });
   const ratios = runs.length > 1 ? ratioVerdict(runs) : null;

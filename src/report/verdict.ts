@@ -81,32 +81,32 @@ export function measuredLine(result: Result): { text: string; measured: boolean 
   if (!g) return null;
   if (ceilingLine(result) !== null) {
     return {
-      text: "measured the generator, not a target: a self-test against the built-in sink",
+      text: "This run measured the generator, not a target: a self-test against the built-in sink.",
       measured: false,
     };
   }
-  const not = "did not measure the target";
+  const not = "This run did not measure the target";
   switch (g.limitedBy) {
     case "target":
-      return { text: "measured the target: it set the rate", measured: true };
+      return { text: "This run measured the target: it set the rate.", measured: true };
     case "generator":
       return {
-        text: `${not}: the generator set the rate (mailvolley's own limit)`,
+        text: `${not}: the generator set the rate (mailvolley's own limit).`,
         measured: false,
       };
     case "schedule":
       return {
-        text: `${not}: the schedule (--rate, --ramp) set the rate, and the target kept up with it`,
+        text: `${not}: the schedule (--rate, --ramp) set the rate, and the target kept up with it.`,
         measured: false,
       };
     case "nobody":
       return {
-        text: `${not}: nobody set the rate (no connection reached it, or no message got an answer)`,
+        text: `${not}: nobody set the rate (no connection reached it, or no message got an answer).`,
         measured: false,
       };
     default:
       return {
-        text: `may not have measured the target: the limiter is undetermined`,
+        text: "This run may not have measured the target: the limiter is undetermined.",
         measured: false,
       };
   }
@@ -122,7 +122,7 @@ export function compareVerdictLines(runs: readonly Result[]): VerdictLine[] {
     const measured = measuredLine(r);
     const verdict = verdictLines(r, `${runLabel(r, runs)} run`).map((text) => ({ text, alarm }));
     if (!measured) return verdict;
-    return [...verdict, { text: `  This run ${measured.text}.`, alarm }];
+    return [...verdict, { text: `  ${measured.text}`, alarm }];
   });
   const ratios = ratioVerdict(runs);
   return ratios ? [...lines, ratios] : lines;

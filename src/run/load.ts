@@ -337,18 +337,15 @@ class LoadRun implements SessionHost {
    * every session gave up first. Either way each is counted once, never lost.
    */
   private countLeft(): void {
-    this.stats.messagesAsked(this.work.asked);
     const stopped = this.drainRequested || this.hardStopped;
-    if (!stopped && this.work.cutShort) this.stats.loadCutShort();
     const left = this.work.left;
-    if (left <= 0) return;
-    if (stopped) {
-      this.stats.messagesStopped(left);
-      return;
-    }
-    // Each in its class: take the sequence numbers no session took.
+    this.stats.loadEnded(this.work.asked, stopped ? left : 0, !stopped && this.work.cutShort);
+    if (stopped || left <= 0) return;
+    // Each in its class: take the sequence numbers no session took (one class takes them all;
+    // a long schedule can leave millions).
     const perClass = this.config.classes.map(() => 0);
-    for (let n = 0; n < left; n++) perClass[this.wire.classOf(this.work.takeLeft()).index]++;
+    if (perClass.length === 1) perClass[0] = left;
+    else for (let n = 0; n < left; n++) perClass[this.wire.classOf(this.work.takeLeft()).index]++;
     perClass.forEach((count, cls) => {
       if (count > 0) this.stats.messagesUnsent(cls, count);
     });

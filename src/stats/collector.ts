@@ -206,29 +206,21 @@ export class RunStats {
     this.classOutcomes[classIndex].failed += count;
   }
 
-  /**
-   * Messages asked for that no session could start because every session gave up: attempted
-   * and failed at once, in their class too, and counted unsent (Result.accounting).
-   */
+  /** Messages every session gave up before starting: failed to start, and counted unsent. */
   messagesUnsent(classIndex: number, count: number): void {
     this.messagesFailedToStart(classIndex, count);
     this.count.unsent += count;
   }
 
-  /** Messages asked for and never handed out because the run was told to stop first. */
-  messagesStopped(count: number): void {
-    this.count.stopped += count;
-  }
-
-  /** What this thread's load model was asked for (Infinity: a closed-model duration). */
-  messagesAsked(count: number): void {
+  /**
+   * The load ended: what it was asked for (Infinity: a closed-model duration), the messages it
+   * never handed out because the run was told to stop, and whether every session gave up first.
+   */
+  loadEnded(asked: number, stopped: number, cutShort: boolean): void {
     this.count.accounted++;
-    this.count.asked += count;
-  }
-
-  /** This thread's load ended with work left because every session gave up. */
-  loadCutShort(): void {
-    this.count.cutShort++;
+    this.count.asked += asked;
+    this.count.stopped += stopped;
+    if (cutShort) this.count.cutShort++;
   }
 
   /** Open model: arrivals dropped because no session could start them in time. */

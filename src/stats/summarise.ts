@@ -96,7 +96,12 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
     series,
     histograms,
   };
-  const accounting = accountingOf(c);
+  return withOptionalSections(result, snapshot, meta);
+}
+
+/** The sections only some runs have: the accounting, TLS handshakes, the sink's own count. */
+function withOptionalSections(result: Result, snapshot: StatsSnapshot, meta: RunMeta): Result {
+  const accounting = accountingOf(snapshot.counters);
   if (accounting) result.accounting = accounting;
   if (snapshot.tls) result.tls = tlsResult(snapshot.tls);
   if (meta.sink) result.sink = meta.sink;
