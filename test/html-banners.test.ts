@@ -131,3 +131,73 @@ test("a quit row that repeats the data row says why, in the terminal and the HTM
   assert.match(compared, /^ {2}quit \* /m);
   assert.match(compared, /so this row repeats data's; .*in the per-message run\)/);
 });
+
+test("accounting: the terminal's identity row, Ended early and Stopped; the HTML overview's rows", () => {
+  const early = saved();
+  early.accounting = {
+    asked: 40,
+    started: 0,
+    unsent: 34,
+    dropped: 6,
+    stopped: 0,
+    endedEarly: true,
+  };
+  early.generator = {
+    limitedBy: "nobody",
+    reasons: [],
+    advice: "check",
+    threads: [],
+    lateness: null,
+  };
+  const text = renderSummary(early, { color: false });
+  assert.match(
+    text,
+    /^Accounting {4}asked 40 = started 0 \+ unsent 34 \+ dropped 6 \+ stopped 0$/m,
+  );
+  assert.match(
+    text,
+    /^Ended early {3}the load ended at .* every session gave up.*34 messages asked for were never sent \(unsent\)$/m,
+  );
+  assert.doesNotMatch(text, /^Stopped/m);
+  const html = renderHtml([early]);
+  for (const [field, value] of Object.entries({ asked: 40, started: 0, unsent: 34, stopped: 0 })) {
+    assert.match(html, new RegExp(`data-field="accounting\\.${field}" data-value="${value}"`));
+  }
+  assert.match(top(html), /every session gave up/);
+
+  const stopped = saved();
+  stopped.stoppedBy = "SIGINT";
+  stopped.accounting = {
+    asked: 1000,
+    started: 91,
+    unsent: 0,
+    dropped: 0,
+    stopped: 909,
+    endedEarly: false,
+  };
+  const said = renderSummary(stopped, { color: false });
+  assert.match(
+    said,
+    /^Stopped {7}909 messages asked for were never sent: the run was stopped \(SIGINT\) first$/m,
+  );
+  assert.doesNotMatch(said, /^Ended early/m);
+
+  const timed = saved();
+  timed.accounting = {
+    asked: null,
+    started: 4079,
+    unsent: 0,
+    dropped: 0,
+    stopped: 0,
+    endedEarly: false,
+  };
+  assert.match(
+    renderSummary(timed, { color: false }),
+    /^Accounting {4}as many as the duration allowed = started 4,079/m,
+  );
+  assert.doesNotMatch(
+    renderSummary(saved(), { color: false }),
+    /^Accounting/m,
+    "none before it existed",
+  );
+});
