@@ -135,7 +135,7 @@ export async function microBench(): Promise<MicroResult[]> {
       throw new Error(reason);
     },
   });
-  ehloParser.captureText = true;
+  ehloParser.keepText(true);
   out.push(
     await measure(
       "reply parser + capabilities: EHLO reply (10 lines)",

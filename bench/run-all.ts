@@ -6,7 +6,9 @@
  *           pinned),
  *           sink, chunking, memory, micro,
  *           tls (STARTTLS per message against the TLS floor, full and resumed; reuse TLS vs plain),
- *           fixed-cost (process start → first connect, last reply → exit; bench/fixed-cost.ts)
+ *           fixed-cost (process start → first connect, last reply → exit; bench/fixed-cost.ts),
+ *           before-after (only by name: this build against BENCH_BASELINE=<an older tree,
+ *           built>, reuse and per-message, with smtp-source; bench/before-after.ts)
  *   BENCH_ROUNDS=N   alternated rounds per comparison (default 5)
  *
  * A whole group writes bench/results/NAME.json (the figures docs/performance.md quotes); some cases of
@@ -14,6 +16,7 @@
  * trying one case leaves the full results as they were.
  */
 import { fileURLToPath } from "node:url";
+import { beforeAfterBench } from "./before-after.js";
 import { chunkingBench } from "./chunking.js";
 import { fixedCostBench } from "./fixed-cost.js";
 import { loadAverage, runTimed } from "./lib/proc.js";
@@ -34,7 +37,16 @@ const THROUGHPUT_CASES = [
   "workers",
   "pinned",
 ];
-const GROUPS = ["throughput", "sink", "chunking", "memory", "micro", "fixed-cost", "tls"];
+const GROUPS = [
+  "throughput",
+  "sink",
+  "chunking",
+  "memory",
+  "micro",
+  "fixed-cost",
+  "tls",
+  "before-after",
+];
 
 const args = process.argv.slice(2);
 for (const a of args) {
@@ -98,6 +110,8 @@ if (runGroup("memory")) await group("memory", () => memoryBench());
 if (runGroup("micro")) await group("micro", micro);
 if (runGroup("fixed-cost")) await group("fixed-cost", () => fixedCostBench(rounds));
 if (runGroup("tls")) await group("tls", () => tlsBench(rounds));
+// Only when asked for by name: it needs an older build to compare with.
+if (args.includes("before-after")) await group("before-after", () => beforeAfterBench(rounds));
 
 const missed = all.filter((v) => !v.pass).length;
 process.stdout.write(`${all.length - missed} of ${all.length} targets met\n`);

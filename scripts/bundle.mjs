@@ -2,7 +2,7 @@
  * The second half of `npm run build`: esbuild bundles tsc's dist/src (the same compile the tests
  * import) into dist/bundle/, which bin/mailvolley.js loads. Loading ~130 ES modules of dist/src
  * and ~45 of yargs one by one was most of a run's start. Entry points: the CLI and the piscina
- * worker (run/shard.ts loads `./worker.js` beside itself); the lazy imports stay lazy chunks and
+ * worker (run/threads.ts loads `./worker.js` beside itself); the lazy imports stay lazy chunks and
  * the worker shares the CLI's chunks. Every chunk sits in dist/bundle/ itself, so the worker URL
  * holds in both layouts.
  *
@@ -79,7 +79,7 @@ await build({
 });
 
 // bench/drive.ts runs executeRun in its own process to measure it from inside; bundled beside
-// its own copy of the worker entry (run/shard.ts loads `./worker.js` beside the chunk). Not packed.
+// its own copy of the worker entry (run/threads.ts loads `./worker.js` beside the chunk). Not packed.
 if (existsSync(`${root}dist/bench/drive.js`)) {
   rmSync(`${root}dist/bench/bundle`, { recursive: true, force: true });
   await build({

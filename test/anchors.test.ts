@@ -5,14 +5,15 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { ConfigError, parseDuration, parseRate } from "../src/config/parse.js";
+import { parseDuration, parseRate } from "../src/config/parse.js";
 import { loadPlan } from "../src/config/plan.js";
 import { parseOctets, parseSizes } from "../src/config/sizes.js";
 import { parseThreshold } from "../src/config/thresholds.js";
 import { parseDuration as parseSinkDuration } from "../src/sink/options.js";
+import { UsageError } from "../src/usage/usage-error.js";
 
 const refused = (run: () => unknown, line: RegExp) =>
-  assert.throws(run, (e: Error) => e instanceof ConfigError && line.test(e.message));
+  assert.throws(run, (e: Error) => e instanceof UsageError && line.test(e.message));
 
 describe("values as users type them", () => {
   test("durations: one unit, several, or a bare number of seconds", () => {

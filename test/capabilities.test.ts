@@ -14,7 +14,7 @@ function ehloLines(transcript: string): string[] {
     onReply: (_code, lines) => replies.push(lines ?? []),
     onProtocolError: (reason) => assert.fail(reason),
   });
-  parser.captureText = true;
+  parser.keepText(true);
   parser.push(Buffer.from(transcript, "latin1"));
   return replies[1];
 }

@@ -112,7 +112,9 @@ describe("BDAT", () => {
         [0, 1, 2, 3, 4, 5, 6, 7],
       );
       const bdatsPerWrite: number[] = [];
-      const socket = (driven.session as unknown as { socket: net.Socket }).socket as net.Socket & {
+      // The session's transport (client/connection.ts) holds the socket.
+      type Inside = { transport: { socket: net.Socket } };
+      const socket = (driven.session as unknown as Inside).transport.socket as net.Socket & {
         _writeGeneric(writev: boolean, data: unknown, encoding: string, cb: unknown): void;
       };
       const writeGeneric = socket._writeGeneric;

@@ -1,8 +1,9 @@
 /** Option parsing: targets, durations, counts, and the frozen RunConfig. */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { ConfigError, parseCount, parseDuration, parseTarget } from "../src/config/parse.js";
+import { parseCount, parseDuration, parseTarget } from "../src/config/parse.js";
 import { buildRunConfig, DEFAULT_TIMEOUTS } from "../src/config/run-config.js";
+import { UsageError } from "../src/usage/usage-error.js";
 
 describe("targets", () => {
   const good: [string, unknown][] = [
@@ -25,7 +26,7 @@ describe("targets", () => {
     "unix:",
     ":25",
   ]) {
-    test(`rejects ${bad}`, () => assert.throws(() => parseTarget("target", bad), ConfigError));
+    test(`rejects ${bad}`, () => assert.throws(() => parseTarget("target", bad), UsageError));
   }
 });
 

@@ -12,8 +12,9 @@ import { PersistentVolumeClaim } from "kubernetes-models/v1";
 import { parseAllDocuments } from "yaml";
 import yargs from "yargs";
 import { kubernetesCommand } from "../src/cli/kubernetes-command.js";
-import { ConfigError } from "../src/config/parse.js";
+
 import { kubernetesOptions, manifestsToYaml, renderKubernetes } from "../src/deploy/kubernetes.js";
+import { UsageError } from "../src/usage/usage-error.js";
 import { mailvolley } from "./helpers/cli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "mailvolley-kube-cli-"));
@@ -88,10 +89,10 @@ test("--start-in starts the shards that long after rendering, in whole seconds",
   );
 });
 
-test("a run option the manifests own, or both start options, is one ConfigError", async () => {
+test("a run option the manifests own, or both start options, is one UsageError", async () => {
   await assert.rejects(
     cli(["kubernetes", "mx:25", "--shards", "2", "--image", "i", "--", "--json", "x.json"]),
-    (e: unknown) => e instanceof ConfigError && /^--json: is set by the manifests/.test(e.message),
+    (e: unknown) => e instanceof UsageError && /^--json: is set by the manifests/.test(e.message),
   );
   await assert.rejects(
     cli([
@@ -106,7 +107,7 @@ test("a run option the manifests own, or both start options, is one ConfigError"
       "--start-in",
       "1m",
     ]),
-    (e: unknown) => e instanceof ConfigError && /^--start-in: give either/.test(e.message),
+    (e: unknown) => e instanceof UsageError && /^--start-in: give either/.test(e.message),
   );
 });
 

@@ -15,7 +15,7 @@ import { promisify } from "node:util";
 import { Job } from "kubernetes-models/batch/v1";
 import { PersistentVolumeClaim } from "kubernetes-models/v1";
 import { parseAllDocuments } from "yaml";
-import { ConfigError } from "../src/config/parse.js";
+
 import {
   escapeForArgs,
   type KubernetesOptions,
@@ -27,6 +27,7 @@ import {
   shardJob,
   splitRunArgs,
 } from "../src/deploy/kubernetes.js";
+import { UsageError } from "../src/usage/usage-error.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const EXAMPLE = join(ROOT, "deploy/kubernetes/example");
@@ -227,7 +228,7 @@ describe("option checks", () => {
       assert.throws(
         () => kubernetesOptions({ ...base, ...change } as never),
         (e: unknown) =>
-          e instanceof ConfigError && message.test(e.message) && !e.message.includes("\n"),
+          e instanceof UsageError && message.test(e.message) && !e.message.includes("\n"),
       );
     });
   }

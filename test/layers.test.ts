@@ -1,5 +1,5 @@
 /**
- * The import graph of src/ holds the layer plan (issue 11, STYLE.md "Shape of the code"):
+ * The import graph of src/ holds the layer plan (STYLE.md "Shape of the code"):
  * imports run down, never up, and no files import each other in a circle. Read from the import
  * statements themselves (the TypeScript parser), so a new file or a moved one is checked too.
  */
@@ -20,20 +20,26 @@ import { type ImportEdge, importsOf, readSources } from "./helpers/source-tree.j
  * shared types no layer both could see; stats/ and smtp/ import nothing of config/, so the
  * order stays a line: cli → run → client → config → stats → smtp.
  *
+ * usage/ is a leaf of its own: the one bad-input error (UsageError) that config/, sink/ and
+ * messages/ throw and cli/ prints as one line with exit 2. config/ and sink/ may not import each
+ * other, so the type they share must sit below both; stats/ and smtp/ are about counting and
+ * the wire, not about what the user typed.
+ *
  * client/ reads one module of stats/ beyond its types: stats/clock, the thread's clock, which
  * imports nothing of mailvolley; the session and the stats it feeds read the same clock.
  */
 export const LAYERS: Readonly<Record<string, readonly string[]>> = {
-  cli: ["config", "run", "report", "deploy", "sink/index"],
-  deploy: ["config"],
-  config: ["smtp/phases", "stats", "messages:types"],
+  cli: ["config", "run", "report", "deploy", "sink/index", "usage"],
+  deploy: ["config", "usage"],
+  config: ["smtp/phases", "stats", "messages:types", "usage"],
   run: ["client", "messages", "sink", "stats", "config"],
-  messages: ["smtp"],
+  messages: ["smtp", "usage"],
   client: ["smtp", "stats:types", "stats/clock", "config:types"],
-  sink: ["smtp", "stats"],
+  sink: ["smtp", "stats", "usage"],
   report: ["stats"],
   stats: ["smtp/phases"],
   smtp: [],
+  usage: [],
 };
 
 const layerOf = (path: string) => path.split("/")[1];

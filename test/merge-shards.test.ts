@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { before, describe, test } from "node:test";
-import { buildCompareConfig, buildLoadConfig } from "../src/config/load-config.js";
+import { buildCompareCommandConfig, buildRunCommandConfig } from "../src/config/command-config.js";
 import { executeRun } from "../src/run/run.js";
 import type { Result } from "../src/stats/result.js";
 import { mailvolley } from "./helpers/cli.js";
@@ -16,7 +16,7 @@ import { tempDir } from "./helpers/tmp.js";
 const LOAD = { sessions: "3", messages: "30", workers: "1" };
 
 async function shard(index: number, options: Record<string, string> = {}): Promise<Result> {
-  const { run } = buildLoadConfig({ ...LOAD, ...options, shard: `${index}/3` });
+  const { run } = buildRunCommandConfig({ ...LOAD, ...options, shard: `${index}/3` });
   return (await executeRun(run)).result;
 }
 
@@ -82,7 +82,7 @@ describe("merging the shards of one run", { timeout: 120_000 }, () => {
   });
 
   test("a result without --shard among shards is refused", async () => {
-    const { run } = buildLoadConfig({ ...LOAD, messages: "10" });
+    const { run } = buildRunCommandConfig({ ...LOAD, messages: "10" });
     const plain = file("plain.json", (await executeRun(run)).result);
     refusal(await mailvolley(["merge", ...files, plain]), /merge: not a shard .*plain\.json/);
   });
@@ -133,7 +133,7 @@ describe("merging the shards of one run", { timeout: 120_000 }, () => {
   test("compare shards merge mode by mode into one compare", async () => {
     const compareFiles: string[] = [];
     for (const i of [0, 1]) {
-      const { runs } = buildCompareConfig({ ...LOAD, messages: "20", shard: `${i}/2` });
+      const { runs } = buildCompareCommandConfig({ ...LOAD, messages: "20", shard: `${i}/2` });
       const results: Result[] = [];
       for (const run of runs) results.push((await executeRun(run)).result);
       compareFiles.push(

@@ -12,11 +12,11 @@ import { EXIT, loadExitCode, type StopSignal } from "../src/cli/exit-codes.js";
 import { givenOptions } from "../src/cli/load-options.js";
 import { checkWritable, exportsOf, writeOutput } from "../src/cli/output.js";
 import {
-  buildCompareConfig,
-  buildLoadConfig,
+  buildCompareCommandConfig,
+  buildRunCommandConfig,
   PLAN_KEYS,
   withPlan,
-} from "../src/config/load-config.js";
+} from "../src/config/command-config.js";
 import {
   COMPARE_OPTIONS,
   DEFAULTS,
@@ -24,10 +24,11 @@ import {
   TIMEOUT_OPTIONS,
 } from "../src/config/option-table.js";
 import { camel, helpText, type OptionSpec } from "../src/config/options.js";
-import { ConfigError, parseDuration, parseWindowRate } from "../src/config/parse.js";
+import { parseDuration, parseWindowRate } from "../src/config/parse.js";
 import { parseRate as parseSinkRate } from "../src/sink/options.js";
 import { DEFAULT_TIMEOUTS, PHASE_NAMES } from "../src/smtp/phases.js";
 import { DEFAULT_APDEX_MS } from "../src/stats/summarise.js";
+import { UsageError } from "../src/usage/usage-error.js";
 import { mailvolley } from "./helpers/cli.js";
 import { tempDir } from "./helpers/tmp.js";
 
@@ -86,13 +87,16 @@ describe("the help is derived from the table", () => {
   });
 
   test("--timeout sets every phase; a --timeout-PHASE wins for its phase", () => {
-    const { run } = buildLoadConfig({ timeout: "5s", timeoutBanner: "1500ms" });
+    const { run } = buildRunCommandConfig({ timeout: "5s", timeoutBanner: "1500ms" });
     for (const phase of PHASE_NAMES) {
       assert.equal(run.timeouts[phase], phase === "banner" ? 1500 : 5000, phase);
     }
-    assert.throws(() => buildLoadConfig({ timeout: "0s" }), /--timeout: must be longer than 0/);
     assert.throws(
-      () => buildLoadConfig({ timeout: "soon" }),
+      () => buildRunCommandConfig({ timeout: "0s" }),
+      /--timeout: must be longer than 0/,
+    );
+    assert.throws(
+      () => buildRunCommandConfig({ timeout: "soon" }),
       /--timeout: "soon" is not a duration/,
     );
   });
@@ -102,13 +106,13 @@ describe("the help is derived from the table", () => {
     for (const [flag, spec] of ALL_ROWS) {
       if (spec.default !== undefined) defaults[camel(flag)] = String(spec.default);
     }
-    const implicit = buildLoadConfig({});
-    const explicit = buildLoadConfig(defaults);
+    const implicit = buildRunCommandConfig({});
+    const explicit = buildRunCommandConfig(defaults);
     assert.deepEqual(withoutRunId(explicit.run), withoutRunId(implicit.run));
     assert.deepEqual(explicit.report, implicit.report);
     assert.deepEqual(explicit.sink, implicit.sink);
-    const compare = buildCompareConfig({});
-    const compareExplicit = buildCompareConfig({ ...defaults, mode: undefined });
+    const compare = buildCompareCommandConfig({});
+    const compareExplicit = buildCompareCommandConfig({ ...defaults, mode: undefined });
     assert.equal(compareExplicit.pauseMs, compare.pauseMs);
     assert.deepEqual(
       compareExplicit.runs.map((r) => r.mode),
@@ -127,13 +131,13 @@ describe("plan keys", () => {
 
   test("a plan may set a --timeout-PHASE row; one of the few others is refused", () => {
     const good = file("timeouts.yaml", "timeout-banner: 5s\ntimeoutDot: 2m\n");
-    const { run } = buildLoadConfig({ plan: good });
+    const { run } = buildRunCommandConfig({ plan: good });
     assert.equal(run.timeouts.banner, 5000);
     assert.equal(run.timeouts.dot, 120_000);
     assert.equal(run.timeouts.mail, DEFAULT_TIMEOUTS.mail);
     const bad = file("verbose.yaml", "sessions: 2\nverbose: true\n");
     assert.throws(
-      () => buildLoadConfig({ plan: bad }),
+      () => buildRunCommandConfig({ plan: bad }),
       /verbose.yaml:2: "verbose" is not a run option/,
     );
   });
@@ -141,7 +145,7 @@ describe("plan keys", () => {
   test("an error in a value from the plan names the plan's line, for report options too", () => {
     const path = file("bad-apdex.yaml", "sessions: 2\napdex: 0ms\n");
     assert.throws(
-      () => buildLoadConfig({ plan: path }),
+      () => buildRunCommandConfig({ plan: path }),
       /--apdex: must be above 0 \(from .*bad-apdex\.yaml:2\)/,
     );
   });
@@ -180,8 +184,8 @@ describe("a plan does not change what the command line gave", () => {
       sessions: "2",
     };
     const before = structuredClone(argv);
-    const first = buildLoadConfig(givenOptions(argv));
-    const second = buildLoadConfig(givenOptions(argv));
+    const first = buildRunCommandConfig(givenOptions(argv));
+    const second = buildRunCommandConfig(givenOptions(argv));
     assert.deepEqual(argv, before, "argv untouched");
     assert.deepEqual(withoutRunId(first.run), withoutRunId(second.run));
     assert.deepEqual(first.report, second.report);
@@ -193,41 +197,47 @@ describe("a plan does not change what the command line gave", () => {
 
 describe("report and sink-emulation options are checked in config/", () => {
   test("report options: defaults, thresholds, abort-on-fail", () => {
-    const { report } = buildLoadConfig({ threshold: ["p99<50ms"], abortOnFail: true });
+    const { report } = buildRunCommandConfig({ threshold: ["p99<50ms"], abortOnFail: true });
     assert.equal(report.apdexMs, DEFAULT_APDEX_MS);
     assert.equal(report.thresholds.length, 1);
     assert.equal(report.abortOnFail, true);
-    assert.throws(() => buildLoadConfig({ abortOnFail: true }), /--abort-on-fail/);
-    assert.throws(() => buildLoadConfig({ apdex: "soon" }), ConfigError);
+    assert.throws(() => buildRunCommandConfig({ abortOnFail: true }), /--abort-on-fail/);
+    assert.throws(() => buildRunCommandConfig({ apdex: "soon" }), UsageError);
   });
 
   test("--sink-NAME options become the sink's options, rates read as the sink reads them", () => {
-    const { sink } = buildLoadConfig({ sinkMaxConnections: "4", sinkMaxMessageRate: "30/1m" });
+    const { sink } = buildRunCommandConfig({
+      sinkMaxConnections: "4",
+      sinkMaxMessageRate: "30/1m",
+    });
     assert.deepEqual(sink, { maxConnections: 4, maxMessageRate: "30/1m" });
     for (const text of ["30/60s", "30/1m", "30/m", "30", "30/60", "7/500ms", "5/2h"]) {
       assert.deepEqual(parseWindowRate("--x", text), parseSinkRate("x", text), text);
     }
     for (const bad of ["fast", "0/60s", "30/0s", "-1"]) {
-      assert.throws(() => parseWindowRate("--sink-max-message-rate", bad), ConfigError, bad);
+      assert.throws(() => parseWindowRate("--sink-max-message-rate", bad), UsageError, bad);
     }
     // 0 is the sink's "no limit", as `sink --max-connections 0` has always read it.
-    assert.equal(buildLoadConfig({ sinkMaxConnections: "0" }).sink.maxConnections, 0);
-    assert.throws(() => buildLoadConfig({ sinkMaxConnections: "x" }), /--sink-max-connections x/);
+    assert.equal(buildRunCommandConfig({ sinkMaxConnections: "0" }).sink.maxConnections, 0);
+    assert.throws(
+      () => buildRunCommandConfig({ sinkMaxConnections: "x" }),
+      /--sink-max-connections x/,
+    );
   });
 });
 
 describe("compare's config", () => {
   test("both modes in --order, each run its own id; --mode is refused, a plan's is overridden", () => {
     const plan = file("compare.yaml", "mode: reuse\norder: reuse,per-message\npause: 0s\n");
-    const config = buildCompareConfig({ plan });
+    const config = buildCompareCommandConfig({ plan });
     assert.deepEqual(
       config.runs.map((r) => r.mode),
       ["reuse", "per-message"],
     );
     assert.equal(config.pauseMs, 0);
     assert.notEqual(config.runs[0].runId, config.runs[1].runId);
-    assert.throws(() => buildCompareConfig({ mode: "reuse" }), /--mode.*--order/);
-    assert.throws(() => buildCompareConfig({ order: "reuse" }), /--order/);
+    assert.throws(() => buildCompareCommandConfig({ mode: "reuse" }), /--mode.*--order/);
+    assert.throws(() => buildCompareCommandConfig({ order: "reuse" }), /--order/);
   });
 });
 

@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { doneFraction, formatProgress, pauseLine } from "../src/cli/progress.js";
-import type { Progress } from "../src/run/load.js";
 import { zeroProgressCounts } from "../src/run/progress.js";
+import type { Progress } from "../src/run/thread-run.js";
 import { newHistogramEncoded, summariseHistogram } from "../src/stats/collector.js";
 
 function progress(counts: Partial<Progress>): Progress {

@@ -42,7 +42,7 @@ function parse(chunks: readonly Buffer[], captureText = false, shared = false): 
     onReply: (code, lines) => outcome.replies.push({ code, lines }),
     onProtocolError: (reason) => outcome.errors.push(reason),
   });
-  parser.captureText = captureText;
+  parser.keepText(captureText);
   for (const chunk of chunks) {
     if (!shared) {
       parser.push(chunk);
@@ -204,16 +204,16 @@ describe("state", () => {
     assert.deepEqual(replies, [220]);
   });
 
-  test("captureText is read at a reply's first line", () => {
+  test("keepText is read at a reply's first line", () => {
     const got: (string[] | null)[] = [];
     const parser = new ReplyParser({
       onReply: (_code, lines) => got.push(lines),
       onProtocolError: (reason) => assert.fail(reason),
     });
     parser.push(bytes("220 banner\r\n"));
-    parser.captureText = true;
+    parser.keepText(true);
     parser.push(bytes("250-mx\r\n250 PIPELINING\r\n"));
-    parser.captureText = false;
+    parser.keepText(false);
     parser.push(bytes("250 2.1.0 Ok\r\n"));
     assert.deepEqual(got, [null, ["mx", "PIPELINING"], null]);
   });

@@ -4,11 +4,14 @@
  * what it was.
  */
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import net from "node:net";
 import { describe, test } from "node:test";
+import { FIGURES, valueAt } from "../src/report/figure-table.js";
 import { ratio, thresholdActual } from "../src/report/figures.js";
 import { renderSummary } from "../src/report/terminal.js";
 import { runClient } from "./helpers/run-client.js";
+import { readSchema } from "./helpers/schema-fields.js";
 
 /** A loopback port with nothing listening on it (bound, then closed). */
 async function deadPort(): Promise<number> {
@@ -60,5 +63,48 @@ describe("report figures", () => {
     assert.ok(all, text);
     // mean, p50, p90, p95, p99 and max: no samples, so no figure (the Apdex is 0.000).
     assert.match(all, /100\.00 +- +- +- +- +- +- +0\.0 /);
+  });
+});
+
+describe("the reports' figure table", () => {
+  const schema = readSchema();
+  /** The schema of a dotted path inside a Result, following $refs and nullable oneOfs. */
+  // biome-ignore lint/suspicious/noExplicitAny: walking the schema's JSON.
+  function schemaAt(path: string): any {
+    // biome-ignore lint/suspicious/noExplicitAny: as above.
+    const deref = (node: any): any => {
+      let at = node;
+      while (at.$ref || at.oneOf) {
+        at = at.$ref
+          ? schema.$defs[at.$ref.replace("#/$defs/", "")]
+          : at.oneOf.find((alt: { type?: string }) => alt.type !== "null");
+      }
+      return at;
+    };
+    // biome-ignore lint/suspicious/noExplicitAny: as above.
+    let at: any = schema.$defs.result;
+    let property: { description?: string } | undefined;
+    for (const key of path.split(".")) {
+      property = deref(at).properties?.[key];
+      if (property === undefined) return undefined;
+      at = property;
+    }
+    return { ...deref(at), description: property?.description ?? deref(at).description };
+  }
+
+  test("every row's path is a figure of the schema, with a description, and its value a number", () => {
+    const golden = JSON.parse(
+      readFileSync(new URL("../../test/golden/result-reuse.json", import.meta.url), "utf8"),
+    );
+    for (const [name, figure] of Object.entries(FIGURES)) {
+      const at = schemaAt(figure.path);
+      assert.ok(at, `${name}: ${figure.path} is not in the result schema`);
+      assert.ok(at.description, `${name}: ${figure.path} has no description in the schema`);
+      assert.ok(["number", "integer"].includes(at.type), `${name}: ${figure.path} is no number`);
+      // The golden run made no TLS handshake and ran no load model, so it has no accounting.
+      if (!figure.path.startsWith("tls.") && !figure.path.startsWith("accounting.")) {
+        assert.equal(typeof valueAt(golden, figure.path), "number", `${name} in the golden result`);
+      }
+    }
   });
 });

@@ -1,9 +1,10 @@
 /**
  * schema/result.schema.json against real results: every kind of document mailvolley writes (a
- * self-test, an open model with thresholds, per-message against a connection limit, nothing
- * listening, compare, shards and their merge, worker threads with a template, the golden file)
- * validates, and the schema's objects are closed, so a field the Result type gains without the
- * schema fails here. The schema's enums are checked against the tables they copy.
+ * self-test, STARTTLS per message, an open model with thresholds, per-message against a
+ * connection limit, nothing listening, compare, shards and their merge, worker threads with a
+ * template, the golden file) validates, and every field it holds has a description in the
+ * schema. The file is the build's rendering of the one definition (src/stats/result-schema/),
+ * byte for byte; its objects are closed, and its enums are the code's tables.
  */
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -15,16 +16,16 @@ import { PHASE_NAMES } from "../src/smtp/phases.js";
 import { HISTOGRAM_NAMES } from "../src/stats/collector.js";
 import { ERROR_CLASSES, FAILURE_CLASS } from "../src/stats/errors.js";
 import { RESULT_LATENCIES, RESULT_SCHEMA, type Result } from "../src/stats/result.js";
+import { resultJsonSchemaText } from "../src/stats/result-schema/document.js";
 import { mailvolley } from "./helpers/cli.js";
+import { readSchema, SCHEMA_FILE, schemaFields } from "./helpers/schema-fields.js";
 import { tempDir } from "./helpers/tmp.js";
 
-const SCHEMA_FILE = new URL("../../schema/result.schema.json", import.meta.url);
 const GOLDEN = new URL("../../test/golden/result-reuse.json", import.meta.url);
 
 const readJson = (file: string | URL): unknown => JSON.parse(readFileSync(file, "utf8"));
 
-// biome-ignore lint/suspicious/noExplicitAny: the schema is JSON read from disk.
-const schema = readJson(SCHEMA_FILE) as any;
+const schema = readSchema();
 // strict: an unknown keyword or a loose type in the schema itself is an error too.
 const validate = new Ajv2020({ strict: true, allErrors: true }).compile(schema);
 
@@ -39,8 +40,14 @@ function problems(doc: unknown): string[] {
   });
 }
 
+/** Every field of a real document, as a path: what the description check covered. */
+const fieldsSeen = new Set<string>();
+
 function assertValid(doc: unknown, what: string): void {
   assert.deepEqual(problems(doc), [], `${what} does not match schema/result.schema.json`);
+  const { fields, problems: undescribed } = schemaFields(schema, doc);
+  assert.deepEqual(undescribed, [], `${what}: fields the schema does not describe`);
+  for (const field of fields) fieldsSeen.add(field);
 }
 
 describe("schema/result.schema.json against real results", { timeout: 180_000 }, () => {
@@ -147,6 +154,43 @@ describe("schema/result.schema.json against real results", { timeout: 180_000 },
   test("the golden result", () => {
     assertValid(readJson(GOLDEN), "test/golden/result-reuse.json");
   });
+
+  test("the description check saw the sections these runs write", () => {
+    for (const field of ["tls.seen[].cipher", "sink.classes", "generator.lateness.startMs"]) {
+      assert.ok(fieldsSeen.has(field), `no real result held ${field}`);
+    }
+    for (const field of ["runs[].latency.tlsMs.p99", "shards[].configHash", "knee.fell"]) {
+      assert.ok(fieldsSeen.has(field), `no real result held ${field}`);
+    }
+  });
+});
+
+test("schema/result.schema.json is what the build writes from src/stats/result-schema/", () => {
+  assert.equal(
+    readFileSync(SCHEMA_FILE, "utf8"),
+    resultJsonSchemaText(),
+    "run `npm run build`: the shipped schema is generated from the definition",
+  );
+});
+
+test("every property the schema defines has a description, its own or its definition's", () => {
+  const missing: string[] = [];
+  // biome-ignore lint/suspicious/noExplicitAny: walking the schema's JSON.
+  const visit = (node: any, path: string): void => {
+    if (typeof node !== "object" || node === null) return;
+    for (const [key, child] of Object.entries(node.properties ?? {})) {
+      // biome-ignore lint/suspicious/noExplicitAny: as above.
+      const property = child as any;
+      const target = property.$ref && schema.$defs[property.$ref.replace("#/$defs/", "")];
+      if (!property.description && !target?.description) missing.push(`${path}.${key}`);
+    }
+    for (const [key, child] of Object.entries(node)) {
+      // The root's `if` only tells a comparison from a Result: no fields there.
+      if (!["enum", "required", "if"].includes(key)) visit(child, `${path}/${key}`);
+    }
+  };
+  visit(schema, "");
+  assert.deepEqual(missing, []);
 });
 
 describe("schema/result.schema.json refuses what is not a result", () => {
@@ -214,4 +258,33 @@ test("a run a signal stopped, and a compare whose second run it kept from starti
   );
   const compare = { schema: COMPARE_SCHEMA, runs: [readJson(GOLDEN)], notRun: ["reuse"] };
   assertValid(compare, "a compare stopped during --pause");
+});
+
+test("every field docs/result.md's field table names is a field of the schema", () => {
+  const doc = readFileSync(new URL("../../docs/result.md", import.meta.url), "utf8");
+  const section = doc.slice(doc.indexOf("## Result fields"));
+  const table = section.slice(0, section.indexOf("\n## ", 1));
+  const paths = [...table.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]);
+  assert.ok(paths.length > 50, "the field table is where it was");
+  // biome-ignore lint/suspicious/noExplicitAny: walking the schema's JSON.
+  const deref = (node: any): any => {
+    let at = node;
+    while (at?.$ref || at?.oneOf) {
+      at = at.$ref
+        ? schema.$defs[at.$ref.replace("#/$defs/", "")]
+        : at.oneOf.find((alt: { type?: string }) => alt.type !== "null");
+    }
+    return at;
+  };
+  const unknown = paths.filter((path) => {
+    let at = deref(schema.$defs.result);
+    for (const part of path.split(".")) {
+      const key = part.replace(/\[\]$/, "");
+      at = deref(at?.properties?.[key]);
+      if (part.endsWith("[]")) at = deref(at?.items);
+      if (at === undefined) return true;
+    }
+    return false;
+  });
+  assert.deepEqual(unknown, [], "docs/result.md names fields the Result does not have");
 });

@@ -9,14 +9,14 @@ import {
   stripeCount,
 } from "../src/config/shard.js";
 import { ArrivalSchedule } from "../src/run/schedule.js";
-import { splitShares } from "../src/run/shard.js";
 import {
   composeSeqSpace,
-  machineShare,
   StripedArrivals,
-  shardShares,
+  shardShare,
+  threadShares,
   WHOLE_RUN,
-} from "../src/run/shard-plan.js";
+} from "../src/run/thread-plan.js";
+import { splitOverThreads } from "../src/run/threads.js";
 import { configError } from "./helpers/config-error.js";
 
 describe("--shard", () => {
@@ -163,7 +163,7 @@ describe("splitting counts", () => {
   });
 
   test("a machine share: its sessions, its stripe, 1/N of the rate", () => {
-    assert.deepEqual(machineShare(10, 10, { index: 1, count: 4 }), {
+    assert.deepEqual(shardShare(10, 10, { index: 1, count: 4 }), {
       sessions: 2,
       messages: 3,
       seqBase: 1,
@@ -173,7 +173,7 @@ describe("splitting counts", () => {
   });
 
   test("without --shard the plan is today's worker split", () => {
-    assert.deepEqual(shardShares(10, 1000, WHOLE_RUN, 3), splitShares(10, 1000, 3));
+    assert.deepEqual(threadShares(10, 1000, WHOLE_RUN, 3), splitOverThreads(10, 1000, 3));
   });
 
   test("composing sequence spaces numbers the inner space's numbers in the outer", () => {
@@ -206,7 +206,7 @@ describe("shards × workers", () => {
       const seen = new Uint8Array(messages);
       let sessionsTotal = 0;
       for (let i = 0; i < shards; i++) {
-        const plan = shardShares(sessions, messages, { index: i, count: shards }, workers);
+        const plan = threadShares(sessions, messages, { index: i, count: shards }, workers);
         let rate = 0;
         for (const share of plan) {
           assert.ok(share.sessions >= 1 && share.messages >= 1, "no idle share");
@@ -228,7 +228,7 @@ describe("shards × workers", () => {
 
   test("worker w of shard i sends i + N·(w + W·j)", () => {
     const [n, w] = [3, 2];
-    const plan = shardShares(6, 60, { index: 2, count: n }, w);
+    const plan = threadShares(6, 60, { index: 2, count: n }, w);
     for (const [worker, share] of plan.entries()) {
       assert.deepEqual(
         numbersOf(share).slice(0, 3),
@@ -250,7 +250,7 @@ describe("striped arrivals", () => {
     const expected = Array.from({ length: messages }, (_, k) => whole.arrivalTime(k));
     const got = new Map<number, number>();
     for (let i = 0; i < 3; i++) {
-      for (const share of shardShares(9, messages, { index: i, count: 3 }, 2)) {
+      for (const share of threadShares(9, messages, { index: i, count: 3 }, 2)) {
         const arrivals = new StripedArrivals(ramp, share);
         let previous = -1;
         for (let j = 0; j < share.messages; j++) {

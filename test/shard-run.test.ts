@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { buildCompareConfig, buildLoadConfig } from "../src/config/load-config.js";
+import { buildCompareCommandConfig, buildRunCommandConfig } from "../src/config/command-config.js";
 import { buildRunConfig } from "../src/config/run-config.js";
 import { executeRun } from "../src/run/run.js";
 import { StartGate } from "../src/run/start-at.js";
@@ -16,10 +16,10 @@ import { assertBalanced } from "./helpers/run-client.js";
 
 describe("--shard and --start-at in the config", () => {
   test("I/N and a start time become the config; without them a whole run at once", () => {
-    const { run } = buildLoadConfig({ shard: "1/3", startAt: "1767225600.5", sessions: "6" });
+    const { run } = buildRunCommandConfig({ shard: "1/3", startAt: "1767225600.5", sessions: "6" });
     assert.deepEqual(run.shard, { index: 1, count: 3 });
     assert.equal(run.startAt, 1_767_225_600_500);
-    const plain = buildLoadConfig({}).run;
+    const plain = buildRunCommandConfig({}).run;
     assert.equal(plain.shard, null);
     assert.equal(plain.startAt, null);
   });
@@ -59,13 +59,21 @@ describe("--shard and --start-at in the config", () => {
 
   test("the load's hash: equal on every shard, changed by the load and by compare's mode", () => {
     const shard = (i: number) =>
-      buildLoadConfig({ shard: `${i}/2`, startAt: "1767225600", json: `${i}.json`, sessions: "4" })
-        .run;
+      buildRunCommandConfig({
+        shard: `${i}/2`,
+        startAt: "1767225600",
+        json: `${i}.json`,
+        sessions: "4",
+      }).run;
     assert.match(shard(0).configHash, /^sha256:[0-9a-f]{64}$/);
     assert.equal(shard(0).configHash, shard(1).configHash);
-    const more = buildLoadConfig({ shard: "0/2", sessions: "5" }).run;
+    const more = buildRunCommandConfig({ shard: "0/2", sessions: "5" }).run;
     assert.notEqual(more.configHash, shard(0).configHash);
-    const { runs } = buildCompareConfig({ shard: "0/2", sessions: "4", startAt: "1767225600" });
+    const { runs } = buildCompareCommandConfig({
+      shard: "0/2",
+      sessions: "4",
+      startAt: "1767225600",
+    });
     assert.notEqual(runs[0].configHash, runs[1].configHash);
     assert.equal(runs[0].startAt, 1_767_225_600_000);
     assert.equal(runs[1].startAt, null, "the second run follows the first after --pause");

@@ -16,7 +16,8 @@ import {
 import { join } from "node:path";
 import { test } from "node:test";
 import { MessageDumper, writeNew } from "../src/sink/dump.js";
-import { SinkOptionError, startSink } from "../src/sink/index.js";
+import { startSink } from "../src/sink/index.js";
+import { UsageError } from "../src/usage/usage-error.js";
 import { mailvolley } from "./helpers/cli.js";
 import { tempDir } from "./helpers/tmp.js";
 
@@ -52,7 +53,7 @@ test("a dump directory others can write to is refused unless sticky and ours", a
   mkdirSync(open);
   chmodSync(open, 0o777);
   await assert.rejects(startSink({ listen: ["127.0.0.1:0"], dump: open }), (error: Error) => {
-    assert.ok(error instanceof SinkOptionError);
+    assert.ok(error instanceof UsageError);
     assert.match(error.message, /^--dump .*: writable by other users \(mode 777\); .*chmod go-w/);
     return true;
   });

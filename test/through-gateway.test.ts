@@ -11,12 +11,11 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { mailvolley } from "./helpers/cli.js";
 import { freePort, HOST, requirePeer } from "./helpers/peer.js";
 import { havePostfixRelay, type RelayOptions, startPostfixRelay } from "./helpers/postfix-relay.js";
+import { readSchema, schemaFields } from "./helpers/schema-fields.js";
 import { tempDir } from "./helpers/tmp.js";
 
-const SCHEMA_FILE = new URL("../../schema/result.schema.json", import.meta.url);
-const validate = new Ajv2020({ strict: true, allErrors: true }).compile(
-  JSON.parse(readFileSync(SCHEMA_FILE, "utf8")),
-);
+const schema = readSchema();
+const validate = new Ajv2020({ strict: true, allErrors: true }).compile(schema);
 
 function schemaProblems(doc: unknown): string[] {
   if (validate(doc)) return [];
@@ -72,6 +71,7 @@ async function throughPostfix(
     assert.equal(out.stderr.includes("Error"), false, out.stderr);
     const result = JSON.parse(readFileSync(json, "utf8"));
     assert.deepEqual(schemaProblems(result), [], "the result matches schema/result.schema.json");
+    assert.deepEqual(schemaFields(schema, result).problems, [], "every field has a description");
     const html = readFileSync(join(dir, "report.html"), "utf8");
     return { code: out.code, delivery: result.delivery, log: postfix.log(), html };
   } finally {

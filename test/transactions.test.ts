@@ -14,7 +14,7 @@ const alerts: MessageClass = { index: 1, recipients: 1 };
 function ring(slots = 4): { txs: TransactionRing; stats: RunStats } {
   const stats = new RunStats(["bulk", "alerts"]);
   const txs = new TransactionRing(stats, slots);
-  txs.connection = 1;
+  txs.connectionOpened(1);
   return { txs, stats };
 }
 

@@ -77,6 +77,11 @@ export async function runSmtpSource(
 // bench measures minified, bundled code, as `mailvolley run` runs it.
 const DRIVE = fileURLToPath(new URL("../bundle/drive.js", import.meta.url));
 
+/** The bundled bench driver of another built tree (an export of an older commit, built). */
+export function driveOf(tree: string): string {
+  return `${tree.replace(/\/$/, "")}/dist/bench/bundle/drive.js`;
+}
+
 /**
  * One mailvolley run against the sink. Rate = accepted / the run's own elapsedSeconds (first
  * connect to last reply), the figure `mailvolley run` reports; Node's start-up (≈ 0.1–0.2 s) is
@@ -85,7 +90,7 @@ const DRIVE = fileURLToPath(new URL("../bundle/drive.js", import.meta.url));
 export async function runMailvolley(
   sink: SinkProcess | null,
   options: RawRunOptions,
-  extra: { wrap?: SpawnWrap; checkpoints?: number[]; nodeFlags?: string[] } = {},
+  extra: { wrap?: SpawnWrap; checkpoints?: number[]; nodeFlags?: string[]; drive?: string } = {},
 ): Promise<Sample> {
   const spec: DriveSpec = {
     options: { ...options, target: sink ? `127.0.0.1:${sink.port}` : options.target },
@@ -94,7 +99,7 @@ export async function runMailvolley(
   };
   const [cmd, argv] = wrapCommand(
     process.execPath,
-    [...(extra.nodeFlags ?? []), DRIVE, JSON.stringify(spec)],
+    [...(extra.nodeFlags ?? []), extra.drive ?? DRIVE, JSON.stringify(spec)],
     extra.wrap ?? {},
   );
   const exited = await runTimed(cmd, argv, RUN_TIMEOUT_MS);

@@ -5,7 +5,7 @@
  * (--sink-max-connection-rate and friends) to show what reuse dodges.
  */
 import type { Argv } from "yargs";
-import { buildCompareConfig } from "../config/load-config.js";
+import { buildCompareCommandConfig } from "../config/command-config.js";
 import { COMPARE_OPTIONS, RUN_OPTIONS } from "../config/option-table.js";
 import type { RunConfig } from "../config/run-config.js";
 import { runRecord } from "../config/run-record.js";
@@ -49,7 +49,7 @@ export const compareCommand = {
       report,
       sink,
       receive,
-    } = buildCompareConfig(givenOptions(argv));
+    } = buildCompareCommandConfig(givenOptions(argv));
     if (configs[0].target === null || receive !== null) checkEmbeddedSink(sink);
     warnPlaintextAuth(configs[0], configs[0].target);
     const { json, quiet } = configs[0];

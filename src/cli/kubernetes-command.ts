@@ -3,15 +3,16 @@
  * manifests of one sharded run on stdout (or --out FILE), for `kubectl apply -f -`.
  */
 import yargs, { type ArgumentsCamelCase, type Argv } from "yargs";
-import { buildLoadConfig } from "../config/load-config.js";
+import { buildRunCommandConfig } from "../config/command-config.js";
 import { LOAD_OPTIONS } from "../config/option-table.js";
-import { ConfigError, parseDuration } from "../config/parse.js";
+import { parseDuration } from "../config/parse.js";
 import {
   type KubernetesOptions,
   kubernetesOptions,
   manifestsToYaml,
   renderKubernetes,
 } from "../deploy/kubernetes.js";
+import { UsageError } from "../usage/usage-error.js";
 import { withSuggestions } from "./did-you-mean.js";
 import { EXIT } from "./exit-codes.js";
 import { givenOptions, loadOptions } from "./load-options.js";
@@ -92,7 +93,7 @@ export const kubernetesCommand = {
       .demandOption(["shards", "image"]),
   handler: async (argv: KubernetesArgv) => {
     if (argv.startAt !== undefined && argv.startIn !== undefined) {
-      throw new ConfigError("--start-in", "give either --start-at or --start-in, not both");
+      throw new UsageError("--start-in", "give either --start-at or --start-in, not both");
     }
     const startAt =
       argv.startAt ??
@@ -146,11 +147,11 @@ async function checkRunArgs(options: KubernetesOptions): Promise<void> {
         options,
         commandGiven: true,
       });
-      throw new ConfigError("--", `run options after --: ${line}`);
+      throw new UsageError("--", `run options after --: ${line}`);
     })
     .parseAsync();
   if (argv._.length > 0) {
-    throw new ConfigError("--", `"${argv._[0]}" after --: give the target before --, once`);
+    throw new UsageError("--", `"${argv._[0]}" after --: give the target before --, once`);
   }
   const given = givenOptions(argv);
   if (given.plan !== undefined) return;
@@ -159,5 +160,5 @@ async function checkRunArgs(options: KubernetesOptions): Promise<void> {
   const inPod = given.authFile !== undefined || options.authSecret !== null;
   const { authFile: _podPath, ...local } = given;
   const auth = inPod ? "user:password-in-the-pod" : local.auth;
-  buildLoadConfig({ ...local, auth, target: options.target, shard: `0/${options.shards}` });
+  buildRunCommandConfig({ ...local, auth, target: options.target, shard: `0/${options.shards}` });
 }

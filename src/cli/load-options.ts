@@ -6,7 +6,8 @@ import type { ArgumentsCamelCase, Argv } from "yargs";
 import { COMPARE_OPTIONS, LOAD_OPTIONS, SECURITY_OPTIONS } from "../config/option-table.js";
 import { helpText, type OptionTable, pickOptions } from "../config/options.js";
 import type { SinkSettings } from "../config/sink-config.js";
-import { fillSinkOptions, SinkOptionError, type SinkOptions } from "../sink/index.js";
+import { fillSinkOptions, type SinkOptions } from "../sink/index.js";
+import { UsageError } from "../usage/usage-error.js";
 
 export type CommandArgv = ArgumentsCamelCase<Record<string, unknown>>;
 
@@ -52,8 +53,8 @@ export function checkEmbeddedSink(sink: SinkSettings): void {
   try {
     fillSinkOptions({ ...(sink as Partial<SinkOptions>), listen: ["127.0.0.1:0"] });
   } catch (error) {
-    if (!(error instanceof SinkOptionError)) throw error;
-    const option = `sink-${error.option}`;
-    throw new SinkOptionError(option, error.message.replace(`--${error.option}`, `--${option}`));
+    if (!(error instanceof UsageError)) throw error;
+    // The sink names its own options (--fault); here the user wrote them as --sink-fault.
+    throw new UsageError(error.option.replace(/^--/, "--sink-"), error.problem, error.value);
   }
 }

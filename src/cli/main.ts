@@ -4,11 +4,10 @@
  */
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
-import { ConfigError } from "../config/parse.js";
+
 import { toolVersion } from "../config/run-record.js";
-import { SourceError } from "../messages/source.js";
-import { SinkOptionError } from "../sink/index.js";
 import { mark } from "../stats/timeline.js";
+import { UsageError } from "../usage/usage-error.js";
 import { compareCommand } from "./compare-command.js";
 import { withSuggestions } from "./did-you-mean.js";
 import { takeEarlySignals } from "./early-signals.js";
@@ -91,7 +90,7 @@ export async function main(args: string[]): Promise<void> {
     .alias("help", "h")
     .wrap(Math.min(110, process.stdout.columns || 100))
     .fail((message, error) => {
-      if (isUsageError(error)) usageError(error.message);
+      if (error instanceof UsageError) usageError(error.message);
       // yargs' own parse errors ("Not enough arguments following: m") are usage errors too.
       if (error && error.name !== "YError") throw error;
       // After a command's builder ran, the instance knows that command's options.
@@ -107,7 +106,7 @@ export async function main(args: string[]): Promise<void> {
   try {
     await cli.parseAsync();
   } catch (error) {
-    if (isUsageError(error)) usageError(error.message);
+    if (error instanceof UsageError) usageError(error.message);
     throw error;
   }
 }
@@ -119,10 +118,3 @@ await main(hideBin(process.argv));
 const unhandled = takeEarlySignals();
 if (unhandled.length > 0) process.exitCode = signalExitCode(unhandled[0]);
 mark("command done");
-
-/** Bad input, from config/ or from what only the sink can judge: one line, exit 2. */
-function isUsageError(error: unknown): error is ConfigError | SourceError | SinkOptionError {
-  return (
-    error instanceof ConfigError || error instanceof SourceError || error instanceof SinkOptionError
-  );
-}

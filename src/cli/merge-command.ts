@@ -6,7 +6,7 @@
  */
 import type { ArgumentsCamelCase, Argv } from "yargs";
 import { REPORT_OPTIONS } from "../config/option-table.js";
-import { ConfigError } from "../config/parse.js";
+
 import { parseThresholds } from "../config/thresholds.js";
 import { renderCompare } from "../report/compare.js";
 import { renderHtml } from "../report/html.js";
@@ -15,6 +15,7 @@ import { renderSummary } from "../report/terminal.js";
 import { type MergeInput, mergeShards } from "../stats/merge-results.js";
 import type { Result } from "../stats/result.js";
 import { describeShardStarts } from "../stats/shard-check.js";
+import { UsageError } from "../usage/usage-error.js";
 import { EXIT, type ExitCode, loadExitCode } from "./exit-codes.js";
 import { tableOptions } from "./load-options.js";
 import { checkWritable, type Export, exportsOf, writeOutput } from "./output.js";
@@ -55,7 +56,7 @@ export const mergeCommand = {
     ),
   handler: async (argv: MergeArgv) => {
     const files = (argv.results as string[]) ?? [];
-    if (files.length < 2) throw new ConfigError("merge", "give at least two result files");
+    if (files.length < 2) throw new UsageError("merge", "give at least two result files");
     parseThresholds(argv.threshold); // bad threshold text: exit 2 before anything is read
     const json = (all: Result[]) => renderJson(all.length > 1 ? compareDoc(all) : all[0]);
     const exports = exportsOf<Result[]>([
@@ -111,14 +112,14 @@ function report(
 
 /**
  * Single runs merge into one; compare results (two runs each) merge mode by mode into one
- * compare, in the first file's order. Each merge is checked; a refusal is one ConfigError line.
+ * compare, in the first file's order. Each merge is checked; a refusal is one UsageError line.
  */
 const SELF_TEST_TARGET = "embedded-sink";
 
 function mergeFiles(files: readonly ResultFile[]): { result: Result; starts: string }[] {
   const compares = files.filter((f) => f.runs.length > 1).map((f) => f.file);
   if (compares.length > 0 && compares.length < files.length) {
-    throw new ConfigError(
+    throw new UsageError(
       "merge",
       `${compares.join(", ")} ${compares.length > 1 ? "are compares" : "is a compare"} (two runs) ` +
         "and the others single runs; merge the shards of one command",
@@ -136,7 +137,7 @@ function mergeFiles(files: readonly ResultFile[]): { result: Result; starts: str
       return { result: merged, starts: describeShardStarts(starts) };
     } catch (error) {
       // ShardCheckError, or mergeResults refusing shards of different series intervals.
-      throw new ConfigError("merge", (error as Error).message);
+      throw new UsageError("merge", (error as Error).message);
     }
   });
 }
@@ -151,7 +152,7 @@ function checkTargets(files: readonly ResultFile[]): void {
   const selfTests = targets.filter((t) => t.target === SELF_TEST_TARGET);
   const others = targets.filter((t) => t.target !== SELF_TEST_TARGET);
   if (selfTests.length > 0 && others.length > 0) {
-    throw new ConfigError(
+    throw new UsageError(
       "merge",
       `${selfTests[0].file} is a self-test and ${others[0].file} ran against ${others[0].target}; merge the shards of one run against one target`,
     );

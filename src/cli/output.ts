@@ -26,7 +26,7 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { ConfigError } from "../config/parse.js";
+import { UsageError } from "../usage/usage-error.js";
 import { colorWanted } from "./color.js";
 
 /** Text for the value, or null when there is nothing to write. */
@@ -76,7 +76,7 @@ export function checkDistinctPaths(outputs: readonly { option: string; path: str
     const first = seen.get(key);
     if (first !== undefined) {
       const where = path === "-" ? "stdout" : `"${path}"`;
-      throw new ConfigError(
+      throw new UsageError(
         option,
         `${first} already writes ${where}; give each output its own file`,
       );
@@ -86,7 +86,7 @@ export function checkDistinctPaths(outputs: readonly { option: string; path: str
 }
 
 /**
- * Throws a ConfigError naming `option` unless `path` can be written whole: a device or pipe
+ * Throws a UsageError naming `option` unless `path` can be written whole: a device or pipe
  * that may be written, or a file (new or not) in a directory where a file may be created.
  * Creates nothing.
  */
@@ -103,7 +103,7 @@ export function checkOutputPath(option: string, path: string): void {
     }
     accessSync(dirname(path), constants.W_OK | constants.X_OK);
   } catch (error) {
-    throw new ConfigError(
+    throw new UsageError(
       option,
       `cannot write "${path}" (${reason(error)}); give a writable file path`,
     );

@@ -2,7 +2,7 @@
  * Live progress while a run goes: on a TTY one line rewritten in place; otherwise a summary line
  * every few seconds, like JMeter's `summary +` lines. Nothing with -q.
  */
-import type { Progress } from "../run/load.js";
+import type { Progress } from "../run/thread-run.js";
 
 /** Non-TTY: one line per this many progress reports (one report a second). */
 const LINE_EVERY = 5;

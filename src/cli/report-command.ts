@@ -5,7 +5,7 @@
  */
 import { readFile } from "node:fs/promises";
 import type { ArgumentsCamelCase, Argv } from "yargs";
-import { ConfigError, parseDuration } from "../config/parse.js";
+import { parseDuration } from "../config/parse.js";
 import { checkResultShape } from "../config/result-shape.js";
 import { COMPARE_SCHEMA, type Comparison, renderCompare } from "../report/compare.js";
 import { thresholdActual } from "../report/figures.js";
@@ -17,6 +17,7 @@ import { type Mode, RESULT_SCHEMA, type Result } from "../stats/result.js";
 import { regroupSeries } from "../stats/series.js";
 import { seriesResult, seriesSnapshot } from "../stats/summarise.js";
 import { evaluateThresholds, type Threshold } from "../stats/thresholds.js";
+import { UsageError } from "../usage/usage-error.js";
 import { EXIT } from "./exit-codes.js";
 import { checkWritable, exportsOf, type Output, writeOutput } from "./output.js";
 import { readerSignals, stoppedBeforeWriting } from "./signals.js";
@@ -58,7 +59,7 @@ export async function readResultFile(path: string): Promise<Result[]> {
     // Read asynchronously: a signal while a slow file (a pipe) is read is still handled.
     parsed = JSON.parse(await readFile(path, "utf8"));
   } catch (error) {
-    throw new ConfigError("result", `cannot read "${path}": ${(error as Error).message}`);
+    throw new UsageError("result", `cannot read "${path}": ${(error as Error).message}`);
   }
   const runs = Array.isArray(parsed.runs) ? parsed.runs : [parsed as Result];
   for (const run of runs) checkResultShape(run, path, RESULT_SCHEMA);
@@ -71,7 +72,7 @@ export function regranulate(runs: Result[], granularityMs: number): Result[] {
     if (!run.series) return run;
     const recorded = run.series.intervalMs;
     if (granularityMs % recorded !== 0) {
-      throw new ConfigError(
+      throw new UsageError(
         "--granularity",
         `${granularityMs}ms is not a whole multiple of the recorded ${recorded}ms interval`,
       );
@@ -110,7 +111,7 @@ export const reportCommand = {
       let runs = await readResultFile(String(argv.result));
       if (argv.granularity !== undefined) {
         const ms = parseDuration("--granularity", argv.granularity);
-        if (ms <= 0) throw new ConfigError("--granularity", "must be above 0");
+        if (ms <= 0) throw new UsageError("--granularity", "must be above 0");
         runs = regranulate(runs, ms);
       }
       if (await stoppedBeforeWriting(signals, "report")) return;

@@ -1,9 +1,9 @@
 /**
- * `mailvolley run [target]`: the command line → LoadConfig (config/load-config.ts), the run,
+ * `mailvolley run [target]`: the command line → RunCommandConfig (config/command-config.ts), the run,
  * its live progress and signals, the reports, the exit code.
  */
 import type { Argv } from "yargs";
-import { buildLoadConfig } from "../config/load-config.js";
+import { buildRunCommandConfig } from "../config/command-config.js";
 import { RUN_OPTIONS } from "../config/option-table.js";
 import { runRecord } from "../config/run-record.js";
 import { renderHtml } from "../report/html.js";
@@ -42,7 +42,7 @@ export const runCommand = {
   handler: async (argv: CommandArgv) => {
     mark("command started");
     const given = givenOptions(argv);
-    const { run: config, report, sink, receive } = buildLoadConfig(given);
+    const { run: config, report, sink, receive } = buildRunCommandConfig(given);
     if (config.target === null || receive !== null) checkEmbeddedSink(sink);
     const exports = exportsOf<Result>([
       ["--json", config.json, renderJson],
@@ -67,13 +67,13 @@ export const runCommand = {
   },
 };
 
-type LoadConfig = ReturnType<typeof buildLoadConfig>;
+type RunCommandConfig = ReturnType<typeof buildRunCommandConfig>;
 
 /** The run with its progress, then its reports; returns the exit code. */
 async function runAndReport(
-  config: LoadConfig["run"],
-  report: LoadConfig["report"],
-  { sink, receive }: Pick<LoadConfig, "sink" | "receive">,
+  config: RunCommandConfig["run"],
+  report: RunCommandConfig["report"],
+  { sink, receive }: Pick<RunCommandConfig, "sink" | "receive">,
   exports: Export<Result>[],
   { signals, streams }: { signals: StopSignals; streams: SeriesStreams },
 ): Promise<ExitCode> {
@@ -150,7 +150,7 @@ export function drainPrinter(stream: NodeJS.WriteStream): (inside: number) => vo
 }
 
 /** A shard waiting for --start-at says so, so a quiet terminal is not taken for a hang. */
-function announceStart(config: LoadConfig["run"]): void {
+function announceStart(config: RunCommandConfig["run"]): void {
   const { shard, startAt } = config;
   if (startAt === null || startAt <= Date.now()) return;
   const who = shard ? `shard ${shard.index}/${shard.count}` : "the run";

@@ -7,12 +7,13 @@
  * series. `compare` streams both runs into the same files; `mode` tells them apart.
  */
 import { closeSync } from "node:fs";
-import { ConfigError } from "../config/parse.js";
+
 import type { SeriesOut } from "../config/report-options.js";
 import { ERROR_CLASSES } from "../stats/errors.js";
 import type { Mode, Result, SeriesPointResult } from "../stats/result.js";
 import type { SeriesPoint } from "../stats/series.js";
 import { seriesResult } from "../stats/summarise.js";
+import { UsageError } from "../usage/usage-error.js";
 import { checkOutputPath, openForWriting, writeFully } from "./output.js";
 import { PrometheusFile } from "./prometheus.js";
 
@@ -51,7 +52,7 @@ function csvLine(p: StreamedPoint): string {
   return `${fields.join(",")}\n`;
 }
 
-/** Throws a ConfigError naming --out when a stream's file cannot be created (before traffic). */
+/** Throws a UsageError naming --out when a stream's file cannot be created (before traffic). */
 export function checkSeriesOut(outs: readonly SeriesOut[]): void {
   for (const out of outs) checkOutputPath("--out", out.path);
 }
@@ -76,7 +77,7 @@ export class SeriesStreams {
         fd = openForWriting(out.path);
       } catch (error) {
         const why = (error as NodeJS.ErrnoException).code ?? String(error);
-        throw new ConfigError("--out", `cannot write "${out.path}" (${why}); give a writable file`);
+        throw new UsageError("--out", `cannot write "${out.path}" (${why}); give a writable file`);
       }
       if (out.format === "csv") writeFully(fd, `${CSV_HEADER}\n`);
       return [{ fd, line: out.format === "csv" ? csvLine : ndjsonLine }];

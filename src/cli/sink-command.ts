@@ -4,18 +4,18 @@
  * writes --json and exits: 0, or 1 when --expect N disagrees, 2 for bad input.
  */
 import type { ArgumentsCamelCase, Argv } from "yargs";
-import { ConfigError } from "../config/parse.js";
+
 import { sinkSettingsOf } from "../config/sink-config.js";
 import { SINK_COMMAND_OPTIONS, SINK_OPTIONS } from "../config/sink-option-table.js";
 import {
   type Sink,
-  SinkOptionError,
   type SinkOptions,
   type SinkStats,
   type SinkStopReason,
   somaxconn,
   startSink,
 } from "../sink/index.js";
+import { UsageError } from "../usage/usage-error.js";
 import { takeEarlySignals } from "./early-signals.js";
 import { EXIT } from "./exit-codes.js";
 import { tableOptions } from "./load-options.js";
@@ -38,7 +38,7 @@ type SinkArgv = ArgumentsCamelCase<Record<string, unknown>>;
 
 /**
  * argv → SinkOptions and the command's own settings, by the rows of config/sink-option-table.ts;
- * throws ConfigError on bad input (SinkOptionError later, for what only the sink can judge).
+ * throws UsageError on bad input (startSink throws it later, for what only the sink can judge).
  */
 export function sinkConfigFromArgv(argv: SinkArgv): {
   options: SinkOptions;
@@ -149,10 +149,9 @@ export async function runSinkCommand(argv: SinkArgv): Promise<number> {
     if (settings.json !== undefined) checkOutputPath("--json", settings.json);
     sink = await startSink(config.options);
   } catch (error) {
-    const e = error as NodeJS.ErrnoException;
-    const named = e instanceof SinkOptionError || e instanceof ConfigError;
-    process.stderr.write(`mailvolley: ${named ? "" : "--listen: "}${e.message}\n`);
-    return EXIT.usage;
+    if (error instanceof UsageError) throw error;
+    // Anything else failed to listen (EADDRINUSE, EACCES): the address given is unusable.
+    throw new UsageError("--listen", (error as Error).message);
   }
   if (!settings.quiet) {
     const where = sink.addresses.map((a) => a.path ?? `${a.host}:${a.port}`).join(", ");

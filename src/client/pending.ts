@@ -4,6 +4,7 @@
  * (expectation, transaction slot) pairs with head and tail cursors: no closures, no shift().
  */
 import type { Phase } from "../smtp/phases.js";
+import type { SessionOptions } from "./options.js";
 
 export enum Expect {
   Banner = 0,
@@ -52,6 +53,16 @@ const PHASE_BY_EXPECT = {
  * ascending order, and Expect's values are 0…n-1, so index and member agree.
  */
 export const PHASE_OF: readonly Phase[] = Object.freeze(Object.values(PHASE_BY_EXPECT));
+
+/**
+ * The ring a session needs: two envelopes and a QUIT can be in flight (with BDAT: a window of
+ * whole transactions); 1000 is the most recipients a message takes.
+ */
+export function pendingCapacity(config: SessionOptions): number {
+  const recipients = Math.max(config.recipients, ...config.classes.map((c) => c.recipients ?? 0));
+  const chunked = config.chunking ? config.window * (recipients + 3) : 0;
+  return Math.max(2 * recipients + 16, chunked + 8);
+}
 
 export class PendingReplies {
   private readonly kinds: Uint8Array;

@@ -51,7 +51,7 @@ export class ProbeConnection {
       },
       onProtocolError: (reason) => this.end(failure("protocol", reason)),
     });
-    this.parser.captureText = true;
+    this.parser.keepText(true);
     this.watch(socket);
   }
 

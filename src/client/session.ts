@@ -1,37 +1,268 @@
 /**
- * One SMTP session over one connection: the transactions, on top of the handshake layer. With
- * PIPELINING (RFC 2920) MAIL, every RCPT and DATA go in one write, and after the 354 the body,
- * its final dot and the next envelope go in one write, so the steady state costs one round trip
- * per message; with CHUNKING (RFC 3030) whole BDAT transactions go back to back, a window at a
- * time; LMTP (RFC 2033) gets one reply per accepted recipient after the data. Without
- * PIPELINING, strict lock-step.
+ * One SMTP session: its connections, one after another, and what happens on each. The session
+ * owns the life of a connection (one `state`, see state.ts), the reply parser, the pending-reply
+ * ring that matches replies to commands in order, the timeouts, and how a connection ends. The
+ * protocol's parts are collaborators it holds, each talking back through a narrow interface and
+ * writing only its own fields:
+ *
+ *   transport   connection.ts  the socket, plain or TLS, and its events (ConnectionHost)
+ *   handshake   handshake.ts   banner, EHLO, STARTTLS, AUTH (HandshakeHost)
+ *   pipeline    pipeline.ts    the transactions: envelopes, content, BDAT, RSET (PipelineHost)
  *
  * Every message a session takes is settled exactly once: accepted, rejected or failed.
  */
-
+import type tls from "node:tls";
 import type { Capabilities } from "../smtp/capabilities.js";
-import { END_OF_DATA } from "../smtp/message.js";
-import { After, Before } from "../smtp/pipelining.js";
-import { queueIdOf } from "../smtp/queue-id.js";
+import type { Phase } from "../smtp/phases.js";
+import { QUIT_COMMAND } from "../smtp/pipelining.js";
+import { ReplyParser } from "../smtp/reply-parser.js";
 import { performance, TIME_ORIGIN } from "../stats/clock.js";
-import { Expect, PHASE_OF, replyMismatch } from "./pending.js";
-import { NO_WORK, NOT_YET, SessionBase } from "./session-base.js";
-import { Dialogue, State } from "./state.js";
+import type { RunStats } from "../stats/collector.js";
+import type { Failure } from "../stats/errors.js";
+import type { ErrorRow } from "../stats/result.js";
+import { Connection, type ConnectionHost } from "./connection.js";
+import { Handshake, type HandshakeHost } from "./handshake.js";
+import type { SessionMessages, SessionOptions } from "./options.js";
+import { Expect, PendingReplies, PHASE_OF, pendingCapacity, replyMismatch } from "./pending.js";
+import { Pipeline, type PipelineHost } from "./pipeline.js";
+import { type Dialogue, State } from "./state.js";
 import { traceReply } from "./trace.js";
-import { recordReply, type Transaction, Verdict } from "./transactions.js";
-import { closeAnswered } from "./transport.js";
+import { recordReply, TransactionRing, TX_SLOTS } from "./transactions.js";
+import { socketErrorText, transportFailure } from "./transport.js";
 
-export { NO_WORK, NOT_YET, type SessionHost } from "./session-base.js";
+export { NO_WORK, NOT_YET } from "./quota.js";
 export { State } from "./state.js";
 
-const CRLF = "\r\n";
+/** What a session needs from the run that owns it. */
+export interface SessionHost {
+  readonly config: SessionOptions;
+  readonly stats: RunStats;
+  /** The messages of a session whose transaction ring has `slots` slots. */
+  messagesFor(slots: number): SessionMessages;
+  /** The class index of message `seq` (per-class counts of a message that never started). */
+  classIndexOf(seq: number): number;
+  /** The next message's sequence number, NO_WORK, or NOT_YET (the open model's lull). */
+  takeMessage(session: Session): number;
+  /** Intended start (performance.now() time) of the message takeMessage returned last. */
+  readonly intendedMs: number;
+  /** The session has nothing in flight and no message is due; `resume()` wakes it. */
+  sessionIdle(session: Session): void;
+  /** The socket closed, every message settled; `cleanly`: QUIT after its work, nothing failed. */
+  sessionEnded(session: Session, cleanly: boolean): void;
+  /** Prints one line of the conversation (-v), or null. */
+  readonly trace: ((line: string) => void) | null;
+  /** Each state a session enters, when given (tests pin the transitions with it). */
+  readonly stateEntered?: (session: Session, state: State) => void;
+}
 
-export class Session extends SessionBase {
-  /** The messages in the transaction ring's slots, and the bytes each step writes. */
-  private readonly messages = this.host.messagesFor(this.txs.slots.length);
+const STOPPED_TEXT =
+  "cut by this client: the run was stopped (second signal, --abort-on-fail or --grace over)";
+
+export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
+  /** Where the session is in its life. */
+  state = State.Connecting;
+  /** When the head expectation (or the connect) began: the phase timer's start. */
+  phaseSince = 0;
+  /** This connection's ordinal in the run (from 1), for where an error first came. */
+  connection = 0;
+
+  private readonly parser: ReplyParser;
+  private readonly pending: PendingReplies;
+  private readonly txs: TransactionRing;
+  private readonly transport: Connection;
+  private readonly handshake: Handshake;
+  private readonly pipeline: Pipeline;
+  private quitSentAt = 0;
+  private openedAt = 0;
+  /** When the last chunk of replies was read: one clock read per chunk, for the replies in it. */
+  private readAt = 0;
+  /** The row of the failure that ended the session: its lost messages are counted there. */
+  private endingRow: ErrorRow | null = null;
   /** parser.chunks when a 354 sent the content: a dot reply read in it predates the content. */
   private contentChunk = -1;
 
+  /**
+   * Opens the session's first connection; `reopen` opens each later one.
+   * @param id the session's number in its thread (from 0): the -v trace follows session 0.
+   * @param preclaimed per-message mode: the one message this connection carries, already taken
+   *   (host.intendedMs is its due time); -1 in reuse mode, where the session takes work as it goes.
+   * @param cap reuse mode: QUIT after this many messages; 0: no cap. Lowered to the messages
+   *   started when the server names a per-session limit.
+   */
+  constructor(
+    private readonly host: SessionHost,
+    public id: number,
+    preclaimed: number,
+    cap: number,
+  ) {
+    const { config, stats } = host;
+    this.txs = new TransactionRing(stats, config.chunking ? config.window + 2 : TX_SLOTS);
+    this.pending = new PendingReplies(pendingCapacity(config));
+    this.parser = new ReplyParser(this);
+    this.handshake = new Handshake(this, config, stats);
+    this.transport = new Connection(this, config, this.onBytes, this.handshake.tickets);
+    const messages = host.messagesFor(this.txs.slots.length);
+    const { txs, pending, transport } = this;
+    this.pipeline = new Pipeline(this, config, stats, txs, pending, transport, messages);
+    this.connect(preclaimed, cap);
+  }
+
+  /**
+   * The next connection of a closed session, as a new session `id` would open it, keeping the
+   * rings, parser, handshake and messages: connection-per-message mode builds none per message.
+   */
+  reopen(id: number, preclaimed: number, cap: number): void {
+    if (this.state !== State.Closed) throw new Error("reopen: the connection is still open");
+    this.state = State.Connecting;
+    this.id = id;
+    this.endingRow = null;
+    this.pending.clear();
+    this.parser.clear();
+    this.handshake.clear();
+    this.connect(preclaimed, cap);
+  }
+
+  /** Counts a new connection of the run and opens it, the phase timer started. */
+  private connect(preclaimed: number, cap: number): void {
+    const { config, stats } = this.host;
+    this.phaseSince = performance.now();
+    this.captureText(false);
+    this.pipeline.begin(preclaimed, cap, this.host.intendedMs);
+    this.connection = stats.connectionOpened();
+    this.txs.connectionOpened(this.connection);
+    this.openedAt = this.phaseSince;
+    stats.touch(TIME_ORIGIN + this.phaseSince);
+    // Many source addresses: sessions take them in turn, as a sender with several IPs would.
+    const sources = config.sourceAddresses;
+    const local = sources.length > 0 ? sources[this.id % sources.length] : undefined;
+    this.transport.open(local, this.id === 0 ? this.host.trace : null);
+  }
+
+  /** Transactions this connection started. */
+  get messagesStarted(): number {
+    return this.pipeline.messagesStarted;
+  }
+
+  private readonly onBytes = (buf: Buffer, length: number): void => {
+    this.readAt = performance.now();
+    // BDAT: each final reply refills the window; corked, a chunk's refills leave in one write.
+    if (!this.pipeline.chunked) {
+      this.parser.push(buf, length);
+      return;
+    }
+    this.transport.cork();
+    this.parser.push(buf, length);
+    this.transport.uncork();
+  };
+
+  /** The phase a reply, failure or timeout now is counted under, from the state. */
+  phase(): Phase {
+    if (this.state === State.Connecting) return "connect";
+    if (this.state === State.Tls) return "tls";
+    if (this.pending.count > 0) return PHASE_OF[this.pending.headKind];
+    // QUIT answered: whatever comes now comes after it.
+    if (this.state === State.Quitting || this.state === State.Refusing) return "quit";
+    return this.handshake.established ? "mail" : "banner";
+  }
+
+  /** Called by the run's sweeper; a reached timeout is a counted outcome of its phase. */
+  checkTimeout(now: number): void {
+    const { state } = this;
+    if (state >= State.Failed) return;
+    const waiting = state === State.Connecting || state === State.Tls || this.pending.count > 0;
+    if (!waiting) return;
+    const phase = this.phase();
+    const { timeouts } = this.host.config;
+    if (now - this.phaseSince <= timeouts[phase]) return;
+    this.abort("timeout", phase, `no reply within ${timeouts[phase]} ms`);
+  }
+
+  /**
+   * Ends the session now; in-flight messages fail as the socket closes. Unless it was done anyway
+   * (QUIT sent, nothing else in flight), the cut is this client's (second signal, --abort-on-fail,
+   * --grace over): its error row says `stopped`; cut before the banner, it is no server refusal.
+   */
+  stop(): void {
+    this.pipeline.cancelWait();
+    if (this.state < State.Failed && !this.orderly()) {
+      this.endingRow = this.countFailure("stopped", this.phase(), STOPPED_TEXT);
+      this.enter(State.Stopped);
+    }
+    this.transport.destroy();
+  }
+
+  /** Wakes an idle session: a message is due, or the run is draining (then it QUITs). */
+  resume(): void {
+    this.pipeline.resume();
+  }
+
+  /** QUIT sent, and nothing but its reply in flight. */
+  private orderly(): boolean {
+    const quitSent = this.state === State.Quitting || this.state === State.Refusing;
+    return quitSent && this.pending.count <= 1 && this.txs.openCount() === 0;
+  }
+
+  onProtocolError(reason: string): void {
+    this.abort("protocol", this.phase(), reason);
+  }
+
+  enter(state: State): void {
+    this.state = state;
+    this.host.stateEntered?.(this, state);
+  }
+
+  get encrypted(): boolean {
+    return this.transport.encrypted;
+  }
+
+  get intendedMs(): number {
+    return this.host.intendedMs;
+  }
+
+  takeMessage(): number {
+    return this.host.takeMessage(this);
+  }
+
+  idle(): void {
+    this.enter(State.Idle);
+    this.host.sessionIdle(this);
+  }
+
+  /** Writes one command; `shown` replaces it in the -v trace (credentials). */
+  command(line: string | Buffer, kind: Expect, slot: number, shown?: string): void {
+    this.transport.write(typeof line === "string" ? Buffer.from(line, "latin1") : line, shown);
+    this.pending.push(kind, slot);
+  }
+
+  expect(kind: Expect): void {
+    this.pending.push(kind, 0);
+  }
+
+  captureText(on: boolean): void {
+    this.parser.keepText(on || this.host.trace !== null || this.host.stats.ledger !== null);
+  }
+
+  /** Sends QUIT, or notes that it went with the last content (`writtenAt`, ms), and moves to `as`. */
+  quit(as = State.Quitting, writtenAt = -1): void {
+    if (this.state >= State.Quitting) return;
+    this.enter(as);
+    this.quitSentAt = writtenAt >= 0 ? writtenAt : performance.now();
+    if (writtenAt < 0) this.transport.write(QUIT_COMMAND);
+    this.pending.push(Expect.Quit, 0);
+  }
+
+  startTls(): void {
+    // RFC 3207 §5: nothing the server sent before the handshake may be acted on.
+    this.parser.reset();
+    this.transport.startTls();
+  }
+
+  /** The handshake is done: transactions may start. */
+  ready(caps: Capabilities, dialogue: Dialogue): void {
+    this.pipeline.ready(caps, dialogue);
+  }
+
+  /** One complete reply (the reply parser's handler). */
   onReply(code: number, lines: string[] | null): void {
     if (this.state >= State.Failed) return; // the outcome is counted; later bytes are moot
     if (this.host.trace && this.id === 0) traceReply(this.host.trace, code, lines);
@@ -55,346 +286,110 @@ export class Session extends SessionBase {
     }
     const confirms = kind === Expect.Data || kind === Expect.Rset || kind === Expect.Quit;
     if (confirms || code === 421) this.txs.confirmHeld();
+    if (kind === Expect.Data && code === 354) this.contentChunk = this.parser.chunks;
     if (code === 421) {
       // RFC 5321 §3.8: the server is closing the channel; whatever is in flight is lost.
       const message = this.txs.oldestOpen();
-      this.closeNow(
-        recordReply(this.host.stats, code, lines, PHASE_OF[kind], this.connection, message),
-      );
+      const { stats } = this.host;
+      this.closeNow(recordReply(stats, code, lines, PHASE_OF[kind], this.connection, message));
       return;
     }
     this.dispatch(kind, slot, code, lines);
   }
 
-  /** Hands a reply to the step that awaits it: a transaction's, QUIT's, or the handshake's. */
+  /** Hands a reply to the part that awaits it: the pipeline, QUIT, or the handshake. */
   private dispatch(kind: Expect, slot: number, code: number, lines: string[] | null): void {
-    const tx = this.txs.slots[slot];
     switch (kind) {
       case Expect.Mail:
-        this.onMail(tx, code, lines);
-        return;
       case Expect.Rcpt:
-        this.onRcpt(tx, code, lines);
-        return;
       case Expect.Data:
-        this.onData(tx, code, lines);
-        return;
       case Expect.Dot:
-        this.onDot(tx, code, lines);
-        return;
-      case Expect.Bdat:
-        this.onBdat(tx, code, lines);
-        return;
       case Expect.Rset:
-        if (code >= 400) recordReply(this.host.stats, code, lines, "rset", this.connection);
-        if (!this.pipelined) this.nextStep();
+      case Expect.Bdat:
+        this.pipeline.onReply(kind, slot, code, lines);
         return;
       case Expect.Quit:
         this.host.stats.record("quit", this.phaseSince - this.quitSentAt);
         // Closing now rather than waiting for the server's FIN frees the slot for its next
-        // connection one event sooner. A plain socket reading through the shared buffer carries
-        // the next one (STARTTLS-capable ones read 'data' events, for node:tls to take over).
-        this.socketReusable =
-          closeAnswered(this.socket, this.host.config.target!) && this.host.config.tls === "none";
+        // connection one event sooner.
+        this.transport.closeAnswered();
         return;
       default:
         this.handshake.onReply(kind, code, lines);
     }
   }
 
-  /** Commands travel in groups (RFC 2920), with DATA or BDAT. */
-  private get pipelined(): boolean {
-    return this.dialogue !== Dialogue.LockStep;
+  /** Counts a failure without a reply (timeout, protocol error) and closes the connection. */
+  private abort(failure: Failure, phase: Phase, text: string): void {
+    if (this.state >= State.Failed) return;
+    if (failure === "protocol") this.txs.dropHeld(); // a mismatch: the held 2xx may not be its
+    this.enter(State.Failed);
+    this.endingRow = this.countFailure(failure, phase, text);
+    this.transport.destroy();
   }
 
-  ready(caps: Capabilities, dialogue: Dialogue): void {
-    this.caps = caps;
-    this.dialogue = dialogue;
-    this.enter(State.Ready);
-    this.nextStep();
+  /** Ends the session on a reply that is already counted, in `row` (a 421, a refused banner). */
+  closeNow(row: ErrorRow): void {
+    this.enter(State.Failed);
+    this.endingRow = row;
+    this.transport.destroy();
   }
 
-  private onMail(tx: Transaction, code: number, lines: string[] | null): void {
-    if (code < 300) {
-      this.mailDeferrals = 0;
-      tx.mailAccepted = true;
-      if (!this.pipelined) this.command(this.messages.rcptLine(tx.slot, 0), Expect.Rcpt, tx.slot);
-      return;
-    }
-    // No transaction was opened, so none needs an RSET: an RSET here is a "non-mail" command,
-    // and Exim drops a session after 10 of those in a row (smtp_accept_max_nonmail).
-    this.txs.reject(tx, code, lines, "mail", this.phaseSince);
-    this.onMailRefused(code, lines);
-    if (!this.pipelined) this.afterMessage();
+  /** A failure of this session in the error table, hitting its oldest open message. */
+  private countFailure(failure: Failure, phase: Phase, text: string): ErrorRow {
+    // A close, reset, timeout or stop contradicts no order: a held 2xx stands (see hold()).
+    this.txs.confirmHeld();
+    const message = this.txs.oldestOpen();
+    return this.host.stats.failure(failure, phase, text, 1, this.connection, message);
   }
 
-  private onRcpt(tx: Transaction, code: number, lines: string[] | null): void {
-    tx.rcptReplies++;
-    if (code < 300) {
-      tx.rcptOk++;
-      this.host.stats.recipientAccepted();
-    } else {
-      this.host.stats.recipientRejected();
-      if (tx.verdict === Verdict.Open) {
-        recordReply(this.host.stats, code, lines, "rcpt", this.connection, tx.ordinal);
-      }
-    }
-    const last = tx.rcptReplies === tx.recipients;
-    if (last && tx.rcptOk === 0 && tx.verdict === Verdict.Open) {
-      this.txs.settle(tx, "rejected", this.phaseSince);
-      this.needRset = tx.mailAccepted; // the server still holds the sender (RFC 5321 §4.1.1.5)
-    }
-    if (this.pipelined) return;
-    if (!last) this.command(this.messages.rcptLine(tx.slot, tx.rcptReplies), Expect.Rcpt, tx.slot);
-    else if (tx.verdict === Verdict.Open) this.command(`DATA${CRLF}`, Expect.Data, tx.slot);
-    else this.afterMessage();
+  onSocketError(err: NodeJS.ErrnoException): void {
+    if (this.state >= State.Failed) return;
+    const phase = this.phase();
+    this.enter(State.Failed);
+    this.endingRow = this.countFailure(transportFailure(err.code), phase, socketErrorText(err));
   }
 
-  private onData(tx: Transaction, code: number, lines: string[] | null): void {
-    if (code === 354) {
-      this.contentChunk = this.parser.chunks;
-      this.host.stats.recordPhase(tx.cls, "envelope", this.phaseSince - tx.startMs);
-      if (tx.verdict === Verdict.Open) {
-        this.sendMessage(tx);
-      } else {
-        // RFC 2920 §3.1: DATA accepted with no valid recipient; end it with an empty message.
-        tx.voided = true;
-        this.write(END_OF_DATA);
-        this.pending.push(Expect.Dot, tx.slot);
-      }
-      return;
-    }
-    this.txs.reject(tx, code, lines, "data", this.phaseSince);
-    this.needRset = tx.mailAccepted;
-    if (this.pending.count === 0) this.afterMessage();
-  }
-
-  private onDot(tx: Transaction, code: number, lines: string[] | null): void {
-    if (this.host.config.lmtp && !tx.voided) {
-      if (!this.lmtpReply(tx, code, lines)) return;
-      code = 250; // a recipient took it; the others' refusals are counted already
-    }
-    if (!tx.voided) {
-      if (code < 300) this.acceptOrHold(tx, lines);
-      else this.txs.reject(tx, code, lines, "dot", this.phaseSince);
-    } else {
-      this.needRset = false; // the empty message's dot ended the transaction
-    }
-    if (this.pending.count === 0) this.afterMessage();
-  }
-
-  /**
-   * LMTP (RFC 2033 §4.2): one reply per accepted recipient after the data. Refused recipients
-   * are counted in the error table; returns true on the last reply, with `code` turned into the
-   * message's verdict: accepted when any recipient took it.
-   */
-  private lmtpReply(tx: Transaction, code: number, lines: string[] | null): boolean {
-    tx.dotReplies++;
-    if (code < 300) tx.dotOk++;
-    else recordReply(this.host.stats, code, lines, "dot", this.connection, tx.ordinal);
-    if (tx.dotReplies < this.dotRepliesOf(tx)) return false;
-    if (tx.dotOk === 0) {
-      this.txs.settle(tx, "rejected", this.phaseSince);
-      if (this.pending.count === 0) this.afterMessage();
-      return false;
-    }
-    return true;
-  }
-
-  /** Replies the final dot gets: one (SMTP), or one per accepted recipient (LMTP). */
-  private dotRepliesOf(tx: Transaction): number {
-    return this.host.config.lmtp && !tx.voided ? tx.rcptOk : 1;
-  }
-
-  /**
-   * A 2xx final reply (the dot's, or BDAT LAST's) while the next transaction's replies are due
-   * could be the next command's reply, should the server have skipped or delayed it (RFC 2920
-   * §3.1: replies are matched by order alone): the message is held in the ring until the order
-   * is confirmed (TransactionRing.hold); a mismatch first fails it with the session.
-   */
-  private acceptOrHold(tx: Transaction, lines: string[] | null): void {
-    if (this.host.stats.ledger !== null) tx.queueId = queueIdOf(lines);
-    // DATA: the next envelope (MAIL first) is due; BDAT: the next transaction (RSET first).
-    const next = this.pending.count > 0 ? this.pending.headKind : Expect.Quit;
-    if (next === Expect.Mail || next === Expect.Rset) {
-      this.txs.hold(tx, this.phaseSince);
-    } else {
-      this.txs.accept(tx, this.phaseSince);
-    }
-  }
-
-  /** The last transaction is done and nothing is in flight: pause (-w/-R) or go on. */
-  private afterMessage(): void {
-    const { waitMs, randomWait } = this.host.config;
-    if (waitMs > 0 && this.state < State.Quitting) {
-      const delay = randomWait ? Math.random() * waitMs : waitMs;
-      this.waitTimer = setTimeout(() => {
-        this.waitTimer = null;
-        this.nextStep();
-      }, delay);
-      return;
-    }
-    this.nextStep();
-  }
-
-  /** Starts the next transaction, an RSET first when one is owed, or QUIT when done. */
-  private nextStep(): void {
-    if (this.state !== State.Ready) return;
-    if (this.dialogue === Dialogue.Chunked) {
-      this.fillWindow();
-      return;
-    }
-    if (this.pending.count > 0) return;
-    if (this.needRset && !this.pipelined) {
-      this.needRset = false;
-      this.command(`RSET${CRLF}`, Expect.Rset, 0);
-      return;
-    }
-    const seq = this.claim();
-    if (seq === NOT_YET) {
-      this.enter(State.Idle);
-      this.host.sessionIdle(this);
-      return;
-    }
-    if (seq < 0) {
-      this.quit();
-      return;
-    }
-    this.beginTransaction(seq);
-  }
-
-  /** Wakes an idle session: a message is due, or the run is draining (then it QUITs). */
-  resume(): void {
-    if (this.state !== State.Idle) return;
-    this.enter(State.Ready);
-    this.nextStep();
-  }
-
-  /** Message `seq` takes the ring's next slot; the factory readies the message in it. */
-  private startMessage(seq: number, now: number): Transaction {
-    const kind = this.messages.begin(this.txs.nextSlot, seq, TIME_ORIGIN + now);
-    return this.newTransaction(seq, kind, now);
-  }
-
-  private beginTransaction(seq: number): void {
-    const tx = this.startMessage(seq, performance.now());
-    if (!this.pipelined) {
-      this.command(this.messages.mailLine(tx.slot, this.caps), Expect.Mail, tx.slot);
-      return;
-    }
-    const before = this.rsetOwed();
-    this.write(this.messages.envelopeGroup(tx.slot, this.caps, before));
-    this.pushEnvelope(tx.slot, before, tx.recipients);
-  }
-
-  /** What opens the next envelope group: the RSET a failed transaction owes, if any (now paid). */
-  private rsetOwed(): Before {
-    const before = this.needRset ? Before.Rset : Before.Nothing;
-    this.needRset = false;
-    return before;
-  }
-
-  /** BDAT: the window kept full of whole transactions (RFC 3030, 2920), QUIT in the last write. */
-  private fillWindow(): void {
-    const window = this.host.config.waitMs > 0 ? 1 : this.host.config.window;
-    if (this.inFlight >= window) return;
-    this.socket.cork();
-    while (this.inFlight < window) {
-      const seq = this.claim();
-      if (seq === NOT_YET) {
-        if (this.inFlight === 0) {
-          this.enter(State.Idle);
-          this.host.sessionIdle(this);
-        }
-        break;
-      }
-      if (seq < 0) {
-        this.quit();
-        break;
-      }
-      this.beginChunked(seq);
-    }
-    this.socket.uncork();
-  }
-
-  private beginChunked(seq: number): void {
+  onConnect(): void {
     const now = performance.now();
-    const tx = this.startMessage(seq, now);
-    // RFC 3030 §2: after a refused BDAT the server's state is indeterminate, and the reply may
-    // come only after this transaction is written: Exim answers 503 to BDAT when every
-    // recipient was refused but keeps the sender, so a MAIL behind it would get "503 sender
-    // already given" while its RCPT and BDAT still deliver. An RSET in the same write ahead of
-    // every transaction that follows one still in flight costs no round trip.
-    if (this.inFlight > 0) this.needRset = true;
-    this.inFlight++;
-    const before = this.rsetOwed();
-    tx.dataSentAt = now;
-    // X-Mailvolley-Sent: when the message was due, so end-to-end includes envelope and queueing.
-    const epochMs = TIME_ORIGIN + tx.intendedMs;
-    this.write(this.messages.bdatTransaction(tx.slot, this.caps, before, epochMs));
-    this.pushEnvelope(tx.slot, before, tx.recipients, Expect.Bdat);
+    this.host.stats.record("connect", now - this.phaseSince);
+    this.phaseSince = now;
+    this.handshake.connected(now);
   }
 
-  /** The final reply to a BDAT transaction; a refusal earlier in it has already counted. */
-  private onBdat(tx: Transaction, code: number, lines: string[] | null): void {
-    this.inFlight--;
-    if (tx.verdict === Verdict.Open) {
-      if (code < 300) this.acceptOrHold(tx, lines);
-      else this.txs.reject(tx, code, lines, "bdat", this.phaseSince);
-    }
-    if (code >= 400 && tx.mailAccepted) this.needRset = true; // indeterminate (RFC 3030 §2)
-    this.afterMessage();
-  }
-
-  /** The replies an envelope group earns: RSET's, MAIL's, one per RCPT, then DATA's (or BDAT's). */
-  private pushEnvelope(slot: number, before: Before, recipients: number, last = Expect.Data): void {
-    if (before === Before.Rset) this.pending.push(Expect.Rset, 0);
-    this.pending.push(Expect.Mail, slot);
-    for (let i = 0; i < recipients; i++) this.pending.push(Expect.Rcpt, slot);
-    this.pending.push(last, slot);
-  }
-
-  /**
-   * Writes the message content and its final dot; with PIPELINING the next envelope (or QUIT)
-   * travels in the same write (RFC 2920 §3.1: the content may start a group).
-   */
-  private sendMessage(tx: Transaction): void {
-    const { config } = this.host;
-    let after = After.Nothing;
-    let next = -1;
-    if (this.pipelined && config.waitMs === 0 && !this.needRset) {
-      next = this.claim();
-      // NOT_YET: nothing due, so nothing follows; the dot reply finds the session idle.
-      after = next >= 0 ? After.Envelope : next === NO_WORK ? After.Quit : After.Nothing;
-    }
+  onSecure(socket: tls.TLSSocket): void {
     const now = performance.now();
-    tx.dataSentAt = now;
-    // The time the message was due, as above (the BDAT path): end-to-end counts from there.
-    const message = this.messages.content(tx.slot, after, this.caps, TIME_ORIGIN + tx.intendedMs);
-    for (let replies = this.dotRepliesOf(tx); replies > 0; replies--) {
-      this.pending.push(Expect.Dot, tx.slot);
+    this.phaseSince = now;
+    this.handshake.secured(now, socket);
+  }
+
+  onClose(): void {
+    if (this.state === State.Closed) return;
+    this.pipeline.cancelWait();
+    const { stats } = this.host;
+    if (!this.orderly() && this.state < State.Failed) {
+      const text = "connection closed by the server";
+      this.endingRow = this.countFailure("closed", this.phase(), text);
     }
-    if (after === After.Envelope) {
-      const nextTx = this.startMessage(next, now);
-      const envelope = this.messages.nextEnvelopeGroup(nextTx.slot, this.caps);
-      if (envelope === null) {
-        this.write(message); // the next envelope is in the shared tail
-      } else {
-        this.socket.cork();
-        this.write(message);
-        this.write(envelope);
-        this.socket.uncork();
-      }
-      this.messages.written(this.socket.writableLength > 0);
-      this.pushEnvelope(nextTx.slot, Before.Nothing, nextTx.recipients);
-      return;
+    const cleanly = this.state === State.Quitting && this.endingRow === null;
+    const now = performance.now();
+    let lost = this.txs.failOpen(now);
+    const unstarted = this.pipeline.unstarted;
+    if (unstarted >= 0) {
+      // Per-message mode: the connection failed before its message could start.
+      stats.messagesFailedToStart(this.host.classIndexOf(unstarted));
+      lost++;
     }
-    this.write(message);
-    this.messages.written(this.socket.writableLength > 0);
-    if (after === After.Quit) {
-      this.quitSentAt = now;
-      this.enter(State.Quitting);
-      this.pending.push(Expect.Quit, 0);
-    }
+    // The ending failure's row counts one lost message; those pipelined behind it get theirs.
+    if (this.endingRow && lost > 1) stats.lostWithSession(this.endingRow, lost - 1);
+    stats.connectionClosed();
+    // A session the client cut before the banner was not refused by anyone.
+    const stopped = this.state === State.Stopped;
+    if (!this.handshake.established && !stopped) stats.connectionRefused();
+    else stats.record("session", now - this.openedAt);
+    this.pending.clear();
+    this.enter(State.Closed);
+    stats.touch(TIME_ORIGIN + now);
+    this.host.sessionEnded(this, cleanly);
   }
 }

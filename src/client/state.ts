@@ -1,6 +1,6 @@
 /**
  * Where a session is in its life: one named state instead of a set of flags. The phase a reply,
- * failure or timeout is counted under derives from it (SessionBase.phase()).
+ * failure or timeout is counted under derives from it (Session.phase()).
  *
  *   Connecting → [Tls →] Banner → Greeting → [StartTls → Tls → Greeting →] [Auth →] Ready
  *   Ready ⇄ Idle; Ready → Quitting (QUIT after the work); Greeting, StartTls, Auth → Refusing

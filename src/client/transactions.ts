@@ -5,6 +5,7 @@
  * error table. The messages themselves (class, content, bytes) are the MessageFactory's.
  */
 
+import { queueIdOf } from "../smtp/queue-id.js";
 import { enhancedCode } from "../smtp/reply-parser.js";
 import { TIME_ORIGIN } from "../stats/clock.js";
 import type { RunStats } from "../stats/collector.js";
@@ -60,8 +61,8 @@ export class TransactionRing {
   /** A message whose dot got 2xx, waiting for the order to be confirmed (hold). */
   private held: Transaction | null = null;
 
-  /** The session's connection ordinal (RunStats.connectionOpened), set as each one opens. */
-  connection = 0;
+  /** The session's connection ordinal (RunStats.connectionOpened). */
+  private connection = 0;
 
   constructor(
     private readonly stats: RunStats,
@@ -88,6 +89,11 @@ export class TransactionRing {
         queueId: "",
       });
     }
+  }
+
+  /** The session opened connection `ordinal`: the replies counted from now on came on it. */
+  connectionOpened(ordinal: number): void {
+    this.connection = ordinal;
   }
 
   /** The slot the next start() takes. */
@@ -133,6 +139,52 @@ export class TransactionRing {
     this.stats.recordPhase(tx.cls, "data", atMs - tx.dataSentAt);
     this.settle(tx, "accepted", atMs, latency);
     this.stats.ledger?.record(tx.seq, TIME_ORIGIN + tx.intendedMs, TIME_ORIGIN + atMs, tx.queueId);
+  }
+
+  /**
+   * A reply to one of the message's RCPTs: counted per recipient, a refusal in the error table.
+   * Returns true when it was the last and every recipient was refused: the message is rejected.
+   */
+  rcptReply(tx: Transaction, code: number, lines: string[] | null, atMs: number): boolean {
+    tx.rcptReplies++;
+    if (code < 300) {
+      tx.rcptOk++;
+      this.stats.recipientAccepted();
+    } else {
+      this.stats.recipientRejected();
+      if (tx.verdict === Verdict.Open) {
+        recordReply(this.stats, code, lines, "rcpt", this.connection, tx.ordinal);
+      }
+    }
+    const last = tx.rcptReplies === tx.recipients;
+    if (!last || tx.rcptOk > 0 || tx.verdict !== Verdict.Open) return false;
+    this.settle(tx, "rejected", atMs);
+    return true;
+  }
+
+  /**
+   * LMTP (RFC 2033 §4.2): one reply after the data per accepted recipient; refusals are counted
+   * in the error table. True on the last reply when any recipient took the message; when none
+   * did, the message is rejected here.
+   */
+  lmtpReply(tx: Transaction, code: number, lines: string[] | null, atMs: number): boolean {
+    tx.dotReplies++;
+    if (code < 300) tx.dotOk++;
+    else recordReply(this.stats, code, lines, "dot", this.connection, tx.ordinal);
+    if (tx.dotReplies < tx.rcptOk) return false;
+    if (tx.dotOk > 0) return true;
+    this.settle(tx, "rejected", atMs);
+    return false;
+  }
+
+  /**
+   * The final reply took the message, `lines` naming its queue id; `hold`: the next
+   * transaction's replies are due, so the message waits in the ring for its order (hold()).
+   */
+  finalAccepted(tx: Transaction, lines: string[] | null, atMs: number, hold: boolean): void {
+    if (this.stats.ledger !== null) tx.queueId = queueIdOf(lines);
+    if (hold) this.hold(tx, atMs);
+    else this.accept(tx, atMs);
   }
 
   /**

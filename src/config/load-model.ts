@@ -2,9 +2,11 @@
  * How load is offered: closed (S sessions as fast as replies allow, for -m messages or a
  * duration) or open (messages arrive at a rate, ramped or constant, whatever the sessions do).
  */
+
+import { UsageError } from "../usage/usage-error.js";
 import { DEFAULTS, type RUN_OPTIONS } from "./option-table.js";
 import type { RawOf } from "./options.js";
-import { ConfigError, parseCount, parseDuration, parseRate } from "./parse.js";
+import { parseCount, parseDuration, parseRate } from "./parse.js";
 import { parseStages, type StagePoint } from "./stages.js";
 
 export interface LoadModel {
@@ -44,7 +46,7 @@ function parseMessagesPerSession(raw: unknown): { min: number; max: number } {
   const min = Number(range[1]);
   const max = Number(range[2]);
   if (min < 1 || max < min) {
-    throw new ConfigError(
+    throw new UsageError(
       "--messages-per-session",
       `"${text}" is not a range LOW-HIGH with 1 ≤ LOW ≤ HIGH`,
     );
@@ -67,7 +69,7 @@ export function rampZeroEndMs(points: readonly StagePoint[]): number | null {
 function runDuration(raw: RawLoadOptions, ramp: readonly StagePoint[] | null): number {
   const given = raw.duration === undefined ? 0 : parseDuration("--duration", raw.duration);
   if (raw.duration !== undefined && given <= 0) {
-    throw new ConfigError("--duration", "must be longer than 0");
+    throw new UsageError("--duration", "must be longer than 0");
   }
   if (!ramp) return given;
   const zeroEnd = rampZeroEndMs(ramp);
@@ -78,17 +80,17 @@ function runDuration(raw: RawLoadOptions, ramp: readonly StagePoint[] | null): n
 
 function parseRateStages(raw: RawLoadOptions): readonly StagePoint[] | null {
   if (raw.rate !== undefined && raw.ramp !== undefined) {
-    throw new ConfigError("--ramp", "give either --rate (constant) or --ramp (stages), not both");
+    throw new UsageError("--ramp", "give either --rate (constant) or --ramp (stages), not both");
   }
   if (raw.rate !== undefined) {
     const perSecond = parseRate("--rate", raw.rate);
-    if (perSecond <= 0) throw new ConfigError("--rate", "must be more than 0");
+    if (perSecond <= 0) throw new UsageError("--rate", "must be more than 0");
     return Object.freeze([{ atMs: 0, value: perSecond }]);
   }
   if (raw.ramp === undefined) return null;
   const rate = parseStages("--ramp", String(raw.ramp), (v) => parseRate("--ramp", v));
   if (rate.every((p) => p.value === 0)) {
-    throw new ConfigError("--ramp", "every stage has rate 0, so no message would be sent");
+    throw new UsageError("--ramp", "every stage has rate 0, so no message would be sent");
   }
   return rate;
 }
@@ -100,7 +102,7 @@ function parseSessionStages(
 ): readonly StagePoint[] | null {
   if (raw.rampSessions === undefined) return null;
   if (rate) {
-    throw new ConfigError(
+    throw new UsageError(
       "--ramp-sessions",
       "ramps sessions in the closed model; not with --rate/--ramp",
     );
@@ -109,7 +111,7 @@ function parseSessionStages(
     parseCount("--ramp-sessions", v, 0, sessions),
   );
   if (stages.every((p) => p.value === 0)) {
-    throw new ConfigError(
+    throw new UsageError(
       "--ramp-sessions",
       "every stage has 0 sessions, so no session would start; give e.g. 0s:1,30s:10",
     );
@@ -122,7 +124,7 @@ export function parseLoadModel(raw: RawLoadOptions, sessions: number): LoadModel
   const rampSessions = parseSessionStages(raw, rate, sessions);
   const rampUpMs = raw.rampUp === undefined ? 0 : parseDuration("--ramp-up", raw.rampUp);
   if (rampUpMs > 0 && rampSessions) {
-    throw new ConfigError("--ramp-up", "give either --ramp-up or --ramp-sessions, not both");
+    throw new UsageError("--ramp-up", "give either --ramp-up or --ramp-sessions, not both");
   }
   return Object.freeze({
     kind: rate ? "open" : "closed",

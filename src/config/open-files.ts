@@ -5,7 +5,7 @@
  * refused before any traffic instead.
  */
 import { readFileSync } from "node:fs";
-import { ConfigError } from "./parse.js";
+import { UsageError } from "../usage/usage-error.js";
 
 /** Descriptors Node, its worker threads and the run's files use besides the sessions' sockets. */
 export const OPEN_FILES_MARGIN = 32;
@@ -41,7 +41,7 @@ export function checkOpenFiles(
   const needed = openFilesNeeded(sessions, selfTest);
   if (needed <= limit) return;
   const per = selfTest ? " (a socket each side: the built-in sink runs in this process)" : "";
-  throw new ConfigError(
+  throw new UsageError(
     "--sessions",
     `${sessions} sessions need about ${needed} open files${per}, but ulimit -n is ${limit}; ` +
       `raise it (ulimit -n ${Math.max(needed, 1024)}) or give fewer sessions`,

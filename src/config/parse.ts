@@ -1,20 +1,11 @@
 /**
- * Turning raw option text into checked values. Every failure is a ConfigError that names the
+ * Turning raw option text into checked values. Every failure is a UsageError that names the
  * option and the fix; the CLI prints its message as one line and exits 2.
  */
 
 import { isIP } from "node:net";
 import { durationMs, windowRate } from "../stats/units.js";
-
-export class ConfigError extends Error {
-  constructor(
-    readonly option: string,
-    message: string,
-  ) {
-    super(`${option}: ${message}`);
-    this.name = "ConfigError";
-  }
-}
+import { UsageError } from "../usage/usage-error.js";
 
 export type Target =
   | { readonly kind: "tcp"; readonly host: string; readonly port: number }
@@ -30,12 +21,12 @@ export function parseTarget(option: string, text: string): Target {
   const fix = "give host:port, [ipv6]:port or unix:/path, e.g. 127.0.0.1:2525";
   if (text.startsWith("unix:")) {
     const path = text.slice(5);
-    if (!path) throw new ConfigError(option, `"${text}" has no socket path; ${fix}`);
+    if (!path) throw new UsageError(option, `"${text}" has no socket path; ${fix}`);
     return { kind: "unix", path };
   }
   // `-l 10 MB` leaves the unit behind as the positional target; no SMTP host is named so.
   if (/^[kmg]i?b$/i.test(text)) {
-    throw new ConfigError(
+    throw new UsageError(
       option,
       `"${text}" is a size unit, not a host; write a size without a space (-l 10MB)`,
     );
@@ -44,14 +35,14 @@ export function parseTarget(option: string, text: string): Target {
   let portText: string | undefined;
   if (text.startsWith("[")) {
     const close = text.indexOf("]");
-    if (close === -1) throw new ConfigError(option, `"${text}" lacks the closing "]"; ${fix}`);
+    if (close === -1) throw new UsageError(option, `"${text}" lacks the closing "]"; ${fix}`);
     host = text.slice(1, close);
     const rest = text.slice(close + 1);
     if (rest !== "" && !rest.startsWith(":")) {
-      throw new ConfigError(option, `"${text}" has text after "]"; ${fix}`);
+      throw new UsageError(option, `"${text}" has text after "]"; ${fix}`);
     }
     portText = rest === "" ? undefined : rest.slice(1);
-    if (isIP(host) !== 6) throw new ConfigError(option, `"${host}" is not an IPv6 address; ${fix}`);
+    if (isIP(host) !== 6) throw new UsageError(option, `"${host}" is not an IPv6 address; ${fix}`);
   } else if (isIP(text) === 6) {
     host = text;
   } else {
@@ -59,19 +50,19 @@ export function parseTarget(option: string, text: string): Target {
     host = colon === -1 ? text : text.slice(0, colon);
     portText = colon === -1 ? undefined : text.slice(colon + 1);
   }
-  if (!host || /[\s/]/.test(host)) throw new ConfigError(option, `"${text}" has no host; ${fix}`);
+  if (!host || /[\s/]/.test(host)) throw new UsageError(option, `"${text}" has no host; ${fix}`);
   if (host.includes(":") && isIP(host) !== 6) {
-    throw new ConfigError(option, `"${text}" has more than one ":"; ${fix}`);
+    throw new UsageError(option, `"${text}" has more than one ":"; ${fix}`);
   }
   const port = portText === undefined ? DEFAULT_SMTP_PORT : parsePort(option, portText, fix);
   return { kind: "tcp", host, port };
 }
 
 function parsePort(option: string, text: string, fix: string): number {
-  if (!/^\d+$/.test(text)) throw new ConfigError(option, `port "${text}" is not a number; ${fix}`);
+  if (!/^\d+$/.test(text)) throw new UsageError(option, `port "${text}" is not a number; ${fix}`);
   const port = Number(text);
   if (port < 1 || port > 65535) {
-    throw new ConfigError(option, `port ${port} is out of range; use 1 to 65535`);
+    throw new UsageError(option, `port ${port} is out of range; use 1 to 65535`);
   }
   return port;
 }
@@ -88,11 +79,11 @@ export function parseCount(option: string, raw: unknown, min: number, max = 1e12
   const text = String(raw).trim();
   const value = typeof raw === "number" ? raw : Number(text);
   if (!/^-?\d+(\.\d+)?(e\d+)?$/i.test(text) || !Number.isInteger(value)) {
-    throw new ConfigError(option, `"${text}" is not a whole number; give e.g. ${option} ${min}`);
+    throw new UsageError(option, `"${text}" is not a whole number; give e.g. ${option} ${min}`);
   }
   if (value < min || value > max) {
     const range = max >= 1e12 ? `at least ${min}` : `from ${min} to ${max}`;
-    throw new ConfigError(option, `${value} is out of range; give a whole number ${range}`);
+    throw new UsageError(option, `${value} is out of range; give a whole number ${range}`);
   }
   return value;
 }
@@ -105,7 +96,7 @@ export function parseDuration(option: string, raw: unknown): number {
   const text = String(raw).trim();
   const ms = durationMs(text);
   if (ms === null) {
-    throw new ConfigError(option, `"${text}" is not a duration; give e.g. 500ms, 10s, 2m or 1m30s`);
+    throw new UsageError(option, `"${text}" is not a duration; give e.g. 500ms, 10s, 2m or 1m30s`);
   }
   return ms;
 }
@@ -120,7 +111,7 @@ export function parseRate(option: string, raw: unknown): number {
   const windowed = /^(\d+(?:\.\d+)?)\/(.+)$/.exec(text);
   const windowMs = windowed ? durationMs(windowed[2]) : null;
   if (!windowed || windowMs === null || windowMs <= 0) {
-    throw new ConfigError(
+    throw new UsageError(
       option,
       `"${text}" is not a rate; give e.g. 2000, 2000/s, 120/m or 30/10s`,
     );
@@ -141,9 +132,9 @@ export interface WindowRate {
 export function parseWindowRate(option: string, raw: unknown): WindowRate {
   const text = String(raw).trim();
   const rate = windowRate(text);
-  if (!rate) throw new ConfigError(option, `"${text}" is not a rate; give N/60s, e.g. 30/60s`);
+  if (!rate) throw new UsageError(option, `"${text}" is not a rate; give N/60s, e.g. 30/60s`);
   if (rate.count <= 0 || rate.windowMs <= 0) {
-    throw new ConfigError(option, "the count and the window must be above 0");
+    throw new UsageError(option, "the count and the window must be above 0");
   }
   return Object.freeze(rate);
 }
@@ -155,7 +146,7 @@ export function parseChoice<T extends string>(
 ): T {
   const text = String(raw);
   if ((choices as readonly string[]).includes(text)) return text as T;
-  throw new ConfigError(option, `"${text}" is not one of ${choices.join(", ")}`);
+  throw new UsageError(option, `"${text}" is not one of ${choices.join(", ")}`);
 }
 
 /** An address for MAIL FROM / RCPT TO: no angle brackets, spaces or line breaks. */
@@ -163,7 +154,7 @@ export function parseAddress(option: string, raw: unknown, allowEmpty = false): 
   const text = String(raw);
   if (text === "" && allowEmpty) return text;
   if (!/^[^\s<>]+$/.test(text)) {
-    throw new ConfigError(option, `"${text}" is not a mail address; give e.g. user@example.com`);
+    throw new UsageError(option, `"${text}" is not a mail address; give e.g. user@example.com`);
   }
   return text;
 }
@@ -171,6 +162,6 @@ export function parseAddress(option: string, raw: unknown, allowEmpty = false): 
 /** Text that goes on one header or command line: no CR or LF. */
 export function parseLine(option: string, raw: unknown): string {
   const text = String(raw);
-  if (/[\r\n]/.test(text)) throw new ConfigError(option, "must be one line (no line breaks)");
+  if (/[\r\n]/.test(text)) throw new UsageError(option, "must be one line (no line breaks)");
   return text;
 }

@@ -10,7 +10,7 @@ import { createRequire } from "node:module";
 import type * as Yaml from "yaml";
 import type { Node, YAMLMap } from "yaml";
 import { camel } from "./options.js";
-import { ConfigError, parseAddress, parseCount, parseLine } from "./parse.js";
+import { parseAddress, parseCount, parseLine } from "./parse.js";
 import { parseSizes } from "./sizes.js";
 
 /** A class and its source, as messages/ reads them: one definition, messages/spec.ts. */
@@ -20,6 +20,7 @@ export type {
 } from "../messages/spec.js";
 
 import type { MessageClassSpec as ClassSpec } from "../messages/spec.js";
+import { UsageError } from "../usage/usage-error.js";
 
 export interface Plan {
   /** Top-level run options as written (long names, camelCase), before validation. */
@@ -70,7 +71,7 @@ export function loadPlan(path: string, sets: readonly string[]): Plan {
     if (typeof value !== "string") return value;
     return value.replace(/\$\{([^}]*)\}/g, (_, name: string) => {
       if (!(name in vars))
-        throw new ConfigError(
+        throw new UsageError(
           "--plan",
           `${where}: unknown variable \${${name}}; define it under vars or --set ${name}=…`,
         );
@@ -110,7 +111,7 @@ function readPlanFile(path: string): { root: YAMLMap; lineOf: LineOf } {
     text = readFileSync(path, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new ConfigError(
+    throw new UsageError(
       "--plan",
       `cannot read "${path}" (${code}); give a YAML or JSON plan file`,
     );
@@ -120,13 +121,13 @@ function readPlanFile(path: string): { root: YAMLMap; lineOf: LineOf } {
   if (doc.errors.length > 0) {
     const e = doc.errors[0];
     const at = e.linePos?.[0].line ?? 1;
-    throw new ConfigError("--plan", `${path}:${at}: ${e.message.split("\n")[0]}`);
+    throw new UsageError("--plan", `${path}:${at}: ${e.message.split("\n")[0]}`);
   }
   const lineOf: LineOf = (node) =>
     node?.range ? `${path}:${lines.linePos(node.range[0]).line}` : path;
   const root = doc.contents;
   if (!yaml().isMap(root))
-    throw new ConfigError("--plan", `${path}: the plan must be a mapping of options`);
+    throw new UsageError("--plan", `${path}: the plan must be a mapping of options`);
   return { root, lineOf };
 }
 
@@ -140,7 +141,7 @@ function planVars(
   const varsNode = root.get("vars", true);
   if (varsNode !== undefined) {
     if (!yaml().isMap(varsNode))
-      throw new ConfigError("--plan", `${lineOf(varsNode as Node)}: vars must be a mapping`);
+      throw new UsageError("--plan", `${lineOf(varsNode as Node)}: vars must be a mapping`);
     for (const pair of varsNode.items)
       vars[String((pair.key as Node & { value: unknown }).value)] = String(
         (pair.value as { value?: unknown })?.value ?? "",
@@ -154,7 +155,7 @@ function parseSets(sets: readonly string[]): [string, string][] {
   return sets.map((set) => {
     const eq = set.indexOf("=");
     if (eq <= 0)
-      throw new ConfigError("--set", `"${set}" is not KEY=VALUE; give e.g. --set rate=500`);
+      throw new UsageError("--set", `"${set}" is not KEY=VALUE; give e.g. --set rate=500`);
     return [set.slice(0, eq), set.slice(eq + 1)];
   });
 }
@@ -165,17 +166,17 @@ function parseClasses(
   interpolate: (value: unknown, where: string) => unknown,
 ): ClassSpec[] {
   if (!yaml().isSeq(node))
-    throw new ConfigError("--plan", `${lineOf(node)}: classes must be a list`);
+    throw new UsageError("--plan", `${lineOf(node)}: classes must be a list`);
   const classes: ClassSpec[] = [];
   const names = new Set<string>();
   for (const item of node.items as Node[]) {
     const at = lineOf(item);
-    if (!yaml().isMap(item)) throw new ConfigError("--plan", `${at}: each class must be a mapping`);
+    if (!yaml().isMap(item)) throw new UsageError("--plan", `${at}: each class must be a mapping`);
     const raw: Record<string, unknown> = {};
     for (const pair of item.items) {
       const key = camel(String((pair.key as { value?: unknown }).value));
       if (!CLASS_FIELDS.has(key)) {
-        throw new ConfigError(
+        throw new UsageError(
           "--plan",
           `${at}: class field "${key}" is unknown; use ${[...CLASS_FIELDS].join(", ")}`,
         );
@@ -184,11 +185,11 @@ function parseClasses(
     }
     const spec = classSpec(raw, at);
     if (names.has(spec.name))
-      throw new ConfigError("--plan", `${at}: class "${spec.name}" is named twice`);
+      throw new UsageError("--plan", `${at}: class "${spec.name}" is named twice`);
     names.add(spec.name);
     classes.push(spec);
   }
-  if (classes.length === 0) throw new ConfigError("--plan", `${lineOf(node)}: classes is empty`);
+  if (classes.length === 0) throw new UsageError("--plan", `${lineOf(node)}: classes is empty`);
   return classes;
 }
 
@@ -196,11 +197,11 @@ function classSpec(raw: Record<string, unknown>, at: string): ClassSpec {
   const field = (name: string) => `${at}: ${name}`;
   const name = String(raw.name ?? "");
   if (!/^[A-Za-z0-9._-]+$/.test(name)) {
-    throw new ConfigError("--plan", `${field("name")} "${name}" must be letters, digits, . _ -`);
+    throw new UsageError("--plan", `${field("name")} "${name}" must be letters, digits, . _ -`);
   }
   const share = Number(raw.share);
   if (!(share > 0) || Math.round(share * 100) !== share * 100) {
-    throw new ConfigError(
+    throw new UsageError(
       "--plan",
       `${field("share")} of "${name}" must be a positive number with at most 2 decimals`,
     );
@@ -208,11 +209,11 @@ function classSpec(raw: Record<string, unknown>, at: string): ClassSpec {
   const headers: [string, string][] = [];
   if (raw.headers !== undefined) {
     if (typeof raw.headers !== "object" || raw.headers === null || Array.isArray(raw.headers)) {
-      throw new ConfigError("--plan", `${field("headers")} must be a mapping of header: value`);
+      throw new UsageError("--plan", `${field("headers")} must be a mapping of header: value`);
     }
     for (const [k, v] of Object.entries(raw.headers)) {
       if (!/^[!-9;-~]+$/.test(k))
-        throw new ConfigError("--plan", `${field("headers")}: "${k}" is not a header name`);
+        throw new UsageError("--plan", `${field("headers")}: "${k}" is not a header name`);
       headers.push([k, parseLine(`${field("headers")} ${k}`, v)]);
     }
   }
@@ -220,10 +221,10 @@ function classSpec(raw: Record<string, unknown>, at: string): ClassSpec {
     (k) => raw[k] !== undefined,
   );
   if (sources.length > 1)
-    throw new ConfigError("--plan", `${at}: give one of eml, emlDir, mbox, template`);
+    throw new UsageError("--plan", `${at}: give one of eml, emlDir, mbox, template`);
   const order = String(raw.order ?? "sequential") as "sequential" | "random";
   if (order !== "sequential" && order !== "random") {
-    throw new ConfigError("--plan", `${field("order")} must be sequential or random`);
+    throw new UsageError("--plan", `${field("order")} must be sequential or random`);
   }
   const kinds = { eml: "eml", emlDir: "eml-dir", mbox: "mbox", template: "template" } as const;
   return Object.freeze({

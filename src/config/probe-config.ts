@@ -1,8 +1,8 @@
 /** `mailvolley probe`'s options, checked into a frozen ProbeConfig (see run/probe.ts). */
 import { randomBytes } from "node:crypto";
 import { PROBE_KINDS, type ProbeKind } from "../stats/probe-result.js";
+import { UsageError } from "../usage/usage-error.js";
 import {
-  ConfigError,
   parseAddress,
   parseChoice,
   parseCount,
@@ -49,14 +49,14 @@ export interface RawProbeOptions extends RawSecurityOptions {
 
 export function buildProbeConfig(raw: RawProbeOptions): Readonly<ProbeConfig> {
   if (raw.target === undefined || raw.target === "") {
-    throw new ConfigError("target", "probe needs a target; give host:port, e.g. 127.0.0.1:2525");
+    throw new UsageError("target", "probe needs a target; give host:port, e.g. 127.0.0.1:2525");
   }
   if (raw.probe === undefined) {
-    throw new ConfigError("--probe", `name one: ${PROBE_KINDS.join(", ")}`);
+    throw new UsageError("--probe", `name one: ${PROBE_KINDS.join(", ")}`);
   }
   const sizes = parseSizes("--size", String(raw.size ?? "1024"));
   if (sizes.length !== 1) {
-    throw new ConfigError("--size", "give one size for a probe's messages, e.g. 1024 or 10k");
+    throw new UsageError("--size", "give one size for a probe's messages, e.g. 1024 or 10k");
   }
   return Object.freeze({
     target: parseTarget("target", String(raw.target)),
@@ -76,6 +76,6 @@ export function buildProbeConfig(raw: RawProbeOptions): Readonly<ProbeConfig> {
 /** A duration that must be above 0: a zero reply timeout would fail every reply at once. */
 function positiveDuration(option: string, raw: unknown): number {
   const ms = parseDuration(option, raw);
-  if (ms <= 0) throw new ConfigError(option, "must be longer than 0, e.g. 30s");
+  if (ms <= 0) throw new UsageError(option, "must be longer than 0, e.g. 30s");
   return ms;
 }

@@ -2,8 +2,10 @@
  * Through the gateway (--receive): the run's built-in sink listens where the gateway relays,
  * and the run waits for what it sent to come out (the drain) before it reports delivery.
  */
+
+import { UsageError } from "../usage/usage-error.js";
 import type { OptionTable, RawOf } from "./options.js";
-import { ConfigError, parseDuration, parseTarget } from "./parse.js";
+import { parseDuration, parseTarget } from "./parse.js";
 
 export const RECEIVE_OPTIONS = {
   receive: {
@@ -44,7 +46,7 @@ export function buildReceiveConfig(raw: RawReceive, target: unknown): ReceiveCon
   // The address is checked as a target is: host:port, [v6]:port or unix:/path.
   parseTarget("--receive", listen);
   if (target === null) {
-    throw new ConfigError("--receive", "needs a gateway to send to: run GATEWAY --receive ADDR");
+    throw new UsageError("--receive", "needs a gateway to send to: run GATEWAY --receive ADDR");
   }
   return Object.freeze({
     listen,

@@ -4,9 +4,10 @@
  */
 
 import type { Threshold } from "../stats/thresholds.js";
+import { UsageError } from "../usage/usage-error.js";
 import { DEFAULTS, type REPORT_OPTIONS } from "./option-table.js";
 import type { RawOf } from "./options.js";
-import { ConfigError, parseDuration } from "./parse.js";
+import { parseDuration } from "./parse.js";
 import { parseThresholds } from "./thresholds.js";
 
 export type RawReportOptions = RawOf<typeof REPORT_OPTIONS>;
@@ -45,10 +46,10 @@ function parseSeriesOut(values: unknown): SeriesOut[] {
     const format = text.slice(0, at);
     const path = text.slice(at + 1);
     if (at < 0 || path === "" || !(SERIES_FORMATS as readonly string[]).includes(format)) {
-      throw new ConfigError("--out", `"${text}": give ndjson=FILE, csv=FILE or prometheus=FILE`);
+      throw new UsageError("--out", `"${text}": give ndjson=FILE, csv=FILE or prometheus=FILE`);
     }
     if (path === "-") {
-      throw new ConfigError("--out", `"${text}": stream to a file; --json - gives stdout`);
+      throw new UsageError("--out", `"${text}": stream to a file; --json - gives stdout`);
     }
     return Object.freeze({ format: format as SeriesOut["format"], path });
   });
@@ -56,10 +57,10 @@ function parseSeriesOut(values: unknown): SeriesOut[] {
 
 export function buildReportOptions(raw: RawReportOptions): ReportOptions {
   const apdexMs = parseDuration("--apdex", raw.apdex ?? DEFAULTS.apdex);
-  if (apdexMs <= 0) throw new ConfigError("--apdex", "must be above 0");
+  if (apdexMs <= 0) throw new UsageError("--apdex", "must be above 0");
   const thresholds = parseThresholds(raw.threshold);
   if (raw.abortOnFail && thresholds.length === 0) {
-    throw new ConfigError("--abort-on-fail", "give at least one --threshold to abort on");
+    throw new UsageError("--abort-on-fail", "give at least one --threshold to abort on");
   }
   return Object.freeze({
     html: raw.html === undefined ? null : String(raw.html),

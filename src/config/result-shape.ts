@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import type { ErrorObject, ValidateFunction } from "ajv";
-import { ConfigError } from "./parse.js";
+import { UsageError } from "../usage/usage-error.js";
 
 /** The counts every report reads, as whole numbers ≥ 0. */
 const COUNTS = {
@@ -23,10 +23,10 @@ function isCount(value: unknown): boolean {
   return typeof value === "number" && Number.isInteger(value) && value >= 0;
 }
 
-/** Throws a ConfigError (option `result`) naming the file and the first field that is wrong. */
+/** Throws a UsageError (option `result`) naming the file and the first field that is wrong. */
 export function checkResultShape(value: unknown, path: string, schema: string): true {
   const bad = (why: string): never => {
-    throw new ConfigError("result", `"${path}" is not a mailvolley result: ${why}`);
+    throw new UsageError("result", `"${path}" is not a mailvolley result: ${why}`);
   };
   if (!isRecord(value)) return bad("not a JSON object");
   if (typeof value.schema !== "string") return bad("no schema");

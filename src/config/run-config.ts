@@ -7,12 +7,12 @@ import { isIP } from "node:net";
 import { availableParallelism } from "node:os";
 import { DEFAULT_TIMEOUTS, isPhase, type TimedPhase, type Timeouts } from "../smtp/phases.js";
 import type { Mode } from "../stats/result.js";
+import { UsageError } from "../usage/usage-error.js";
 import { configHash } from "./config-hash.js";
 import { type LoadModel, parseLoadModel } from "./load-model.js";
 import { DEFAULTS, type MESSAGE_OPTIONS, type RUN_OPTIONS } from "./option-table.js";
 import type { RawOf } from "./options.js";
 import {
-  ConfigError,
   parseAddress,
   parseChoice,
   parseCount,
@@ -30,7 +30,11 @@ export { DEFAULT_TIMEOUTS, PHASE_NAMES, type Timeouts } from "../smtp/phases.js"
 export type { RawSecurityOptions, SecuritySettings } from "./security.js";
 export type { Shard } from "./shard.js";
 
-/** TLS and AUTH (config/security.ts) and everything else a run needs. */
+/**
+ * One run's load, checked and frozen: TLS and AUTH (config/security.ts) and everything else a
+ * run needs. `run` executes one, `compare` one per mode; every worker thread gets a copy and
+ * drives its ThreadShare of it. The command-level options around it are RunCommandConfig.
+ */
 export interface RunConfig extends SecuritySettings {
   /** null: start the built-in sink in-process and run a self-test against it. */
   readonly target: Target | null;
@@ -131,7 +135,7 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
   // -s and -c are both --sessions (smtp-source's -s, ab's -c); ab users also reach for -s as a
   // timeout, which gives the option twice.
   if (Array.isArray(raw.sessions)) {
-    throw new ConfigError(
+    throw new UsageError(
       "--sessions",
       `given twice (${raw.sessions.join(", ")}): -s and -c both set --sessions here; a timeout (ab's -s) is --timeout or --timeout-PHASE`,
     );
@@ -191,7 +195,7 @@ export function withConfigHash(config: Omit<RunConfig, "configHash">): RunConfig
 /** -w or -R: a fixed or a random pause after each message. */
 function parseWait(raw: RawRunOptions): Pick<RunConfig, "waitMs" | "randomWait"> {
   if (raw.wait !== undefined && raw.randomWait !== undefined) {
-    throw new ConfigError("--random-wait", "give either --wait or --random-wait, not both");
+    throw new UsageError("--random-wait", "give either --wait or --random-wait, not both");
   }
   if (raw.wait !== undefined)
     return { waitMs: parseDuration("--wait", raw.wait), randomWait: false };
@@ -206,7 +210,7 @@ function parseProtocol(
   if (raw.lmtp && raw.chunking) {
     // With BDAT the replies to a pipelined transaction's data would depend on RCPT replies that
     // have not arrived when it is written; LMTP here speaks DATA.
-    throw new ConfigError("--chunking", "not with --lmtp; LMTP sessions use DATA");
+    throw new UsageError("--chunking", "not with --lmtp; LMTP sessions use DATA");
   }
   const pipelining = raw.pipelining ?? DEFAULTS.pipelining;
   return {
@@ -229,14 +233,14 @@ function parseTimeouts(raw: RawRunOptions["timeout"], every: unknown): Timeouts 
   const timeouts: Record<TimedPhase, number> = { ...DEFAULT_TIMEOUTS };
   if (every !== undefined) {
     const ms = parseDuration("--timeout", every);
-    if (ms <= 0) throw new ConfigError("--timeout", "must be longer than 0");
+    if (ms <= 0) throw new UsageError("--timeout", "must be longer than 0");
     for (const phase of Object.keys(timeouts) as TimedPhase[]) timeouts[phase] = ms;
   }
   for (const [phase, value] of Object.entries(raw ?? {})) {
     if (value === undefined) continue;
-    if (!isPhase(phase)) throw new ConfigError(`--timeout-${phase}`, "is not a phase");
+    if (!isPhase(phase)) throw new UsageError(`--timeout-${phase}`, "is not a phase");
     const ms = parseDuration(`--timeout-${phase}`, value);
-    if (ms <= 0) throw new ConfigError(`--timeout-${phase}`, "must be longer than 0");
+    if (ms <= 0) throw new UsageError(`--timeout-${phase}`, "must be longer than 0");
     timeouts[phase] = ms;
   }
   return Object.freeze(timeouts);
@@ -245,7 +249,7 @@ function parseTimeouts(raw: RawRunOptions["timeout"], every: unknown): Timeouts 
 export function parseHelo(raw: unknown): string {
   const text = String(raw);
   if (!/^[^\s]+$/.test(text)) {
-    throw new ConfigError("--helo", `"${text}" is not a host name; give e.g. client.example.com`);
+    throw new UsageError("--helo", `"${text}" is not a host name; give e.g. client.example.com`);
   }
   return text;
 }
@@ -273,7 +277,7 @@ function parseNotify(text: string): string {
     (words.length === 1 && words[0] === "NEVER") ||
     words.every((w) => w === "SUCCESS" || w === "FAILURE" || w === "DELAY");
   if (!ok) {
-    throw new ConfigError(
+    throw new UsageError(
       "--dsn-notify",
       `"${text}" is not NEVER or a list of SUCCESS,FAILURE,DELAY`,
     );
@@ -294,7 +298,7 @@ function cliSource(raw: RawRunOptions): SourceSpec | undefined {
   ).filter(([key]) => raw[key] !== undefined);
   if (given.length === 0) return undefined;
   if (given.length > 1) {
-    throw new ConfigError(
+    throw new UsageError(
       given[1][2],
       `give one message source, not ${given.map((g) => g[2]).join(" and ")}`,
     );
@@ -325,7 +329,7 @@ function buildClasses(raw: RawRunOptions): readonly ClassSpec[] {
 /** The time series' interval: at least 100 ms (the run loop samples every 100 ms). */
 function parseInterval(raw: unknown): number {
   const ms = parseDuration("--interval", raw ?? DEFAULTS.interval);
-  if (ms < 100) throw new ConfigError("--interval", "must be at least 100ms");
+  if (ms < 100) throw new UsageError("--interval", "must be at least 100ms");
   return ms;
 }
 
@@ -352,16 +356,13 @@ function parseSources(raw: unknown): string[] {
     if (range) {
       const [first, last] = [Number(range[2]), Number(range[3])];
       if (first > last || last > 255) {
-        throw new ConfigError(
-          "--source",
-          `"${part}" is not a range; give e.g. 127.0.0.2-127.0.0.9`,
-        );
+        throw new UsageError("--source", `"${part}" is not a range; give e.g. 127.0.0.2-127.0.0.9`);
       }
       for (let n = first; n <= last; n++) out.push(`${range[1]}${n}`);
       continue;
     }
     if (isIP(part) === 0) {
-      throw new ConfigError(
+      throw new UsageError(
         "--source",
         `"${part}" is not an IP address; give e.g. 192.0.2.10,192.0.2.11`,
       );

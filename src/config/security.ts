@@ -1,8 +1,9 @@
 /** TLS and AUTH options, as `run` and `probe` take them, checked. */
 import { readFileSync } from "node:fs";
+import { UsageError } from "../usage/usage-error.js";
 import type { SECURITY_OPTIONS } from "./option-table.js";
 import type { RawOf } from "./options.js";
-import { ConfigError, parseChoice, parseLine, type Target } from "./parse.js";
+import { parseChoice, parseLine, type Target } from "./parse.js";
 
 /** --starttls, --tls-on-connect, --tls-verify, --tls-servername, --auth, --auth-mechanism. */
 export type RawSecurityOptions = RawOf<typeof SECURITY_OPTIONS>;
@@ -37,7 +38,7 @@ export function parseSecurity(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): SecuritySettings {
   if (raw.starttls && raw.tlsOnConnect) {
-    throw new ConfigError(
+    throw new UsageError(
       "--tls-on-connect",
       "give either --starttls or --tls-on-connect, not both",
     );
@@ -58,7 +59,7 @@ function credentials(
   env: Readonly<Record<string, string | undefined>>,
 ): { text: string; option: string } | undefined {
   if (raw.auth !== undefined && raw.authFile !== undefined) {
-    throw new ConfigError("--auth-file", "give either --auth or --auth-file, not both");
+    throw new UsageError("--auth-file", "give either --auth or --auth-file, not both");
   }
   if (raw.auth !== undefined) return { text: String(raw.auth), option: "--auth" };
   if (raw.authFile !== undefined) {
@@ -68,7 +69,7 @@ function credentials(
       text = readFileSync(path, "utf8");
     } catch (error) {
       const reason = (error as NodeJS.ErrnoException).code ?? String(error);
-      throw new ConfigError("--auth-file", `cannot read "${path}" (${reason})`);
+      throw new UsageError("--auth-file", `cannot read "${path}" (${reason})`);
     }
     return { text: text.split(/\r?\n/)[0], option: "--auth-file" };
   }
@@ -99,7 +100,7 @@ function parseAuth(
 ): SecuritySettings["auth"] {
   if (given === undefined) {
     if (mechanism !== undefined)
-      throw new ConfigError("--auth-mechanism", "goes with --auth user:password");
+      throw new UsageError("--auth-mechanism", "goes with --auth user:password");
     return null;
   }
   const { text, option } = given;
@@ -108,7 +109,7 @@ function parseAuth(
     // The text may hold the password (a missing colon does not make it less secret, and a
     // terminal, a CI log or a bug report keeps what an error prints): never echo it.
     const shown = option === "--auth-file" ? "its first line" : "its value";
-    throw new ConfigError(option, `${shown} is not user:password`);
+    throw new UsageError(option, `${shown} is not user:password`);
   }
   const mech =
     mechanism === undefined

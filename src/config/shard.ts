@@ -11,7 +11,7 @@
  *   stripe is what keeps sequence numbers unique and the schedule whole;
  * - the arrival rate: shard i offers 1/N of it, by taking every N-th arrival.
  */
-import { ConfigError } from "./parse.js";
+import { UsageError } from "../usage/usage-error.js";
 
 export interface Shard {
   /** This shard, 0 … count−1. */
@@ -31,26 +31,26 @@ export function parseShard(raw: unknown, env: NodeJS.ProcessEnv = process.env): 
   const text = String(raw).trim();
   const match = /^(auto|\d+)\/(\d+)$/.exec(text);
   if (!match) {
-    throw new ConfigError(
+    throw new UsageError(
       "--shard",
       `"${text}" is not I/N or auto/N; give e.g. --shard 0/4 (shards count from 0)`,
     );
   }
   const count = Number(match[2]);
   if (count < 1 || count > MAX_SHARDS) {
-    throw new ConfigError("--shard", `${count} shards is out of range; give 1 to ${MAX_SHARDS}`);
+    throw new UsageError("--shard", `${count} shards is out of range; give 1 to ${MAX_SHARDS}`);
   }
   if (match[1] !== "auto") return Object.freeze({ index: checkIndex(match[1], count), count });
   const fromEnv = env[SHARD_INDEX_ENV];
   if (fromEnv === undefined || fromEnv === "") {
-    throw new ConfigError(
+    throw new UsageError(
       "--shard",
       `auto/${count} takes the shard from ${SHARD_INDEX_ENV}, which is not set; ` +
         `run in a Kubernetes Indexed Job or give the shard, e.g. --shard 0/${count}`,
     );
   }
   if (!/^\d+$/.test(fromEnv)) {
-    throw new ConfigError(
+    throw new UsageError(
       "--shard",
       `${SHARD_INDEX_ENV}="${fromEnv}" is not a shard index; give the shard, e.g. --shard 0/${count}`,
     );
@@ -61,7 +61,7 @@ export function parseShard(raw: unknown, env: NodeJS.ProcessEnv = process.env): 
 function checkIndex(text: string, count: number, source = "shard"): number {
   const index = Number(text);
   if (index >= count) {
-    throw new ConfigError(
+    throw new UsageError(
       "--shard",
       `${source} ${index} is out of range for ${count} shards; give 0 to ${count - 1} (shards count from 0)`,
     );
@@ -91,13 +91,13 @@ export function stripeCount(v: number, i: number, n: number): number {
 export function checkShardable(shard: Shard, sessions: number, messages: number): void {
   const n = shard.count;
   if (sessions < n) {
-    throw new ConfigError(
+    throw new UsageError(
       "--shard",
       `${n} shards need at least ${n} sessions (-s ${sessions}); give -s ${n} or more, or fewer shards`,
     );
   }
   if (messages < n) {
-    throw new ConfigError(
+    throw new UsageError(
       "--shard",
       `${n} shards need at least ${n} messages (-m ${messages}); give -m ${n} or more, or fewer shards`,
     );
@@ -133,14 +133,14 @@ export function parseStartAt(raw: unknown): number {
   if (/^\d+(\.\d+)?$/.test(text)) {
     const seconds = Number(text);
     if (seconds >= MAX_EPOCH_SECONDS) {
-      throw new ConfigError("--start-at", `${text} looks like milliseconds; ${fix}`);
+      throw new UsageError("--start-at", `${text} looks like milliseconds; ${fix}`);
     }
     return Math.round(seconds * 1000);
   }
   const match = ISO_WITH_ZONE.exec(text);
   if (!match) {
     const zoneless = /^\d{4}-\d{2}-\d{2}T[\d:.]+$/i.test(text);
-    throw new ConfigError(
+    throw new UsageError(
       "--start-at",
       `"${text}" ${zoneless ? "has no zone" : "is not a time"}; ${fix}`,
     );
@@ -155,7 +155,7 @@ export function parseStartAt(raw: unknown): number {
     fields.getUTCDate() !== day ||
     fields.getUTCHours() !== hour
   ) {
-    throw new ConfigError("--start-at", `"${text}" is not a calendar time; ${fix}`);
+    throw new UsageError("--start-at", `"${text}" is not a calendar time; ${fix}`);
   }
   return ms;
 }

@@ -5,8 +5,10 @@
  * them; what the sink reads itself (addresses, rates, fault specs, the subject regex) goes
  * over as text and is checked once, by sink/options.ts.
  */
+
+import { UsageError } from "../usage/usage-error.js";
 import { camel } from "./options.js";
-import { ConfigError, parseDuration } from "./parse.js";
+import { parseDuration } from "./parse.js";
 import {
   embeddedSinkOptions,
   SINK_OPTIONS,
@@ -23,7 +25,7 @@ export type SinkSettings = Readonly<Record<string, unknown>>;
 /**
  * The sink's options from `values` (camelCase keys, as yargs and config hand them over):
  * `prefix` "" for `mailvolley sink`, "sink-" for the sink a self-test starts. Throws
- * ConfigError naming the option as written.
+ * UsageError naming the option as written.
  */
 export function sinkSettingsOf(
   values: Readonly<Record<string, unknown>>,
@@ -66,6 +68,6 @@ function sinkValue(option: string, spec: SinkOptionSpec, raw: unknown): unknown 
 function wholeNumber(option: string, raw: unknown): number {
   const text = String(raw);
   if (!/^\d+$/.test(text))
-    throw new ConfigError(`${option} ${text}`, "give a whole number, 0 or more");
+    throw new UsageError(`${option} ${text}`, "give a whole number, 0 or more");
   return Number(text);
 }

@@ -4,7 +4,7 @@
  * `512:60,10k:30,1m:10` (size:weight, weights relative; the shares are kept exact like class
  * shares). One parser for --size, probe's --size and a plan class's `size:`.
  */
-import { ConfigError } from "./parse.js";
+import { UsageError } from "../usage/usage-error.js";
 
 /** The largest body a run generates: 1 GiB. */
 export const MAX_SIZE = 1 << 30;
@@ -15,11 +15,11 @@ const EXAMPLES = "give e.g. 1024, 10k, 1.5MiB or 512:60,10k:40";
 /** One size in octets. */
 export function parseOctets(option: string, text: string): number {
   const match = /^(\d+(?:\.\d+)?)\s*(?:([kmg])(?:i?b)?)?$/i.exec(text.trim());
-  if (!match) throw new ConfigError(option, `"${text.trim()}" is not a size; ${EXAMPLES}`);
+  if (!match) throw new UsageError(option, `"${text.trim()}" is not a size; ${EXAMPLES}`);
   const size = Math.round(Number(match[1]) * UNITS[(match[2] ?? "").toLowerCase()]);
-  if (size > MAX_SIZE) throw new ConfigError(option, `${size} octets is over the 1 GiB limit`);
+  if (size > MAX_SIZE) throw new UsageError(option, `${size} octets is over the 1 GiB limit`);
   if (size === 1) {
-    throw new ConfigError(option, "a body of 1 octet cannot end with CRLF; give 0 or at least 2");
+    throw new UsageError(option, "a body of 1 octet cannot end with CRLF; give 0 or at least 2");
   }
   return size;
 }
@@ -30,7 +30,7 @@ export function parseSizes(option: string, text: string): { size: number; weight
   const weighted = parts.filter((part) => part.includes(":")).length;
   if (weighted > 0 && weighted < parts.length) {
     const bare = parts.find((part) => !part.includes(":"));
-    throw new ConfigError(
+    throw new UsageError(
       option,
       `"${bare}" has no weight; give every size one (512:60,10k:40) or none (512,10k)`,
     );
@@ -38,11 +38,11 @@ export function parseSizes(option: string, text: string): { size: number; weight
   return parts.map((part) => {
     const [sizeText, weightText, ...rest] = part.split(":");
     if (rest.length > 0)
-      throw new ConfigError(option, `"${part}" has more than one ":"; ${EXAMPLES}`);
+      throw new UsageError(option, `"${part}" has more than one ":"; ${EXAMPLES}`);
     const size = parseOctets(option, sizeText);
     const weight = weightText === undefined ? 1 : Number(weightText);
     if (!(weight > 0) || Math.round(weight * 100) !== weight * 100) {
-      throw new ConfigError(
+      throw new UsageError(
         option,
         `weight "${weightText}" must be a positive number with at most 2 decimals`,
       );

@@ -35,7 +35,7 @@ import {
   type Threshold,
   type ThresholdSelector,
 } from "../stats/thresholds.js";
-import { ConfigError } from "./parse.js";
+import { UsageError } from "../usage/usage-error.js";
 
 const OPTION = "--threshold";
 
@@ -52,7 +52,7 @@ export function parseThreshold(text: string): Threshold {
   const expression = text.trim();
   const spelled = K6_NAMES.reduce((t, [k6, ours]) => t.replace(k6, ours), expression);
   const fail = (why: string): never => {
-    throw new ConfigError(OPTION, `"${expression}": ${why}; e.g. 'p99<50ms', 'error_rate<0.1%'`);
+    throw new UsageError(OPTION, `"${expression}": ${why}; e.g. 'p99<50ms', 'error_rate<0.1%'`);
   };
   const m = SYNTAX.exec(spelled);
   if (!m) return fail("expected METRIC[{key:name}] OP VALUE");

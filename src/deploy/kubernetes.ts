@@ -10,9 +10,10 @@ import { createRequire } from "node:module";
 import type { IJob } from "kubernetes-models/batch/v1";
 import type { IContainer, IPersistentVolumeClaim, IPodSpec } from "kubernetes-models/v1";
 import type * as Yaml from "yaml";
-import { ConfigError, parseCount, parseTarget } from "../config/parse.js";
+import { parseCount, parseTarget } from "../config/parse.js";
 import { AUTH_ENV } from "../config/security.js";
 import { parseStartAt } from "../config/shard.js";
+import { UsageError } from "../usage/usage-error.js";
 
 export interface KubernetesOptions {
   /** Names the Jobs and the claim: a DNS-1123 label. */
@@ -67,37 +68,37 @@ const GENERATOR_BOUND_FLAG = "--fail-on-generator-bound";
 type RawKubernetesOptions = Partial<Omit<KubernetesOptions, "startAt" | "shards">> &
   Pick<KubernetesOptions, "image" | "target"> & { shards: unknown; startAt: unknown };
 
-/** Checks and fills the renderer's options; every failure is one ConfigError line. */
+/** Checks and fills the renderer's options; every failure is one UsageError line. */
 export function kubernetesOptions(raw: RawKubernetesOptions): KubernetesOptions {
   const name = raw.name ?? "mailvolley";
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name) || name.length > MAX_NAME) {
-    throw new ConfigError(
+    throw new UsageError(
       "--name",
       `"${name}" is not a Kubernetes name; give lower-case letters, digits and "-", at most ${MAX_NAME}`,
     );
   }
   parseTarget("target", raw.target);
   if (!raw.image || /\s/.test(raw.image)) {
-    throw new ConfigError(
+    throw new UsageError(
       "--image",
       "give the image the cluster pulls, e.g. registry.example.com/mailvolley:0.1.0",
     );
   }
   const namespace = raw.namespace ?? null;
   if (namespace !== null && !isDnsLabel(namespace)) {
-    throw new ConfigError(
+    throw new UsageError(
       "--namespace",
       `"${namespace}" is not a Kubernetes namespace; give lower-case letters, digits and "-", at most 63`,
     );
   }
   const authSecret = raw.authSecret ?? null;
   if (authSecret !== null && !/^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/.test(authSecret)) {
-    throw new ConfigError("--auth-secret", `"${authSecret}" is not a Kubernetes Secret name`);
+    throw new UsageError("--auth-secret", `"${authSecret}" is not a Kubernetes Secret name`);
   }
   const runArgs = [...(raw.runArgs ?? [])];
   if (runArgs.some((arg) => arg === "--auth" || arg.startsWith("--auth="))) {
     // Args are stored in the Job, shown by kubectl describe and kept in etcd unencrypted.
-    throw new ConfigError(
+    throw new UsageError(
       "--auth",
       "after -- would write the password into the manifests; store it in a Secret" +
         ` (kubectl create secret generic ${name}-auth --from-literal=${AUTH_SECRET_KEY}=USER:PASSWORD)` +
@@ -106,7 +107,7 @@ export function kubernetesOptions(raw: RawKubernetesOptions): KubernetesOptions 
   }
   for (const arg of runArgs) {
     const flag = OWNED_FLAGS.find((f) => arg === f || arg.startsWith(`${f}=`));
-    if (flag) throw new ConfigError(flag, "is set by the manifests (one per shard); leave it out");
+    if (flag) throw new UsageError(flag, "is set by the manifests (one per shard); leave it out");
   }
   return Object.freeze({
     name,
@@ -133,7 +134,7 @@ function isDnsLabel(text: string): boolean {
 /** A Kubernetes resource quantity: 500m, 2, 1.5, 512Mi, 1Gi, 1G. */
 function quantity(option: string, text: string): string {
   if (!/^\d+(\.\d+)?(m|k|M|G|T|Ki|Mi|Gi|Ti)?$/.test(text)) {
-    throw new ConfigError(
+    throw new UsageError(
       option,
       `"${text}" is not a Kubernetes quantity; give e.g. 500m, 2, 512Mi or 1Gi`,
     );
@@ -352,7 +353,7 @@ export function mergeJob(options: KubernetesOptions): IJob {
   const script = mergeScript(options);
   if (script.includes("$(") || script.includes("$$")) {
     // A user's threshold with `$(` would be expanded by Kubernetes before sh sees it.
-    throw new ConfigError("--threshold", "must not contain $( or $$ in a Kubernetes run");
+    throw new UsageError("--threshold", "must not contain $( or $$ in a Kubernetes run");
   }
   const resources = { cpu: "250m", memory: "512Mi" };
   return {

@@ -3,6 +3,8 @@
  * by the message's sequence number in the run. Sources are loaded whole, before the run.
  */
 
+import { UsageError } from "../usage/usage-error.js";
+
 export interface MessageContent {
   /** Dot-stuffed, CRLF line ends, ends with CRLF; does NOT include the final ".\r\n". */
   readonly bytes: Buffer;
@@ -45,13 +47,14 @@ export interface MessageSource {
  * A file that cannot serve as a source (or a plan whose shares are too fine to cycle over).
  * The message is one line: the file, the line if known, what is wrong, and the fix.
  */
-export class SourceError extends Error {
+export class SourceError extends UsageError {
   constructor(
     readonly file: string,
-    message: string,
+    problem: string,
     readonly line?: number,
   ) {
-    super(`${file}${line === undefined ? "" : `:${line}`}: ${message}`);
+    // The file stands where other usage errors name their option; the CLI prints it alike.
+    super(`${file}${line === undefined ? "" : `:${line}`}`, problem);
     this.name = "SourceError";
   }
 }

@@ -5,7 +5,6 @@
  */
 import type { Result } from "../stats/result.js";
 import { fmt } from "./figures.js";
-import type { OverviewRow } from "./html-tls.js";
 
 /**
  * "asked 20 = started 0 + unsent 14 + dropped 6 + stopped 0"; a closed-model duration run,
@@ -57,23 +56,6 @@ export function stoppedLine(result: Result): string | null {
   if (!a || a.stopped === 0) return null;
   const by = result.stoppedBy ? ` (${result.stoppedBy})` : "";
   return `${fmt(a.stopped)} messages asked for were never sent: the run was stopped${by} first`;
-}
-
-/** The HTML overview's accounting rows, when a run has accounting. */
-export function accountingOverviewRows(runs: readonly Result[]): OverviewRow[] {
-  if (!runs.some((r) => r.accounting)) return [];
-  const count = (v: number) => fmt(v);
-  return [
-    ["Messages asked for", "accounting.asked", (r) => r.accounting?.asked ?? null, count],
-    ["Started", "accounting.started", (r) => r.accounting?.started ?? null, count],
-    [
-      "Unsent (every session gave up)",
-      "accounting.unsent",
-      (r) => r.accounting?.unsent ?? null,
-      count,
-    ],
-    ["Stopped before sending", "accounting.stopped", (r) => r.accounting?.stopped ?? null, count],
-  ];
 }
 
 /** The lines under a verdict that say how the load ended, when not by itself: ended early, stopped. */

@@ -4,7 +4,7 @@
  * text out.
  */
 import { ERROR_CLASS_LABELS, ERROR_CLASSES, type ErrorClass } from "../stats/errors.js";
-import type { Mode, Result } from "../stats/result.js";
+import { COMPARE_SCHEMA, type Mode, type Result } from "../stats/result.js";
 import {
   firstSeenSpan,
   fmt,
@@ -20,10 +20,18 @@ import {
 
 export { runLabel } from "./figures.js";
 
+import {
+  COMPARE_ROWS,
+  COMPARE_TLS_ROWS,
+  FIGURES,
+  type Figure,
+  figureText,
+  figureValue,
+} from "./figure-table.js";
 import { painter, table } from "./terminal.js";
 import { compareVerdictLines } from "./verdict.js";
 
-export const COMPARE_SCHEMA = "mailvolley/compare@1";
+export { COMPARE_SCHEMA };
 
 export interface Comparison {
   schema: typeof COMPARE_SCHEMA;
@@ -143,45 +151,26 @@ function figuresTable(runs: readonly Result[]): string {
   const line = (label: string, pick: (r: Result) => number, show: (v: number) => string) => {
     rows.push([label, ...runs.map((r) => show(pick(r))), ...ratios(pick)]);
   };
-  const count = (v: number) => fmt(v);
-  line(
-    "Messages/s (mean)",
-    (r) => r.throughput.messagesPerSecond,
-    (v) => fmt(v, 1),
-  );
-  rows.push([
-    "Messages/s (plateau)",
-    ...runs.map((r) => {
-      const p = r.throughput.plateau;
-      return p ? fmt(p.messagesPerSecond, 1) : "n/a";
-    }),
-    ...(runs.every((r) => r.throughput.plateau)
-      ? ratios((r) => r.throughput.plateau?.messagesPerSecond ?? 0)
-      : ratioNames(runs).map(() => "")),
-  ]);
-  line(
-    "Time taken (s)",
-    (r) => r.elapsedSeconds,
-    (v) => v.toFixed(3),
-  );
-  line("Accepted", (r) => r.messages.accepted, count);
-  line("Rejected", (r) => r.messages.rejected, count);
-  line("Failed", (r) => r.messages.failed, count);
-  line("Connections opened", (r) => r.connections.opened, count);
-  line("Connections refused", (r) => r.connections.refused, count);
-  line(
-    "Connections per message",
-    (r) => r.connections.perMessage,
-    (v) => fmt(v, 4),
-  );
-  if (runs.some((r) => r.tls)) {
-    line("TLS handshakes full", (r) => r.tls?.full ?? 0, count);
-    line("TLS handshakes resumed", (r) => r.tls?.resumed ?? 0, count);
+  const names = [...COMPARE_ROWS, ...(runs.some((r) => r.tls) ? COMPARE_TLS_ROWS : [])];
+  for (const figure of names.map((name): Figure => FIGURES[name])) {
+    const values = runs.map((r) => figureValue(figure, r));
+    rows.push([
+      figure.short ?? figure.label,
+      ...values.map((v) => (v === null ? "n/a" : figureText(figure, v))),
+      // A ratio needs both sides: none where a run lacks the figure.
+      ...(values.every((v) => v !== null)
+        ? ratios((r) => figureValue(figure, r) ?? 0)
+        : ratioNames(runs).map(() => "")),
+    ]);
   }
   const classes = ERROR_CLASSES.filter((c) => runs.some((r) => (r.errorClasses?.[c] ?? 0) > 0));
   if (classes.length > 0) rows.push(head.map((_, i) => (i === 0 ? "Errors" : "")));
   for (const c of classes) {
-    line(`  ${ERROR_CLASS_LABELS[c]}`, (r) => r.errorClasses?.[c] ?? 0, count);
+    line(
+      `  ${ERROR_CLASS_LABELS[c]}`,
+      (r) => r.errorClasses?.[c] ?? 0,
+      (v) => fmt(v),
+    );
   }
   return table(
     rows,

@@ -11,8 +11,17 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { ERROR_CLASS_LABELS, ERROR_CLASSES } from "../stats/errors.js";
 import type { Result } from "../stats/result.js";
-import { accountingOverviewRows, endedLines } from "./accounting.js";
+import { endedLines } from "./accounting.js";
 import { headline, runLabel } from "./compare.js";
+import {
+  ACCOUNTING_ROWS,
+  FIGURES,
+  type Figure,
+  figureText,
+  figureValue,
+  OVERVIEW_ROWS,
+  TLS_ROWS,
+} from "./figure-table.js";
 import {
   apdexText,
   durationText,
@@ -32,7 +41,6 @@ import {
 import { chartRun } from "./html-chart-runs.js";
 import { chartScript } from "./html-charts.js";
 import { deliveryHtml } from "./html-delivery.js";
-import { type OverviewRow, tlsOverviewRows } from "./html-tls.js";
 import {
   ceilingLine,
   latenessLine,
@@ -161,57 +169,26 @@ function num(field: string, value: number, text: string, cls = ""): string {
 }
 
 function overview(runs: readonly Result[], prefix: (i: number) => string): string {
-  const rows: OverviewRow[] = [
-    [
-      "Messages/s (whole-run mean)",
-      "throughput.messagesPerSecond",
-      (r) => r.throughput.messagesPerSecond,
-      (v) => fmt(v, 1),
-    ],
-    [
-      "Messages/s (plateau)",
-      "throughput.plateau.messagesPerSecond",
-      (r) => r.throughput.plateau?.messagesPerSecond ?? null,
-      (v) => fmt(v, 1),
-    ],
-    ["Time taken (s)", "elapsedSeconds", (r) => r.elapsedSeconds, (v) => v.toFixed(3)],
-    ["Messages attempted", "messages.attempted", (r) => r.messages.attempted, (v) => fmt(v)],
-    ["Accepted", "messages.accepted", (r) => r.messages.accepted, (v) => fmt(v)],
-    ["Rejected", "messages.rejected", (r) => r.messages.rejected, (v) => fmt(v)],
-    ["Failed", "messages.failed", (r) => r.messages.failed, (v) => fmt(v)],
-    ["Dropped arrivals", "messages.dropped", (r) => r.messages.dropped ?? 0, (v) => fmt(v)],
-    ...accountingOverviewRows(runs),
-    [
-      "Transaction p99 uncorrected (ms)",
-      "latencyUncorrected.transactionMs.p99",
-      (r) =>
-        r.latencyUncorrected?.transactionMs.count ? r.latencyUncorrected.transactionMs.p99 : null,
-      (v) => ms(v),
-    ],
-    ["Connections opened", "connections.opened", (r) => r.connections.opened, (v) => fmt(v)],
-    ["Connections refused", "connections.refused", (r) => r.connections.refused, (v) => fmt(v)],
-    [
-      "Connections per message",
-      "connections.perMessage",
-      (r) => r.connections.perMessage,
-      (v) => fmt(v, 4),
-    ],
-    ["Recipients accepted", "recipients.accepted", (r) => r.recipients.accepted, (v) => fmt(v)],
-    ...tlsOverviewRows(runs),
+  const names = [
+    ...OVERVIEW_ROWS,
+    ...(runs.some((r) => r.accounting) ? ACCOUNTING_ROWS : []),
+    ...(runs.some((r) => r.tls) ? TLS_ROWS : []),
   ];
+  const rows = names.map((name): Figure => FIGURES[name]);
   const compare = runs.length === 2;
   const head = `<tr><th></th>${runs.map((r) => `<th>${esc(runLabel(r, runs))}</th>`).join("")}${compare ? `<th>${esc(runs[1].mode)} / ${esc(runs[0].mode)}</th>` : ""}</tr>`;
-  const body = rows.map(([label, field, pick, show]) => {
+  const body = rows.map((figure) => {
+    const pick = (r: Result) => figureValue(figure, r);
     const cells = runs.map((r, i) => {
       const v = pick(r);
-      return v === null ? "<td>n/a</td>" : num(prefix(i) + field, v, show(v));
+      return v === null ? "<td>n/a</td>" : num(prefix(i) + figure.path, v, figureText(figure, v));
     });
     const a = pick(runs[0]);
     const b = compare ? pick(runs[1]) : null;
     const ratioCell = compare
       ? `<td class="ratio">${a === null || b === null ? "" : esc(ratio(a, b))}</td>`
       : "";
-    return `<tr><th>${esc(label)}</th>${cells.join("")}${ratioCell}</tr>`;
+    return `<tr><th>${esc(figure.label)}</th>${cells.join("")}${ratioCell}</tr>`;
   });
   return `<table>${head}${body.join("")}</table>`;
 }

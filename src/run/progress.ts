@@ -33,7 +33,7 @@ export function zeroProgressCounts(): ProgressCounts {
  * What one share reports: its totals and its latencies as encoded histograms, which merge
  * across workers (percentiles do not add up). The run turns them into a Progress.
  */
-export interface ShareProgress extends ProgressCounts {
+export interface ThreadProgress extends ProgressCounts {
   /** The last whole interval's transaction latencies, or null before the first. */
   recentHistogram: string | null;
   /** Transaction latencies of the share so far. */

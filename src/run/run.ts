@@ -14,10 +14,10 @@ import { annotateSeries, applyOutcome, generatorResult } from "../stats/generato
 import type { Result, RunRecord } from "../stats/result.js";
 import { buildResult } from "../stats/summarise.js";
 import { mark, markEpoch } from "../stats/timeline.js";
-import type { Progress, ShareOutcome } from "./load.js";
 import { type LoadRecords, startReceiving } from "./receive.js";
-import { runSharded } from "./shard.js";
-import { machineShare, shardHeader, WHOLE_RUN } from "./shard-plan.js";
+import { shardHeader, shardShare, WHOLE_RUN } from "./thread-plan.js";
+import type { Progress, ThreadOutcome } from "./thread-run.js";
+import { runOnThreads } from "./threads.js";
 
 /** Whether a run through a gateway lost, split, bounced or doubled a message (exit code 1). */
 export { deliveryFailed };
@@ -166,7 +166,7 @@ async function loadAgainst(
   records?: LoadRecords,
 ): Promise<Result> {
   const frozen: RunConfig = Object.freeze({ ...config, target });
-  const load = runSharded(frozen, config.workers, {
+  const load = runOnThreads(frozen, config.workers, {
     trace: io.trace,
     progress: io.progress,
     wire,
@@ -185,7 +185,7 @@ async function loadAgainst(
     target: label,
     runId: config.runId,
     // A shard's own sessions: merged shards add up to the run's.
-    sessions: machineShare(config.sessions, config.messages, config.shard ?? WHOLE_RUN).sessions,
+    sessions: shardShare(config.sessions, config.messages, config.shard ?? WHOLE_RUN).sessions,
     apdexMs: extras.apdexMs,
     run: extras.run?.(),
   });
@@ -200,7 +200,7 @@ async function loadAgainst(
 }
 
 /** The Result's generator section: the threads' own load and, open model, start lateness. */
-function generatorOf(config: RunConfig, outcome: ShareOutcome, dropped: number) {
+function generatorOf(config: RunConfig, outcome: ThreadOutcome, dropped: number) {
   const { rate } = config.load;
   const open =
     rate && outcome.lateness

@@ -5,11 +5,16 @@
  */
 import type { MessagePort } from "node:worker_threads";
 import type { RunConfig } from "../config/run-config.js";
-import { type LoadShare, runLoad, type ShareOutcome, type ShareProgress } from "./load.js";
+import {
+  runThreadShare,
+  type ThreadOutcome,
+  type ThreadProgress,
+  type ThreadShare,
+} from "./thread-run.js";
 
 export interface WorkerTask {
   config: RunConfig;
-  share: LoadShare;
+  share: ThreadShare;
   /** Carries `stop` from the main thread and the conversation lines (-v) back to it. */
   port: MessagePort;
   trace: boolean;
@@ -23,16 +28,16 @@ export interface WorkerTask {
 export type ToWorker = { type: "stop" } | { type: "drain" };
 export type FromWorker =
   | { type: "trace"; line: string }
-  | { type: "progress"; progress: ShareProgress };
+  | { type: "progress"; progress: ThreadProgress };
 
-export default async function runShare(task: WorkerTask): Promise<ShareOutcome> {
+export default async function runWorkerTask(task: WorkerTask): Promise<ThreadOutcome> {
   const { port } = task;
   const trace = task.trace
     ? (line: string) => port.postMessage({ type: "trace", line } satisfies FromWorker)
     : undefined;
-  const progress = (p: ShareProgress) =>
+  const progress = (p: ThreadProgress) =>
     port.postMessage({ type: "progress", progress: p } satisfies FromWorker);
-  const load = runLoad(task.config, task.share, {
+  const load = runThreadShare(task.config, task.share, {
     trace,
     progress,
     threadName: task.threadName,

@@ -13,7 +13,7 @@ import { constants, mkdirSync, statSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { unstuff } from "../smtp/message.js";
-import { SinkOptionError } from "./options.js";
+import { UsageError } from "../usage/usage-error.js";
 
 /** S_ISVTX: node's fs.constants lacks it. */
 const STICKY = 0o1000;
@@ -21,24 +21,25 @@ const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | c
 
 /**
  * Creates DIR (mode 0700) if it does not exist, and refuses one that users other than us can
- * write to, unless it is sticky and owned by us. Throws a SinkOptionError naming --dump.
+ * write to, unless it is sticky and owned by us. Throws a UsageError naming --dump.
  */
 export function checkDumpDir(dir: string): void {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
-    throw new SinkOptionError("dump", `--dump ${dir}: ${(error as Error).message}`);
+    throw new UsageError("--dump", (error as Error).message, dir);
   }
   const stat = statSync(dir);
-  if (!stat.isDirectory()) throw new SinkOptionError("dump", `--dump ${dir}: not a directory`);
+  if (!stat.isDirectory()) throw new UsageError("--dump", "not a directory", dir);
   const writableByOthers = (stat.mode & 0o022) !== 0;
   const uid = process.getuid?.() ?? stat.uid;
   const stickyAndOurs = (stat.mode & STICKY) !== 0 && stat.uid === uid;
   if (writableByOthers && !stickyAndOurs) {
-    throw new SinkOptionError(
-      "dump",
-      `--dump ${dir}: writable by other users (mode ${(stat.mode & 0o7777).toString(8)}); ` +
+    throw new UsageError(
+      "--dump",
+      `writable by other users (mode ${(stat.mode & 0o7777).toString(8)}); ` +
         `give a directory only you can write to, e.g. chmod go-w ${dir}`,
+      dir,
     );
   }
 }

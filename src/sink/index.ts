@@ -12,7 +12,7 @@ export type { FaultRule } from "./faults.js";
 export { parseFaultRule } from "./faults.js";
 export { DEFAULT_BACKLOG, somaxconn } from "./kernel.js";
 export type { BareLfPolicy, FilledSinkOptions, ListenSpec, Rate, SinkOptions } from "./options.js";
-export { fillSinkOptions, parseListen, SinkOptionError } from "./options.js";
+export { fillSinkOptions, parseListen } from "./options.js";
 export { Receiver } from "./receive.js";
 export type { SinkAddress, SinkStopReason } from "./server.js";
 

@@ -2,7 +2,9 @@
  * The sink's options as the library and the CLI give them, and the one place that checks them and
  * fills in defaults. The session and server code only ever see a FilledSinkOptions.
  */
+
 import { durationMs, windowRate } from "../stats/units.js";
+import { UsageError } from "../usage/usage-error.js";
 import { type FaultRule, parseFaultRule } from "./faults.js";
 import { DEFAULT_BACKLOG } from "./kernel.js";
 
@@ -144,24 +146,12 @@ export interface FilledSinkOptions {
   readonly idleExitMs: number;
 }
 
-/** Thrown for bad options; `option` names the offending option for a one-line CLI message. */
-export class SinkOptionError extends Error {
-  constructor(
-    readonly option: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = "SinkOptionError";
-  }
-}
-
 /**
  * Parses `host:port`, `[v6]:port`, `unix:/path`, `tls://host:port`. Returns the spec or throws
- * SinkOptionError naming `option`.
+ * UsageError naming `--option`.
  */
 export function parseListen(text: string, option = "listen"): ListenSpec {
-  const bad = (why: string) =>
-    new SinkOptionError(option, `--${option} ${JSON.stringify(text)}: ${why}`);
+  const bad = (why: string) => new UsageError(`--${option}`, why, JSON.stringify(text));
   if (text.startsWith("unix:")) {
     const path = text.slice(5);
     if (path === "") throw bad("give a socket path, e.g. unix:/tmp/sink.sock");
@@ -199,13 +189,13 @@ export function parseListen(text: string, option = "listen"): ListenSpec {
 export function parseRate(option: string, value: Rate | string): Rate {
   if (typeof value !== "string") return checkRate(value, option);
   const rate = windowRate(value);
-  if (!rate) throw new SinkOptionError(option, `--${option} ${value}: write a rate as N/60s`);
+  if (!rate) throw new UsageError(`--${option}`, "write a rate as N/60s", value);
   return checkRate(rate, option);
 }
 
 function checkRate(rate: Rate, option: string): Rate {
   if (!(rate.count > 0) || !(rate.windowMs > 0)) {
-    throw new SinkOptionError(option, `--${option}: the count and the window must be above 0`);
+    throw new UsageError(`--${option}`, "the count and the window must be above 0");
   }
   return Object.freeze({ ...rate });
 }
@@ -214,23 +204,22 @@ function checkRate(rate: Rate, option: string): Rate {
 export function parseDuration(option: string, value: string | number): number {
   if (typeof value === "number") return checkCount(value * 1000, option);
   const ms = durationMs(value);
-  if (ms === null)
-    throw new SinkOptionError(option, `--${option} ${value}: write a duration like 30s`);
+  if (ms === null) throw new UsageError(`--${option}`, "write a duration like 30s", value);
   return ms;
 }
 
 function checkCount(value: number | undefined, option: string, fallback = 0): number {
   if (value === undefined) return fallback;
   if (!Number.isFinite(value) || value < 0 || !Number.isInteger(value)) {
-    throw new SinkOptionError(option, `--${option} ${value}: give a whole number, 0 or more`);
+    throw new UsageError(`--${option}`, "give a whole number, 0 or more", String(value));
   }
   return value;
 }
 
-/** Checks `options` and fills in every default. Throws SinkOptionError on bad input. */
+/** Checks `options` and fills in every default. Throws UsageError on bad input. */
 export function fillSinkOptions(options: SinkOptions): FilledSinkOptions {
   if (!options.listen || options.listen.length === 0) {
-    throw new SinkOptionError("listen", "--listen: give at least one address, e.g. 127.0.0.1:2525");
+    throw new UsageError("--listen", "give at least one address, e.g. 127.0.0.1:2525");
   }
   const count = (name: string, value: number | undefined, fallback = 0) =>
     checkCount(value, name, fallback);
@@ -285,25 +274,25 @@ export function fillSinkOptions(options: SinkOptions): FilledSinkOptions {
 /** A limit that 0 would make useless (an idle timeout of nothing, no recipient allowed). */
 function aboveZero(option: string, value: number): number {
   if (value > 0) return value;
-  throw new SinkOptionError(option, `--${option} 0: give a value above 0`);
+  throw new UsageError(`--${option}`, "give a value above 0", "0");
 }
 
 function parseBacklog(value: number | undefined): number {
   const backlog = checkCount(value, "backlog", DEFAULT_BACKLOG);
-  if (backlog < 1) throw new SinkOptionError("backlog", "--backlog 0: give 1 or more, e.g. 4096");
+  if (backlog < 1) throw new UsageError("--backlog", "give 1 or more, e.g. 4096", "0");
   return backlog;
 }
 
 function parseAuth(text: string): { user: string; pass: string } {
   const colon = text.indexOf(":");
-  if (colon <= 0) throw new SinkOptionError("auth", "--auth: write it as user:password");
+  if (colon <= 0) throw new UsageError("--auth", "write it as user:password");
   return Object.freeze({ user: text.slice(0, colon), pass: text.slice(colon + 1) });
 }
 
 function parseBareLf(value: string | undefined): BareLfPolicy {
   if (value === undefined) return "accept";
   if (value === "accept" || value === "reject" || value === "normalize") return value;
-  throw new SinkOptionError("bare-lf", `--bare-lf ${value}: use accept, reject or normalize`);
+  throw new UsageError("--bare-lf", "use accept, reject or normalize", value);
 }
 
 function optionalRate(value: Rate | string | undefined, option: string): Rate | undefined {
@@ -315,9 +304,9 @@ function subjectRegex(source: string | undefined): RegExp | undefined {
   try {
     return new RegExp(source);
   } catch (error) {
-    throw new SinkOptionError(
-      "class-by-subject",
-      `--class-by-subject: not a regular expression (${(error as Error).message})`,
+    throw new UsageError(
+      "--class-by-subject",
+      `not a regular expression (${(error as Error).message})`,
     );
   }
 }
@@ -327,6 +316,6 @@ function toFaultRule(rule: FaultRule | string): FaultRule {
   try {
     return Object.freeze(parseFaultRule(rule));
   } catch (error) {
-    throw new SinkOptionError("fault", `--fault ${rule}: ${(error as Error).message}`);
+    throw new UsageError("--fault", (error as Error).message, rule);
   }
 }

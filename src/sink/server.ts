@@ -5,6 +5,7 @@
 import { rmSync } from "node:fs";
 import { type AddressInfo, createServer, type Server, type Socket } from "node:net";
 import { createServer as createTlsServer, type SecureContext } from "node:tls";
+import { UsageError } from "../usage/usage-error.js";
 import { ChunkClock } from "./clock.js";
 import type { SinkContext } from "./context.js";
 import { ClassCounter, type SinkCounters, type SinkStats, zeroSinkCounters } from "./counters.js";
@@ -14,7 +15,7 @@ import { FaultInjector } from "./faults.js";
 import { HEADER_WINDOW } from "./headers.js";
 import { listenOverflows } from "./kernel.js";
 import { GatewayLimits } from "./limits.js";
-import { type FilledSinkOptions, type ListenSpec, SinkOptionError } from "./options.js";
+import type { FilledSinkOptions, ListenSpec } from "./options.js";
 import type { Receiver } from "./receive.js";
 import { buildReplies } from "./replies.js";
 import { SinkSession } from "./session.js";
@@ -262,9 +263,9 @@ function openEnvelopeLog(path: string): EnvelopeLog {
     return new EnvelopeLog(path);
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new SinkOptionError(
-      "log-envelopes",
-      `--log-envelopes: cannot write "${path}" (${reason}); give a writable file path`,
+    throw new UsageError(
+      "--log-envelopes",
+      `cannot write "${path}" (${reason}); give a writable file path`,
     );
   }
 }

@@ -7,8 +7,8 @@
 import { constants } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createSecureContext, type SecureContext, type TLSSocket } from "node:tls";
+import { UsageError } from "../usage/usage-error.js";
 import type { FilledSinkOptions } from "./options.js";
-import { SinkOptionError } from "./options.js";
 
 export interface TlsMaterial {
   cert: string;
@@ -51,13 +51,13 @@ async function makeSelfSigned(): Promise<TlsMaterial> {
 export async function loadTlsMaterial(o: FilledSinkOptions): Promise<TlsMaterial> {
   if (o.tlsCert === undefined && o.tlsKey === undefined) return selfSignedMaterial();
   if (o.tlsCert === undefined || o.tlsKey === undefined) {
-    throw new SinkOptionError("tls-cert", "--tls-cert and --tls-key go together: give both");
+    throw new UsageError("--tls-cert", "give --tls-key with it; the two go together");
   }
   const read = async (path: string, option: string) => {
     try {
       return await readFile(path, "utf8");
     } catch (error) {
-      throw new SinkOptionError(option, `--${option} ${path}: ${(error as Error).message}`);
+      throw new UsageError(`--${option}`, (error as Error).message, path);
     }
   };
   const material = {
@@ -67,9 +67,10 @@ export async function loadTlsMaterial(o: FilledSinkOptions): Promise<TlsMaterial
   try {
     secureContextOf(material); // a PEM that does not parse is the certificate's fault, not --listen's
   } catch (error) {
-    throw new SinkOptionError(
-      "tls-cert",
-      `--tls-cert ${o.tlsCert} / --tls-key ${o.tlsKey}: not a usable PEM certificate and key (${(error as Error).message})`,
+    throw new UsageError(
+      "--tls-cert",
+      `not a usable PEM certificate and key (${(error as Error).message})`,
+      `${o.tlsCert} / --tls-key ${o.tlsKey}`,
     );
   }
   return material;

@@ -5,7 +5,7 @@
  * `ddd ` with empty text, as Postfix smtp-sink sends). The parser scans each chunk with
  * `indexOf(LF)` and index cursors; it copies bytes only when a line spans two chunks, and it
  * builds strings only for replies whose text somebody wants: error replies (code >= 400) and
- * replies read while `captureText` is set (the EHLO capabilities). A 250 on the hot path costs
+ * replies read while keepText(true) is in force (the EHLO capabilities). A 250 on the hot path costs
  * no allocation.
  */
 
@@ -36,7 +36,7 @@ export interface ReplyHandler {
 
 export class ReplyParser {
   /** Capture the text of every reply, not only of error replies (set while reading EHLO). */
-  captureText = false;
+  private captureText = false;
   /**
    * The subject of the current reply's enhanced status code (RFC 3463 `class.subject.detail`,
    * e.g. 1 for 2.1.0: addressing), read from its first line's bytes; -1 when it has none.
@@ -57,6 +57,11 @@ export class ReplyParser {
   private resetInPush = false;
 
   constructor(private readonly handler: ReplyHandler) {}
+
+  /** Keep the text of every reply from the next one on (`on`), or of error replies only. */
+  keepText(on: boolean): void {
+    this.captureText = on;
+  }
 
   /**
    * Forget any partial reply and whatever else the current chunk holds (after the 220 to

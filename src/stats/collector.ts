@@ -5,7 +5,7 @@
  * message, and never writes a counter itself.
  */
 
-import type { Latency, PhaseLatency } from "../smtp/phases.js";
+import type { PhaseLatency } from "../smtp/phases.js";
 import { AcceptLedger, type AcceptRecords } from "./accept-ledger.js";
 import { epochMs } from "./clock.js";
 import {
@@ -18,7 +18,8 @@ import {
 import { ERROR_CLASSES, errorClassIndex, errorKey, type Failure } from "./errors.js";
 import { type FirstError, FirstErrors, RunOrdinals } from "./first-errors.js";
 import { LatencyRecorder, toMicros } from "./histogram.js";
-import { type ErrorRow, type Phase, RESULT_LATENCIES } from "./result.js";
+import type { ErrorRow, Phase } from "./result.js";
+import { HISTOGRAM_NAMES, type HistogramName } from "./result-schema/names.js";
 import { DEFAULT_INTERVAL_MS, SeriesRecorder, type SeriesSnapshot } from "./series.js";
 import { type TlsSnapshot, TlsTally } from "./tls-tally.js";
 
@@ -30,17 +31,7 @@ export {
   summariseMerged,
 } from "./histogram.js";
 
-/**
- * The run's histograms, in a saved Result's order: one per latency of the Result
- * (RESULT_LATENCIES), and after the transaction's the one without coordinated-omission
- * correction.
- */
-export type HistogramName = Latency | "transactionUncorrected";
-export const HISTOGRAM_NAMES: readonly HistogramName[] = Object.freeze(
-  RESULT_LATENCIES.flatMap((latency): HistogramName[] =>
-    latency === "transaction" ? [latency, "transactionUncorrected"] : [latency],
-  ),
-);
+export { HISTOGRAM_NAMES, type HistogramName } from "./result-schema/names.js";
 
 /** One message class as counted: outcomes and the transaction latency of accepted messages. */
 export interface ClassSnapshot extends OutcomeCounts {

@@ -1,9 +1,14 @@
 /**
  * The delivery section of a Result (--receive) and what the receiving sink records per message:
- * types only, so that the Result type can name them without the join's code. The doc comments
- * are the one definition of each figure; stats/delivery.ts computes them.
+ * types only, so that the Result type can name them without the join's code. The figures are
+ * defined in stats/result-schema/delivery.ts; stats/delivery.ts computes them.
  */
-import type { LatencySummary } from "./latency-summary.js";
+import type { Static } from "@sinclair/typebox";
+import type {
+  DeliveryClass as DeliveryClassSchema,
+  DeliverySection,
+  MessageRef as MessageRefSchema,
+} from "./result-schema/delivery.js";
 
 /** Which key found a message's arrival: the trace header, the Message-ID, or MAIL's ENVID. */
 export type JoinKey = "traceHeader" | "messageId" | "envid";
@@ -43,92 +48,11 @@ export interface ArrivalCounts {
 /** The one final state of each accepted message. */
 export type DeliveryState = "delivered" | "partial" | "bounced" | "lost" | "duplicated" | "late";
 
-export interface DeliveryClass {
-  accepted: number;
-  delivered: number;
-  partial: number;
-  bounced: number;
-  lost: number;
-  duplicated: number;
-  late: number;
-  retried: number;
-  /** Intended send time → first arrival, ms, of this class's messages that arrived in time. */
-  endToEndMs: LatencySummary;
-}
+/** One message class's delivery counts (defined in stats/result-schema/delivery.ts). */
+export type DeliveryClass = Static<typeof DeliveryClassSchema>;
 
 /** One message as a user finds it: its number, RUNID.SEQ, class and the gateway's queue id. */
-export interface MessageRef {
-  seq: number;
-  /** RUNID.SEQ, as in X-Mailvolley-Id and ENVID. */
-  id: string;
-  className: string;
-  /** From the gateway's 250 (`queued as X`); "" when it named none. */
-  queueId: string;
-}
+export type MessageRef = Static<typeof MessageRefSchema>;
 
-export interface DeliveryResult {
-  /** Where the gateway relayed to (--receive). */
-  receiver: string;
-  /** Messages the gateway accepted (its 2xx to the data): the join's population. */
-  accepted: number;
-  /** Every recipient arrived, each once (in one copy or several). */
-  delivered: number;
-  /** Some recipients arrived, not all, by the end of the drain. */
-  partial: number;
-  /** A delivery notice (DSN) came back for it; it never counts as delivered. */
-  bounced: number;
-  /** Nothing arrived by the end of the drain (nor within --late-window). */
-  lost: number;
-  /** A recipient arrived more than once (more recipients over several copies than sent). */
-  duplicated: number;
-  /** First arrival after the drain ended, within --late-window: never lost, never in the latency. */
-  late: number;
-  /** Arrived only after the receiver refused it at least once (a retry by the gateway). */
-  retried: number;
-  /** Delivery attempts of the retried messages: refusals plus the one that arrived. */
-  retryAttempts: number;
-  /** Messages at the receiver that carried no key of this run. */
-  foreign: number;
-  /** Recipients beyond the ones sent, in a single copy (list expansion, rewriting). */
-  extra: number;
-  /** Arrived, but the client never saw the gateway's 2xx for it (a timeout, a lost reply). */
-  unconfirmed: number;
-  /** Delivery notices received, and those joined to no message of this run. */
-  notices: number;
-  noticesUnjoined: number;
-  /** How each arrival was found: trace header, Message-ID, or ENVID. */
-  keys: Record<JoinKey, number>;
-  /** The last acceptance to the last arrival (not late), ms; 0 when nothing arrived. */
-  drainMs: number;
-  /** The drain waited its whole --drain-timeout with messages still missing. */
-  drainTimedOut: boolean;
-  /** The first connect to the last arrival, ms: the whole job's time. */
-  windowMs: number;
-  /** Delivered messages per second over windowMs. */
-  deliveredPerSecond: number;
-  /** Accepted messages per second, first connect to the last acceptance. */
-  acceptedPerSecond: number;
-  /** Delivered messages per second, first connect to the last arrival (same as above). */
-  relayedPerSecond: number;
-  /** What the gateway held back: accept rate minus relay rate, per second (0 when none). */
-  backlogPerSecond: number;
-  /** The most messages inside the gateway at once: accepted, not yet arrived (nor bounced). */
-  backlogMax: number;
-  /** Intended send time → first arrival, ms, of every message that arrived in time. */
-  endToEndMs: LatencySummary;
-  /** The gateway's 250 → first arrival, ms. */
-  insideGatewayMs: LatencySummary;
-  /** First refusal → arrival, ms, of retried messages. */
-  retryDelayMs: LatencySummary;
-  /**
-   * Per second from the first connect to the last arrival: messages accepted and delivered
-   * (first arrivals, notices included) in that second, and those inside the gateway at its end.
-   */
-  perSecond: { accepted: number[]; delivered: number[]; inside: number[] };
-  /** Per message class. */
-  classes: Record<string, DeliveryClass>;
-  /** The first lost messages (by number), so a user can look for them in the gateway's log. */
-  firstLost: MessageRef[];
-  /** The first duplicated messages, likewise. */
-  firstDuplicated: MessageRef[];
-}
+/** The Result's `delivery`: every figure is defined in stats/result-schema/delivery.ts. */
+export type DeliveryResult = Static<typeof DeliverySection>;

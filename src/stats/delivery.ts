@@ -1,7 +1,7 @@
 /**
  * The delivery join's verdict: each message the gateway accepted (AcceptRecords, from the
  * client) against what arrived at the receiving sink (ArrivalRecord, from sink/receive.ts), in
- * exactly one final state. The doc comments of DeliveryResult are the one definition of each
+ * exactly one final state. stats/result-schema/delivery.ts holds the one definition of each
  * figure; the terminal and JSON reports read them from here.
  */
 import type { AcceptRecords } from "./accept-ledger.js";

@@ -13,7 +13,13 @@
  */
 import { readFileSync } from "node:fs";
 import { type IntervalHistogram, monitorEventLoopDelay, performance } from "node:perf_hooks";
+import type { Static } from "@sinclair/typebox";
 import { epochMs as epochNow } from "./clock.js";
+import type {
+  EventLoopDelay as EventLoopDelaySchema,
+  ThreadLoadPoint as ThreadLoadPointSchema,
+  ThreadLoad as ThreadLoadSchema,
+} from "./result-schema/generator.js";
 
 /** Whose CPU time a row's CPU figures count: this thread's, or the whole process's. */
 export type CpuScope = "thread" | "process";
@@ -22,49 +28,13 @@ export type CpuScope = "thread" | "process";
 export type CpuSource = "auto" | "schedstat" | "stat" | "process";
 
 /** Event-loop delay: how late the loop ran a timer due now, milliseconds. */
-export interface EventLoopDelay {
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-}
+export type EventLoopDelay = Static<typeof EventLoopDelaySchema>;
 
-/** One interval of one thread. */
-export interface ThreadLoadPoint {
-  /** Start of the interval, epoch ms, a multiple of intervalMs (aligned like the time series). */
-  t: number;
-  /** The interval as measured (the sweep closes it a little after its nominal end). */
-  wallSeconds: number;
-  /** Seconds the thread spent on a CPU in the interval. */
-  cpuSeconds: number;
-  /** cpuSeconds / wallSeconds (over 1 is possible when process-wide). */
-  cpuUtilisation: number;
-  /** Fraction of the interval the event loop was not idle waiting for I/O (0..1). */
-  eventLoopUtilisation: number;
-  /** Seconds runnable but waiting for a CPU in the interval; null where the platform does not say. */
-  waitSeconds: number | null;
-  eventLoopDelay: EventLoopDelay;
-}
+/** One interval of one thread (defined in stats/result-schema/generator.ts). */
+export type ThreadLoadPoint = Static<typeof ThreadLoadPointSchema>;
 
 /** One thread's load over the run's window, and per interval. */
-export interface ThreadLoad {
-  /** "main", "worker 1", … (a merge of shards prefixes the shard). */
-  name: string;
-  cpuScope: CpuScope;
-  /** From the sampler's start to its stop. */
-  wallSeconds: number;
-  cpuSeconds: number;
-  /** cpuSeconds / wallSeconds. */
-  cpuUtilisation: number;
-  /**
-   * Seconds the thread was runnable but waiting for a CPU (other processes or threads had the
-   * cores); null where the platform does not say.
-   */
-  waitSeconds: number | null;
-  eventLoopUtilisation: number;
-  eventLoopDelay: EventLoopDelay;
-  intervalMs: number;
-  points: ThreadLoadPoint[];
-}
+export type ThreadLoad = Static<typeof ThreadLoadSchema>;
 
 /** A thread's CPU clock: on-CPU and waiting nanoseconds so far. */
 interface CpuClock {

@@ -1,13 +1,5 @@
-/** A latency distribution as the Result gives it (the Result type, stats/result.ts). */
-export interface LatencySummary {
-  /** Number of samples. */
-  count: number;
-  /** Milliseconds, microsecond resolution. */
-  min: number;
-  mean: number;
-  p50: number;
-  p90: number;
-  p95: number;
-  p99: number;
-  max: number;
-}
+/** A latency distribution as the Result gives it; defined in stats/result-schema/kinds.ts. */
+import type { Static } from "@sinclair/typebox";
+import type { LatencySummary as LatencySummarySchema } from "./result-schema/kinds.js";
+
+export type LatencySummary = Static<typeof LatencySummarySchema>;

@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { buildRunConfig, type RawRunOptions } from "../../src/config/run-config.js";
-import { runLoad } from "../../src/run/load.js";
-import { splitShares } from "../../src/run/shard.js";
+import { runThreadShare } from "../../src/run/thread-run.js";
+import { splitOverThreads } from "../../src/run/threads.js";
 import type { Result } from "../../src/stats/result.js";
 import { buildResult } from "../../src/stats/summarise.js";
 
@@ -15,8 +15,8 @@ export async function runClient(
   trace?: (line: string) => void,
 ): Promise<Result> {
   const config = buildRunConfig({ target, ...options });
-  const [share] = splitShares(config.sessions, config.messages, 1);
-  const load = runLoad(config, share, { trace });
+  const [share] = splitOverThreads(config.sessions, config.messages, 1);
+  const load = runThreadShare(config, share, { trace });
   const { stats } = await load.result;
   const result = buildResult(stats, {
     mode: config.mode,

@@ -1,13 +1,13 @@
 /**
  * A machine shard's load and its worker threads', composed: shard i of N sends the messages
- * i, i+N, i+2N, …; its W workers split that stripe again as splitShares splits a whole run, so
+ * i, i+N, i+2N, …; its W workers split that stripe again as splitOverThreads splits a whole run, so
  * worker w of shard i sends the sequence numbers i + N·(w + W·j) for j = 0, 1, 2, …. Over all
  * shards and workers these are 0 … messages−1, each once.
  */
 import { hostname } from "node:os";
 import { type Shard, shardCount, stripeCount } from "../config/shard.js";
 import type { ShardHeader } from "../stats/result.js";
-import type { LoadShare } from "./load.js";
+import type { ThreadShare } from "./thread-run.js";
 import type { SeqSpace } from "./work.js";
 
 export { StripedArrivals } from "./work.js";
@@ -17,9 +17,13 @@ export { StripedArrivals } from "./work.js";
  * messages/N, an equal part of the arrival rate, and the sequence numbers i, i+N, i+2N, …, so
  * that together the workers send exactly 0 … messages−1 (class shares stay exact).
  */
-export function splitShares(sessions: number, messages: number, workers: number): LoadShare[] {
+export function splitOverThreads(
+  sessions: number,
+  messages: number,
+  workers: number,
+): ThreadShare[] {
   const n = Math.max(1, Math.min(workers, sessions, messages));
-  const shares: LoadShare[] = [];
+  const shares: ThreadShare[] = [];
   for (let i = 0; i < n; i++) {
     const s = Math.floor(sessions / n) + (i < sessions % n ? 1 : 0);
     const m = Number.isFinite(messages)
@@ -34,7 +38,7 @@ export function splitShares(sessions: number, messages: number, workers: number)
 export const WHOLE_RUN: Shard = Object.freeze({ index: 0, count: 1 });
 
 /** Shard i's part of the run, as one share: its sessions, its stripe and 1/N of the rate. */
-export function machineShare(sessions: number, messages: number, shard: Shard): LoadShare {
+export function shardShare(sessions: number, messages: number, shard: Shard): ThreadShare {
   const { index, count } = shard;
   return {
     sessions: shardCount(sessions, index, count),
@@ -57,14 +61,14 @@ export function composeSeqSpace(outer: SeqSpace, inner: SeqSpace): SeqSpace {
 }
 
 /** The shares of this machine's worker threads, numbered within the whole sharded run. */
-export function shardShares(
+export function threadShares(
   sessions: number,
   messages: number,
   shard: Shard,
   workers: number,
-): LoadShare[] {
-  const machine = machineShare(sessions, messages, shard);
-  return splitShares(machine.sessions, machine.messages, workers).map((worker) => ({
+): ThreadShare[] {
+  const machine = shardShare(sessions, messages, shard);
+  return splitOverThreads(machine.sessions, machine.messages, workers).map((worker) => ({
     ...worker,
     ...composeSeqSpace(machine, worker),
     rateShare: machine.rateShare * worker.rateShare,

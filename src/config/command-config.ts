@@ -6,6 +6,7 @@
 
 import { PHASE_NAMES, type TimedPhase } from "../smtp/phases.js";
 import type { Mode } from "../stats/result.js";
+import { UsageError } from "../usage/usage-error.js";
 import { checkOpenFiles } from "./open-files.js";
 import {
   COMPARE_OPTIONS,
@@ -18,7 +19,7 @@ import {
   SINK_EMULATION_OPTIONS,
 } from "./option-table.js";
 import { camel, pickOptions, planKeys } from "./options.js";
-import { ConfigError, parseDuration } from "./parse.js";
+import { parseDuration } from "./parse.js";
 import { type ClassSpec, loadPlan, planFromSets } from "./plan.js";
 import { buildReceiveConfig, RECEIVE_OPTIONS, type ReceiveConfig } from "./receive-options.js";
 import { buildReportOptions, type ReportOptions } from "./report-options.js";
@@ -34,7 +35,11 @@ import { type SinkSettings, sinkSettingsOf } from "./sink-config.js";
 /** Option values by camelCase key; undefined or absent: not given. */
 export type OptionValues = Readonly<Record<string, unknown>>;
 
-export interface LoadConfig {
+/**
+ * Everything `mailvolley run` was given, checked: the one run it executes, how to report it, the
+ * built-in sink's options and the receiving sink's. Only the run part reaches run/'s threads.
+ */
+export interface RunCommandConfig {
   readonly run: RunConfig;
   readonly report: ReportOptions;
   /** The built-in sink's options in a self-test (--sink-NAME), as the sink names them. */
@@ -43,7 +48,8 @@ export interface LoadConfig {
   readonly receive: ReceiveConfig | null;
 }
 
-export interface CompareConfig extends Omit<LoadConfig, "run"> {
+/** Everything `mailvolley compare` was given, checked: one RunConfig per mode, run in turn. */
+export interface CompareCommandConfig extends Omit<RunCommandConfig, "run"> {
   /** One run per mode, in the order they run. */
   readonly runs: readonly RunConfig[];
   /** Pause between the runs, ms. */
@@ -73,7 +79,7 @@ export function withPlan(given: OptionValues): PlannedOptions {
   for (const [key, value] of Object.entries(plan.options)) {
     if (!PLAN_KEYS.has(key)) {
       const at = plan.where[key] ?? "--set";
-      throw new ConfigError(
+      throw new UsageError(
         "--plan",
         `${at}: "${key}" is not a run option; see mailvolley run --help`,
       );
@@ -102,11 +108,11 @@ export function rawRunOptions(values: OptionValues): RawRunOptions {
 }
 
 /** `mailvolley run`'s config; `override` wins over the command line and the plan. */
-export function buildLoadConfig(given: OptionValues, override: Partial<RawRunOptions> = {}) {
+export function buildRunCommandConfig(given: OptionValues, override: Partial<RawRunOptions> = {}) {
   return fromPlanned(withPlan(given), override);
 }
 
-function fromPlanned(planned: PlannedOptions, override: Partial<RawRunOptions>): LoadConfig {
+function fromPlanned(planned: PlannedOptions, override: Partial<RawRunOptions>): RunCommandConfig {
   const { values, classes, where } = planned;
   try {
     const raw = { ...rawRunOptions(values), ...override };
@@ -129,7 +135,7 @@ function fromPlanned(planned: PlannedOptions, override: Partial<RawRunOptions>):
 function refuseSinkOptions(values: Readonly<Record<string, unknown>>): void {
   for (const flag of Object.keys(SINK_EMULATION_OPTIONS)) {
     if (values[camel(flag)] === undefined) continue;
-    throw new ConfigError(
+    throw new UsageError(
       `--${flag}`,
       "sets the built-in sink of a self-test or of --receive, and this run against a target starts none; drop the option, or add --receive ADDR",
     );
@@ -142,9 +148,9 @@ const MODES: readonly Mode[] = ["per-message", "reuse"];
  * `mailvolley compare`'s config: the same load in both modes. A plan's `mode` is overridden per
  * run; one on the command line is a mistake.
  */
-export function buildCompareConfig(given: OptionValues): CompareConfig {
+export function buildCompareCommandConfig(given: OptionValues): CompareCommandConfig {
   if (given.mode !== undefined) {
-    throw new ConfigError("--mode", "compare runs both modes; choose their order with --order");
+    throw new UsageError("--mode", "compare runs both modes; choose their order with --order");
   }
   const planned = withPlan(given);
   try {
@@ -179,19 +185,16 @@ function parseOrder(raw: unknown): Mode[] {
     .map((s) => s.trim());
   const ok = order.length === 2 && MODES.every((m) => order.includes(m)) && order[0] !== order[1];
   if (!ok) {
-    throw new ConfigError("--order", `"${raw}": give per-message,reuse or reuse,per-message`);
+    throw new UsageError("--order", `"${raw}": give per-message,reuse or reuse,per-message`);
   }
   return order as Mode[];
 }
 
-/** Points a ConfigError about an option that came from the plan at the plan's line. */
+/** Points a UsageError about an option that came from the plan at the plan's line. */
 export function locate(error: unknown, where: Readonly<Record<string, string>>): unknown {
-  if (!(error instanceof ConfigError)) return error;
+  if (!(error instanceof UsageError)) return error;
   const key = camel(error.option.replace(/^--/, ""));
   const at = where[key];
-  if (!at || error.message.endsWith(`(from ${at})`)) return error;
-  return new ConfigError(
-    error.option,
-    `${error.message.slice(error.option.length + 2)} (from ${at})`,
-  );
+  if (!at || error.problem.endsWith(`(from ${at})`)) return error;
+  return new UsageError(error.option, `${error.problem} (from ${at})`, error.value);
 }

@@ -16,22 +16,22 @@ import {
 import { mergeSnapshots } from "../stats/merge-snapshots.js";
 import { SeriesJoin, type SeriesPoint } from "../stats/series.js";
 import { mergeStartLateness } from "../stats/start-lateness.js";
+import { zeroProgressCounts } from "./progress.js";
+import { StartGate } from "./start-at.js";
+import { threadShares, WHOLE_RUN } from "./thread-plan.js";
 import {
-  type LoadShare,
   PROGRESS_INTERVAL_MS,
   type Progress,
   type ProgressCounts,
   type RunningLoad,
-  runLoad,
-  type ShareOutcome,
-  type ShareProgress,
-} from "./load.js";
-import { zeroProgressCounts } from "./progress.js";
-import { shardShares, WHOLE_RUN } from "./shard-plan.js";
-import { StartGate } from "./start-at.js";
+  runThreadShare,
+  type ThreadOutcome,
+  type ThreadProgress,
+  type ThreadShare,
+} from "./thread-run.js";
 import type { FromWorker, ToWorker, WorkerTask } from "./worker.js";
 
-export { splitShares } from "./shard-plan.js";
+export { splitOverThreads } from "./thread-plan.js";
 
 export interface RunHooks {
   /** Prints the conversation of the first session (-v). */
@@ -45,12 +45,16 @@ export interface RunHooks {
   readonly wire?: MessageWire;
 }
 
-export function runSharded(config: RunConfig, workers: number, hooks: RunHooks = {}): RunningLoad {
+export function runOnThreads(
+  config: RunConfig,
+  workers: number,
+  hooks: RunHooks = {},
+): RunningLoad {
   const { trace } = hooks;
-  const shares = shardShares(config.sessions, config.messages, config.shard ?? WHOLE_RUN, workers);
+  const shares = threadShares(config.sessions, config.messages, config.shard ?? WHOLE_RUN, workers);
   if (shares.length === 1) {
     const { progress } = hooks;
-    return runLoad(config, shares[0], {
+    return runThreadShare(config, shares[0], {
       trace,
       progress: progress ? (p) => progress(sumProgress([p], p.points)) : undefined,
       wire: hooks.wire,
@@ -60,7 +64,7 @@ export function runSharded(config: RunConfig, workers: number, hooks: RunHooks =
 }
 
 /** Runs each share on a worker thread of its own, the main thread coordinating. */
-function runWorkers(config: RunConfig, shares: readonly LoadShare[], hooks: RunHooks): RunningLoad {
+function runWorkers(config: RunConfig, shares: ThreadShare[], hooks: RunHooks): RunningLoad {
   const { trace } = hooks;
   // The main thread only coordinates, but it is a thread of the generator: it is sampled too,
   // from the load's start on (--start-at), as the workers sample themselves.
@@ -99,7 +103,7 @@ function runWorkers(config: RunConfig, shares: readonly LoadShare[], hooks: RunH
     };
     return {
       port: port1,
-      done: pool.then((p) => p.run(task, { transferList: [port2] }) as Promise<ShareOutcome>),
+      done: pool.then((p) => p.run(task, { transferList: [port2] }) as Promise<ThreadOutcome>),
     };
   });
   const result = Promise.all(ports.map((p) => p.done))
@@ -123,9 +127,9 @@ function runWorkers(config: RunConfig, shares: readonly LoadShare[], hooks: RunH
  * the main thread, whatever order the workers report in.
  */
 function progressTicker(workers: number, progress: RunHooks["progress"]) {
-  const latest: (ShareProgress | null)[] = Array.from({ length: workers }, () => null);
+  const latest: (ThreadProgress | null)[] = Array.from({ length: workers }, () => null);
   const series = new SeriesJoin(workers);
-  const report = (i: number, p: ShareProgress) => {
+  const report = (i: number, p: ThreadProgress) => {
     latest[i] = p;
     series.add(i, p.points);
   };
@@ -138,7 +142,7 @@ function progressTicker(workers: number, progress: RunHooks["progress"]) {
 }
 
 /** The workers' outcomes as the run's: counts merge, thread rows line up after the main's. */
-function mergeOutcomes(main: ThreadLoad, parts: readonly ShareOutcome[]): ShareOutcome {
+function mergeOutcomes(main: ThreadLoad, parts: readonly ThreadOutcome[]): ThreadOutcome {
   const lateness = parts.flatMap((p) => (p.lateness ? [p.lateness] : []));
   return {
     stats: mergeSnapshots(parts.map((p) => p.stats)),
@@ -151,7 +155,7 @@ function mergeOutcomes(main: ThreadLoad, parts: readonly ShareOutcome[]): ShareO
  * The run's totals from its shares': counts add, latencies merge as histograms first; `points`
  * are the intervals complete across the shares.
  */
-function sumProgress(parts: readonly (ShareProgress | null)[], points: SeriesPoint[]): Progress {
+function sumProgress(parts: readonly (ThreadProgress | null)[], points: SeriesPoint[]): Progress {
   const total = zeroProgressCounts();
   const keys = Object.keys(total) as (keyof ProgressCounts)[];
   for (const part of parts) {

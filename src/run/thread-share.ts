@@ -1,5 +1,5 @@
 /**
- * A share of a run, as one thread drives it (load.ts): what it is given, the handle on it while
+ * A share of a run, as one thread drives it (thread-run.ts): what it is given, the handle on it while
  * it runs, and what it hands back to be merged with the other threads' shares.
  */
 import type { StatsSnapshot } from "../stats/collector.js";
@@ -7,7 +7,7 @@ import type { ThreadLoad } from "../stats/generator-load.js";
 import type { StartLatenessSnapshot } from "../stats/start-lateness.js";
 import type { SeqSpace } from "./work.js";
 
-export interface LoadShare extends SeqSpace {
+export interface ThreadShare extends SeqSpace {
   /** Session slots this share keeps busy. */
   readonly sessions: number;
   /** Messages this share delivers (Infinity: until the duration ends). */
@@ -17,7 +17,7 @@ export interface LoadShare extends SeqSpace {
 }
 
 /** What one share hands back: its counts, its thread's own load, and its start lateness. */
-export interface ShareOutcome {
+export interface ThreadOutcome {
   stats: StatsSnapshot;
   /** One row per generator thread that ran the share (this thread; the run adds its main). */
   threads: ThreadLoad[];
@@ -26,7 +26,7 @@ export interface ShareOutcome {
 }
 
 export interface RunningLoad {
-  result: Promise<ShareOutcome>;
+  result: Promise<ThreadOutcome>;
   /** Ends every session now. */
   stop: () => void;
   /** Starts no more messages; in-flight ones get the grace period. */

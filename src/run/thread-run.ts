@@ -13,20 +13,20 @@ import { RunStats } from "../stats/collector.js";
 import { GeneratorLoadSampler } from "../stats/generator-load.js";
 import { StartLateness } from "../stats/start-lateness.js";
 import { mark } from "../stats/timeline.js";
-import type { ShareProgress } from "./progress.js";
+import type { ThreadProgress } from "./progress.js";
 import { activeSessions, arrivalIntervalAt, sessionQuotas } from "./schedule.js";
-import type { LoadShare, RunningLoad, ShareOutcome } from "./share.js";
 import { StartGate } from "./start-at.js";
+import type { RunningLoad, ThreadOutcome, ThreadShare } from "./thread-share.js";
 import { ClosedWork, OpenWork, type WorkSource } from "./work.js";
 
-export type { Progress, ProgressCounts, ShareProgress } from "./progress.js";
-export type { LoadShare, RunningLoad, ShareOutcome } from "./share.js";
+export type { Progress, ProgressCounts, ThreadProgress } from "./progress.js";
+export type { RunningLoad, ThreadOutcome, ThreadShare } from "./thread-share.js";
 
-export interface LoadHooks {
+export interface ThreadShareHooks {
   /** Prints the conversation of the first session (-v). */
   readonly trace?: (line: string) => void;
   /** This share's running totals, once per PROGRESS_INTERVAL_MS. */
-  readonly progress?: (progress: ShareProgress) => void;
+  readonly progress?: (progress: ThreadProgress) => void;
   /** Message files already loaded on this thread, to send from instead of loading them again. */
   readonly wire?: MessageWire;
   /** The run's connection and message counters, shared by its worker threads. */
@@ -57,7 +57,7 @@ interface Slot {
   readonly quota: number;
 }
 
-class LoadRun implements SessionHost {
+class ThreadShareRun implements SessionHost {
   /** Built in run(): loading message files is asynchronous. */
   wire!: MessageWire;
   readonly stats: RunStats;
@@ -74,7 +74,7 @@ class LoadRun implements SessionHost {
   private activeTarget: number;
   private sweeper: NodeJS.Timeout | null = null;
   private lastProgressMs = performance.now();
-  private readonly progressHook: ((progress: ShareProgress) => void) | null;
+  private readonly progressHook: ((progress: ThreadProgress) => void) | null;
   private readonly preloaded: MessageWire | null;
   private hardStopped = false;
   private drainRequested = false;
@@ -87,8 +87,8 @@ class LoadRun implements SessionHost {
 
   constructor(
     readonly config: RunConfig,
-    private readonly share: LoadShare,
-    hooks: LoadHooks,
+    private readonly share: ThreadShare,
+    hooks: ThreadShareHooks,
   ) {
     this.stats = new RunStats(
       config.classes.map((c) => c.name),
@@ -142,7 +142,7 @@ class LoadRun implements SessionHost {
     return this.work.intendedMs;
   }
 
-  async run(): Promise<ShareOutcome> {
+  async run(): Promise<ThreadOutcome> {
     this.wire = this.preloaded ?? (await MessageWire.create(this.config));
     await this.startGate.wait();
     this.work = this.newWorkSource();
@@ -291,7 +291,7 @@ class LoadRun implements SessionHost {
     return activeSessions(this.config.load, this.slots.length, this.config.sessions, elapsedMs);
   }
 
-  progress(): ShareProgress {
+  progress(): ThreadProgress {
     const c = this.stats.counters;
     return {
       attempted: c.attempted,
@@ -384,7 +384,11 @@ class LoadRun implements SessionHost {
 }
 
 /** Runs one share to completion (or until stopped), resolving with its counts. */
-export function runLoad(config: RunConfig, share: LoadShare, hooks: LoadHooks = {}): RunningLoad {
-  const load = new LoadRun(config, share, hooks);
+export function runThreadShare(
+  config: RunConfig,
+  share: ThreadShare,
+  hooks: ThreadShareHooks = {},
+): RunningLoad {
+  const load = new ThreadShareRun(config, share, hooks);
   return { result: load.run(), stop: () => load.stop(), drain: () => load.drain() };
 }

@@ -1,0 +1,134 @@
+/**
+ * A session's transport: the socket its connections run over, plain or TLS, and the socket's
+ * events handed to the session through a narrow interface. It knows bytes and sockets, not SMTP:
+ * the session decides when to connect, upgrade or close; this class knows how, and keeps the one
+ * Socket object a session's connections may share (reconnect).
+ */
+import type net from "node:net";
+import type tls from "node:tls";
+import type { SessionOptions } from "./options.js";
+import { openTransport, type TlsResumption, upgradeToTls } from "./secure.js";
+import { traceWrite } from "./trace.js";
+import { type BytesHandler, closeAnswered, reconnect } from "./transport.js";
+
+/** Where a session's parts write: the transport as the transaction pipeline sees it. */
+export interface Output {
+  write(buf: Buffer): void;
+  /** Writes until uncork() leave together (one segment for an RFC 2920 group). */
+  cork(): void;
+  uncork(): void;
+  /** Bytes written that the socket still holds. */
+  readonly writableLength: number;
+}
+
+/** What the transport tells its session. */
+export interface ConnectionHost {
+  /** The socket connected (TCP, or TCP before an implicit-TLS handshake). */
+  onConnect(): void;
+  /** A TLS handshake finished on `socket`. */
+  onSecure(socket: tls.TLSSocket): void;
+  onSocketError(err: NodeJS.ErrnoException): void;
+  /** The connection's socket closed. */
+  onClose(): void;
+}
+
+export class Connection implements Output {
+  private socket: net.Socket | null = null;
+  /** Connections this object has opened on new sockets (see listen). */
+  private generation = 0;
+  /** The closed socket may carry the next connection (closeAnswered). */
+  private reusable = false;
+  /** Prints what this connection writes (-v: the run's first session only), or null. */
+  private trace: ((line: string) => void) | null = null;
+
+  constructor(
+    private readonly host: ConnectionHost,
+    private readonly config: SessionOptions,
+    /** Takes every byte read, on every connection: made once per session. */
+    private readonly onBytes: BytesHandler,
+    private readonly tickets: TlsResumption,
+  ) {}
+
+  /**
+   * Opens the next connection, from `localAddress` when given: on the last socket if it may.
+   * `trace` prints its side of the conversation, or null.
+   */
+  open(localAddress: string | undefined, trace: ((line: string) => void) | null): void {
+    const { config } = this;
+    this.trace = trace;
+    if (this.reusable && this.socket !== null) {
+      this.reusable = false; // its listeners stay, current: the same generation's socket
+      reconnect(this.socket, config.target!, localAddress);
+      return;
+    }
+    const socket = openTransport(config, this.onBytes, localAddress, this.tickets);
+    this.generation++;
+    this.listen(socket, true, config.tls === "implicit");
+    this.socket = socket;
+  }
+
+  /** Events of this connection's sockets only: with STARTTLS the plain and the TLS socket both
+   * report the close, and the second must not reach a connection the first reopened. */
+  private listen(socket: net.Socket, connect: boolean, secure: boolean): void {
+    const { host } = this;
+    const generation = this.generation;
+    const current = () => generation === this.generation;
+    if (connect) socket.on("connect", () => current() && host.onConnect());
+    if (secure) {
+      socket.on("secureConnect", () => current() && this.secured(socket as tls.TLSSocket));
+    }
+    socket.on("error", (err: NodeJS.ErrnoException) => current() && host.onSocketError(err));
+    socket.on("close", () => current() && host.onClose());
+  }
+
+  private secured(socket: tls.TLSSocket): void {
+    this.trace?.(`= TLS ${socket.getProtocol()} ${socket.getCipher()?.name ?? ""}`);
+    this.host.onSecure(socket);
+  }
+
+  /** Writes `buf`; `shown` replaces it in the -v trace (credentials). */
+  write(buf: Buffer, shown?: string): void {
+    if (this.trace !== null) {
+      if (shown === undefined) traceWrite(this.trace, buf);
+      else this.trace(`> ${shown}`);
+    }
+    this.socket!.write(buf);
+  }
+
+  /** Writes until uncork() leave in one segment (RFC 2920 groups). */
+  cork(): void {
+    this.socket!.cork();
+  }
+
+  uncork(): void {
+    this.socket!.uncork();
+  }
+
+  /** Bytes written that the socket still holds. */
+  get writableLength(): number {
+    return this.socket!.writableLength;
+  }
+
+  get encrypted(): boolean {
+    return (this.socket as tls.TLSSocket | null)?.encrypted === true;
+  }
+
+  /** STARTTLS's 220 came: TLS over the same socket (RFC 3207). */
+  startTls(): void {
+    const secure = upgradeToTls(this.socket!, this.config, this.onBytes, this.tickets);
+    this.listen(secure, false, true);
+    this.socket = secure;
+  }
+
+  /** QUIT was answered: closes the socket at once and notes whether it may carry the next one. */
+  closeAnswered(): void {
+    // A plain socket reading through the shared buffer carries the next connection; ones that
+    // may speak STARTTLS read 'data' events, for node:tls to take over.
+    const reusable = closeAnswered(this.socket!, this.config.target!);
+    this.reusable = reusable && this.config.tls === "none";
+  }
+
+  destroy(): void {
+    this.socket?.destroy();
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * The figures the reports show as rows, one entry each: where the figure is in a Result (its
+ * JSON path, which is also the HTML cell's `data-field` and the key of its description in the
+ * JSON Schema), the row's label, and how its number is written. The HTML overview and the
+ * compare table list which rows they show; a new figure is one entry here and one name in a
+ * list. test/report-figures.test.ts checks every path against the schema: it exists there, with
+ * a description.
+ */
+import type { Result } from "../stats/result.js";
+import { fmt, ms } from "./figures.js";
+
+/** How a figure's number is written. */
+export const FORMATS = {
+  count: (v: number) => fmt(v),
+  rate: (v: number) => fmt(v, 1),
+  seconds: (v: number) => v.toFixed(3),
+  ms: (v: number) => ms(v),
+  perMessage: (v: number) => fmt(v, 4),
+  /** Whole numbers as counts, others to one decimal: figures that are either. */
+  auto: (v: number) => (Number.isInteger(v) ? fmt(v) : fmt(v, 1)),
+} as const;
+
+/**
+ * The dotted paths of a Result's numbers ("messages.accepted", "tls.fullMs.p50"), so that a
+ * row naming a field the Result does not have fails to compile. Lists are not walked: a row
+ * shows one number per run.
+ */
+type NumberPath<T, Depth extends unknown[] = []> = Depth["length"] extends 4
+  ? never
+  : {
+      [K in keyof T & string]: NonNullable<T[K]> extends number
+        ? K
+        : NonNullable<T[K]> extends readonly unknown[]
+          ? never
+          : NonNullable<T[K]> extends object
+            ? `${K}.${NumberPath<NonNullable<T[K]>, [...Depth, unknown]>}`
+            : never;
+    }[keyof T & string];
+
+export type ResultPath = NumberPath<Result>;
+
+export interface Figure {
+  /** Dotted path in a Result: "messages.accepted", "tls.fullMs.p50". */
+  path: ResultPath;
+  /** The row's label. */
+  label: string;
+  /** The compare table's label, where it is shorter; else `label`. */
+  short?: string;
+  format: keyof typeof FORMATS;
+  /** What a Result without the field shows: null ("n/a"), or a number (0 for older results). */
+  missing?: number;
+  /** Shown only when this holds (a latency with samples); else "n/a". */
+  when?: (r: Result) => boolean;
+}
+
+const count = (path: ResultPath, label: string, more: Partial<Figure> = {}): Figure => ({
+  path,
+  label,
+  format: "count",
+  ...more,
+});
+
+/** Every figure a report shows as a row, by name. */
+export const FIGURES = {
+  meanRate: {
+    path: "throughput.messagesPerSecond",
+    label: "Messages/s (whole-run mean)",
+    short: "Messages/s (mean)",
+    format: "rate",
+  },
+  plateauRate: {
+    path: "throughput.plateau.messagesPerSecond",
+    label: "Messages/s (plateau)",
+    format: "rate",
+  },
+  elapsed: { path: "elapsedSeconds", label: "Time taken (s)", format: "seconds" },
+  attempted: count("messages.attempted", "Messages attempted"),
+  accepted: count("messages.accepted", "Accepted"),
+  rejected: count("messages.rejected", "Rejected"),
+  failed: count("messages.failed", "Failed"),
+  dropped: count("messages.dropped", "Dropped arrivals", { missing: 0 }),
+  uncorrectedP99: {
+    path: "latencyUncorrected.transactionMs.p99",
+    label: "Transaction p99 uncorrected (ms)",
+    format: "ms",
+    when: (r) => (r.latencyUncorrected?.transactionMs.count ?? 0) > 0,
+  },
+  connectionsOpened: count("connections.opened", "Connections opened"),
+  connectionsRefused: count("connections.refused", "Connections refused"),
+  perMessage: {
+    path: "connections.perMessage",
+    label: "Connections per message",
+    format: "perMessage",
+  },
+  recipientsAccepted: count("recipients.accepted", "Recipients accepted"),
+  asked: count("accounting.asked", "Messages asked for"),
+  started: count("accounting.started", "Started"),
+  unsent: count("accounting.unsent", "Unsent (every session gave up)"),
+  stopped: count("accounting.stopped", "Stopped before sending"),
+  tlsFull: count("tls.full", "TLS handshakes full"),
+  tlsResumed: count("tls.resumed", "TLS handshakes resumed"),
+  tlsFullP50: {
+    path: "tls.fullMs.p50",
+    label: "TLS handshake p50 full (ms)",
+    format: "ms",
+    when: (r) => (r.tls?.full ?? 0) > 0,
+  },
+  tlsResumedP50: {
+    path: "tls.resumedMs.p50",
+    label: "TLS handshake p50 resumed (ms)",
+    format: "ms",
+    when: (r) => (r.tls?.resumed ?? 0) > 0,
+  },
+} as const satisfies Record<string, Figure>;
+
+export type FigureName = keyof typeof FIGURES;
+
+/** The HTML overview's rows, in order; the TLS rows only when a run made a handshake. */
+export const OVERVIEW_ROWS: readonly FigureName[] = [
+  "meanRate",
+  "plateauRate",
+  "elapsed",
+  "attempted",
+  "accepted",
+  "rejected",
+  "failed",
+  "dropped",
+  "uncorrectedP99",
+  "connectionsOpened",
+  "connectionsRefused",
+  "perMessage",
+  "recipientsAccepted",
+];
+/** Where every message asked for went (Result.accounting), when a run has it. */
+export const ACCOUNTING_ROWS: readonly FigureName[] = ["asked", "started", "unsent", "stopped"];
+export const TLS_ROWS: readonly FigureName[] = [
+  "tlsFull",
+  "tlsResumed",
+  "tlsFullP50",
+  "tlsResumedP50",
+];
+
+/** The compare table's rows (before its error classes); TLS counts only with TLS. */
+export const COMPARE_ROWS: readonly FigureName[] = [
+  "meanRate",
+  "plateauRate",
+  "elapsed",
+  "accepted",
+  "rejected",
+  "failed",
+  "connectionsOpened",
+  "connectionsRefused",
+  "perMessage",
+];
+export const COMPARE_TLS_ROWS: readonly FigureName[] = ["tlsFull", "tlsResumed"];
+
+/** The value at a dotted path of any object: a number, or null when absent or not a number. */
+export function valueAt(root: unknown, path: string): number | null {
+  let at: unknown = root;
+  for (const key of path.split(".")) {
+    if (typeof at !== "object" || at === null) return null;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return typeof at === "number" ? at : null;
+}
+
+/** A figure's value in a Result; null shows as "n/a". */
+export function figureValue(figure: Figure, r: Result): number | null {
+  if (figure.when && !figure.when(r)) return null;
+  return valueAt(r, figure.path) ?? figure.missing ?? null;
+}
+
+/** A figure's number as the reports write it. */
+export function figureText(figure: Figure, value: number): string {
+  return FORMATS[figure.format](value);
+}
