@@ -230,11 +230,11 @@ describe("the verdict in reports and merges", () => {
     assert.match(compare[1], /^per-message run: limited by the generator/);
     assert.ok(
       compare
-        .slice(0, 6)
+        .slice(0, 8)
         .some((l) =>
           /^The ratios below measure mailvolley, not the target: the per-message run/.test(l),
         ),
-      compare.slice(0, 6).join("\n"),
+      compare.slice(0, 8).join("\n"),
     );
 
     const html = renderHtml([bound]);

@@ -1,14 +1,15 @@
 /**
  * OpenWork, the open model's source of messages: arrivals are released at their scheduled
  * times into a bounded queue, numbered in the share's sequence space; an arrival the queue has
- * no room for, or one that waited longer than the bound, is dropped and counted; drain() drops
- * what still waits. No test here measures time: each waits for the source's own `onAvailable`.
+ * no room for, or one that waited longer than the bound, is dropped and counted; drain() leaves
+ * what still waits (stopped), and `asked` is what the schedule holds within -d and -m. No test here measures time: each waits for the source's own `onAvailable`.
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { NO_WORK, NOT_YET } from "../src/client/session.js";
-import { OpenWork, type OpenWorkOptions } from "../src/run/work.js";
+import { arrivalsBefore } from "../src/run/schedule.js";
+import { OpenWork, type OpenWorkOptions, StripedArrivals } from "../src/run/work.js";
 
 const SPACE = { seqBase: 0, stride: 1 };
 
@@ -112,17 +113,58 @@ describe("OpenWork", { timeout: 20_000 }, () => {
     assert.equal(unbounded.dropped, 0);
   });
 
-  test("drain(): what still waits is dropped, not lost; then NO_WORK and onAvailable", () => {
+  test("drain(): what still waits is left (stopped), neither dropped nor lost; then NO_WORK", () => {
     const work = open({ messages: Number.POSITIVE_INFINITY });
     // Arrival 0 is due at the start, so it is queued before the constructor returns.
     let woken = 0;
     work.onAvailable = () => woken++;
     work.drain();
-    assert.equal(work.dropped, 1);
+    assert.equal(
+      work.dropped,
+      0,
+      "told to stop: the queued arrival was not dropped for want of a session",
+    );
+    assert.equal(work.left, 1);
     assert.equal(woken, 1);
     assert.equal(work.exhausted, true);
     assert.equal(work.take(), NO_WORK);
     work.drain();
-    assert.equal(work.dropped, 1, "a second drain drops nothing more");
+    assert.equal(work.left, 1, "a second drain leaves nothing more");
+  });
+
+  test("asked: the schedule's arrivals within -d (and -m), the stripes adding up to the run's", () => {
+    assert.equal(arrivalsBefore([{ atMs: 0, value: 10 }], 4000), 40);
+    assert.equal(arrivalsBefore([{ atMs: 0, value: 20 }], 6000), 120);
+    // A ramp 20 → 400/s over 10 s: (20 + 400) / 2 × 10 = 2,100 arrivals, the next is due at 10 s, outside.
+    const ramp = [
+      { atMs: 0, value: 20 },
+      { atMs: 10_000, value: 400 },
+    ];
+    assert.equal(arrivalsBefore(ramp, 10_000), 2100);
+    assert.equal(
+      arrivalsBefore([{ atMs: 0, value: 10 }], Number.POSITIVE_INFINITY),
+      Number.POSITIVE_INFINITY,
+    );
+    for (const stride of [1, 2, 3, 7]) {
+      const shares = Array.from({ length: stride }, (_, seqBase) =>
+        new StripedArrivals(ramp, { seqBase, stride }).arrivalsBefore(10_000),
+      );
+      assert.equal(
+        shares.reduce((a, b) => a + b, 0),
+        2100,
+        `${stride} stripes`,
+      );
+    }
+    const work = open({
+      messages: Number.POSITIVE_INFINITY,
+      durationMs: 4000,
+      rate: [{ atMs: 0, value: 10 }],
+    });
+    work.drain();
+    assert.equal(work.asked, 40);
+    assert.equal(work.left + work.dropped, 40, "nothing taken: all of it left");
+    const capped = open({ messages: 25, durationMs: 4000, rate: [{ atMs: 0, value: 10 }] });
+    capped.drain();
+    assert.equal(capped.asked, 25, "-m below what -d holds");
   });
 });

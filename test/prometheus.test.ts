@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { ERROR_CLASSES } from "../src/stats/errors.js";
 import type { Result } from "../src/stats/result.js";
 import { mailvolley, startMailvolley } from "./helpers/cli.js";
 
@@ -71,7 +72,7 @@ describe("--out prometheus=FILE", () => {
       assert.equal(s.get(verdict), 1);
       assert.deepEqual(
         [...s.keys()].filter((k) => k.startsWith("mailvolley_errors_total")).length,
-        6,
+        ERROR_CLASSES.length,
         "one sample per error class",
       );
     } finally {

@@ -12,6 +12,8 @@ import {
   latencyCell,
   offeredResumption,
   PHASE_ROWS,
+  QUIT_REPEATS_DATA_NOTE,
+  quitRepeatsData,
   ratio,
   runLabel,
   sessionsOpen,
@@ -219,10 +221,11 @@ function latencyTable(runs: readonly Result[]): string {
       resumed ? "p99 reuse / full" : "p99 ratio",
     ],
   ];
+  const repeats = runs.filter(quitRepeatsData).map((r) => runLabel(r, runs));
   for (const [name, key] of PHASE_ROWS) {
     if (runs.every((r) => r.latency[key].count === 0)) continue;
     lat.push([
-      `  ${name}`,
+      `  ${name}${name === "quit" && repeats.length > 0 ? " *" : ""}`,
       ...runs.map(
         (r) => `${latencyCell(r.latency[key], "p50")} / ${latencyCell(r.latency[key], "p99")}`,
       ),
@@ -230,8 +233,10 @@ function latencyTable(runs: readonly Result[]): string {
       ratio(base.latency[key].p99, reuse.latency[key].p99),
     ]);
   }
-  return table(
+  const text = table(
     lat,
     lat[0].map((_, i) => i > 0),
   );
+  if (repeats.length === 0) return text;
+  return `${text}\n  (${QUIT_REPEATS_DATA_NOTE}; in the ${repeats.join(" and ")} run)`;
 }

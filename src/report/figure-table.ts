@@ -93,6 +93,10 @@ export const FIGURES = {
     format: "perMessage",
   },
   recipientsAccepted: count("recipients.accepted", "Recipients accepted"),
+  asked: count("accounting.asked", "Messages asked for"),
+  started: count("accounting.started", "Started"),
+  unsent: count("accounting.unsent", "Unsent (every session gave up)"),
+  stopped: count("accounting.stopped", "Stopped before sending"),
   tlsFull: count("tls.full", "TLS handshakes full"),
   tlsResumed: count("tls.resumed", "TLS handshakes resumed"),
   tlsFullP50: {
@@ -127,6 +131,8 @@ export const OVERVIEW_ROWS: readonly FigureName[] = [
   "perMessage",
   "recipientsAccepted",
 ];
+/** Where every message asked for went (Result.accounting), when a run has it. */
+export const ACCOUNTING_ROWS: readonly FigureName[] = ["asked", "started", "unsent", "stopped"];
 export const TLS_ROWS: readonly FigureName[] = [
   "tlsFull",
   "tlsResumed",

@@ -23,6 +23,25 @@ export const PHASE_ROWS: readonly (readonly [Latency, LatencyField])[] = LATENCI
   (latency) => [latency, latencyField(latency)] as const,
 );
 
+/**
+ * QUIT went in the final dot's write (RFC 2920 §3.1 lets it end a pipelined group) and the
+ * server answered both in one read: the quit row then repeats the data row, figure for figure,
+ * and QUIT has no time of its own to show. Telling the two replies apart would take a round
+ * trip of QUIT's own, the cost per-message mode exists to show without. Reports mark the row.
+ */
+export function quitRepeatsData(result: Result): boolean {
+  const q = result.latency.quitMs;
+  const d = result.latency.dataMs;
+  if (q.count === 0 || q.count !== d.count) return false;
+  return (
+    q.min === d.min && q.mean === d.mean && q.p50 === d.p50 && q.p99 === d.p99 && q.max === d.max
+  );
+}
+
+/** The note under a latency table whose quit row repeats the data row (quitRepeatsData). */
+export const QUIT_REPEATS_DATA_NOTE =
+  "quit *: QUIT went in the final dot's write and both replies came in one read, so this row repeats data's; QUIT has no time of its own to show (docs/reading-results-verdict.md)";
+
 export const PERCENTILE_COLUMNS = ["min", "mean", "p50", "p90", "p95", "p99", "max"] as const;
 
 /** Rows of the statistics table: each class that saw a message, then "all". */

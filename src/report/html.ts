@@ -11,8 +11,10 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { ERROR_CLASS_LABELS, ERROR_CLASSES } from "../stats/errors.js";
 import type { Result } from "../stats/result.js";
+import { endedLines } from "./accounting.js";
 import { headline, runLabel } from "./compare.js";
 import {
+  ACCOUNTING_ROWS,
   FIGURES,
   type Figure,
   figureText,
@@ -29,6 +31,8 @@ import {
   kneeText,
   ms,
   PHASE_ROWS,
+  QUIT_REPEATS_DATA_NOTE,
+  quitRepeatsData,
   ratio,
   shardText,
   statisticsRows,
@@ -42,6 +46,7 @@ import { warningsHtml } from "./html-warnings.js";
 import {
   ceilingLine,
   latenessLine,
+  measuredLine,
   ratioVerdict,
   sinkClassesText,
   THREAD_COLUMNS,
@@ -173,7 +178,11 @@ function num(field: string, value: number, text: string, cls = ""): string {
 }
 
 function overview(runs: readonly Result[], prefix: (i: number) => string): string {
-  const names = [...OVERVIEW_ROWS, ...(runs.some((r) => r.tls) ? TLS_ROWS : [])];
+  const names = [
+    ...OVERVIEW_ROWS,
+    ...(runs.some((r) => r.accounting) ? ACCOUNTING_ROWS : []),
+    ...(runs.some((r) => r.tls) ? TLS_ROWS : []),
+  ];
   const rows = names.map((name): Figure => FIGURES[name]);
   const compare = runs.length === 2;
   const head = `<tr><th></th>${runs.map((r) => `<th>${esc(runLabel(r, runs))}</th>`).join("")}${compare ? `<th>${esc(runs[1].mode)} / ${esc(runs[0].mode)}</th>` : ""}</tr>`;
@@ -227,8 +236,10 @@ function phases(runs: readonly Result[], prefix: (i: number) => string): string 
   const compare = runs.length === 2;
   const head = `<tr><th>phase</th>${compare ? "<th>run</th>" : ""}${cols.map((c) => `<th>${c}</th>`).join("")}${compare ? "<th>p50 ratio</th><th>p99 ratio</th>" : ""}</tr>`;
   const rows: string[] = [];
-  for (const [name, key] of PHASE_ROWS) {
+  const repeats = runs.filter(quitRepeatsData).map((r) => r.mode);
+  for (const [phase, key] of PHASE_ROWS) {
     if (runs.every((r) => r.latency[key].count === 0)) continue;
+    const name = phase === "quit" && repeats.length > 0 ? "quit *" : phase;
     runs.forEach((r, i) => {
       const l = r.latency[key];
       const cells = cols.map((c) =>
@@ -251,7 +262,10 @@ function phases(runs: readonly Result[], prefix: (i: number) => string): string 
       );
     });
   }
-  return `<table>${head}${rows.join("")}</table>`;
+  const note = `${QUIT_REPEATS_DATA_NOTE}${compare ? ` (${repeats.join(", ")})` : ""}`;
+  const said =
+    repeats.length > 0 ? `<p class="run" data-note="quit-repeats-data">${esc(note)}</p>` : "";
+  return `<table>${head}${rows.join("")}</table>${said}`;
 }
 
 function errors(r: Result, prefix: string, compare: boolean): string {
@@ -323,9 +337,13 @@ function verdictBanner(runs: readonly Result[]): string {
     const [head, ...reasons] = verdictLines(r, runs.length > 1 ? `${r.mode} run` : "");
     const classes = sinkClassesText(r);
     const sink = classes ? [`the sink counted per class: ${classes}`] : [];
-    const items = [...reasons, ...sink].map((line) => `<li>${esc(line.trim())}</li>`).join("");
+    const items = [...reasons, ...endedLines(r), ...sink]
+      .map((line) => `<li>${esc(line.trim())}</li>`)
+      .join("");
     const look = ceilingLine(r) !== null ? "ceiling" : g.limitedBy;
-    return `<div class="verdict ${look}" data-limited-by="${g.limitedBy}"><p><strong>${esc(head)}</strong></p><ul>${items}</ul></div>`;
+    const m = runs.length > 1 ? measuredLine(r) : null;
+    const said = m ? `<p class="measured" data-measured="${m.measured}">${esc(m.text)}</p>` : "";
+    return `<div class="verdict ${look}" data-limited-by="${g.limitedBy}"><p><strong>${esc(head)}</strong></p>${said}<ul>${items}</ul></div>`;
   });
   const ratios = runs.length > 1 ? ratioVerdict(runs) : null;
   const note = ratios ? `<p class="${ratios.alarm ? "bad" : "good"}">${esc(ratios.text)}</p>` : "";

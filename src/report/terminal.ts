@@ -5,6 +5,7 @@
 
 import { printable } from "../stats/printable.js";
 import type { LatencySummary, Result } from "../stats/result.js";
+import { accountingLine, endedEarlyLine, stoppedLine } from "./accounting.js";
 import { deliverySection } from "./delivery.js";
 import {
   apdexText,
@@ -17,6 +18,8 @@ import {
   latencyCell,
   ms,
   PHASE_ROWS,
+  QUIT_REPEATS_DATA_NOTE,
+  quitRepeatsData,
   shardText,
   statisticsRows,
   thresholdActual,
@@ -76,6 +79,7 @@ function overview(result: Result, paint: Paint): string[] {
       (m.rejected ? paint.yellow : id)(`rejected ${fmt(m.rejected)}`),
       (m.failed ? paint.red : id)(`failed ${fmt(m.failed)}`),
     ]),
+    ...accountingRows(result, paint),
     row("Throughput", [
       `${paint.bold(`${fmt(result.throughput.messagesPerSecond, 1)} messages/s`)} (whole-run mean)`,
       plateau
@@ -105,6 +109,18 @@ function overview(result: Result, paint: Paint): string[] {
         ...(src.longLines > 0 ? [paint.yellow(`${fmt(src.longLines)} lines over 998 octets`)] : []),
       ]),
     ),
+  ];
+}
+
+/** Where every message asked for went, and why a load ended before it was done. */
+function accountingRows(result: Result, paint: Paint): string[] {
+  const line = accountingLine(result);
+  const early = endedEarlyLine(result);
+  const stopped = stoppedLine(result);
+  return [
+    ...(line ? [row("Accounting", [line])] : []),
+    ...(early ? [row("Ended early", [paint.red(early)])] : []),
+    ...(stopped ? [row("Stopped", [paint.yellow(stopped)])] : []),
   ];
 }
 
@@ -186,11 +202,12 @@ function latencyTable(result: Result): string {
   if (result.latency.connectMs.count === 0 && result.latency.transactionMs.count === 0) return "";
   const head = ["Latency (ms)", "count", "min", "mean", "p50", "p90", "p95", "p99", "max"];
   const rows: string[][] = [head];
+  const quitNote = quitRepeatsData(result);
   for (const [name, key] of PHASE_ROWS) {
     const l: LatencySummary = result.latency[key];
     if (l.count === 0) continue;
     rows.push([
-      `  ${name}`,
+      `  ${name}${name === "quit" && quitNote ? " *" : ""}`,
       fmt(l.count),
       ms(l.min),
       ms(l.mean),
@@ -201,7 +218,8 @@ function latencyTable(result: Result): string {
       ms(l.max),
     ]);
   }
-  return table(rows, [false, true, true, true, true, true, true, true, true]);
+  const text = table(rows, [false, true, true, true, true, true, true, true, true]);
+  return quitNote ? `${text}\n  (${QUIT_REPEATS_DATA_NOTE})` : text;
 }
 
 function errorClassLine(result: Result, paint: Paint): string {

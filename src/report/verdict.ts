@@ -72,16 +72,58 @@ export function isSelfTest(result: Result): boolean {
 }
 
 /**
- * The first lines of a compare: each run's verdict, then whether the reuse / per-message
- * ratios measure the target at all.
+ * Whether a run's figures are the target's, from its recorded limitedBy: "measured the
+ * target", or "did not measure the target" and who set the rate instead. null for a result
+ * saved before the generator section existed.
+ */
+export function measuredLine(result: Result): { text: string; measured: boolean } | null {
+  const g = result.generator;
+  if (!g) return null;
+  if (ceilingLine(result) !== null) {
+    return {
+      text: "This run measured the generator, not a target: a self-test against the built-in sink.",
+      measured: false,
+    };
+  }
+  const not = "This run did not measure the target";
+  switch (g.limitedBy) {
+    case "target":
+      return { text: "This run measured the target: it set the rate.", measured: true };
+    case "generator":
+      return {
+        text: `${not}: the generator set the rate (mailvolley's own limit).`,
+        measured: false,
+      };
+    case "schedule":
+      return {
+        text: `${not}: the schedule (--rate, --ramp) set the rate, and the target kept up with it.`,
+        measured: false,
+      };
+    case "nobody":
+      return {
+        text: `${not}: nobody set the rate (no connection reached it, or no message got an answer).`,
+        measured: false,
+      };
+    default:
+      return {
+        text: "This run may not have measured the target: the limiter is undetermined.",
+        measured: false,
+      };
+  }
+}
+
+/**
+ * The first lines of a compare: each run's verdict and whether it measured the target, then
+ * whether the reuse / per-message ratios measure the target at all.
  */
 export function compareVerdictLines(runs: readonly Result[]): VerdictLine[] {
-  const lines: VerdictLine[] = runs.flatMap((r) =>
-    verdictLines(r, `${runLabel(r, runs)} run`).map((text) => ({
-      text,
-      alarm: r.generator?.limitedBy === "generator" && ceilingLine(r) === null,
-    })),
-  );
+  const lines: VerdictLine[] = runs.flatMap((r) => {
+    const alarm = r.generator?.limitedBy === "generator" && ceilingLine(r) === null;
+    const measured = measuredLine(r);
+    const verdict = verdictLines(r, `${runLabel(r, runs)} run`).map((text) => ({ text, alarm }));
+    if (!measured) return verdict;
+    return [...verdict, { text: `  ${measured.text}`, alarm }];
+  });
   const ratios = ratioVerdict(runs);
   return ratios ? [...lines, ratios] : lines;
 }

@@ -65,6 +65,41 @@ export class ArrivalSchedule {
   }
 }
 
+/**
+ * How many of the schedule's arrivals are due before `tMs` (Infinity when the rate never falls
+ * to 0 for good and `tMs` is Infinity): what a run bounded by a duration was asked for. The
+ * integral of the rate gives the count to within rounding; arrivalTime, which the scheduler
+ * itself uses, settles the arrivals right at the boundary.
+ */
+export function arrivalsBefore(points: readonly StagePoint[], tMs: number): number {
+  const timeOf = (k: number) => new ArrivalSchedule(points).arrivalTime(k);
+  let total = 0;
+  let t = 0;
+  let r = points[0].value;
+  const add = (s: { t0: number; t1: number; r0: number; r1: number }) => {
+    if (tMs <= s.t0) return;
+    const end = Math.min(tMs, s.t1);
+    if (end === Number.POSITIVE_INFINITY) {
+      total += s.r0 > 0 ? Number.POSITIVE_INFINITY : 0;
+      return;
+    }
+    const dt = end - s.t0;
+    const slope = s.t1 === Number.POSITIVE_INFINITY ? 0 : (s.r1 - s.r0) / (s.t1 - s.t0);
+    total += (s.r0 * dt + (slope * dt * dt) / 2) / 1000;
+  };
+  for (const p of points) {
+    if (p.atMs > t) add({ t0: t, t1: p.atMs, r0: r, r1: p.value });
+    t = p.atMs;
+    r = p.value;
+  }
+  add({ t0: t, t1: Number.POSITIVE_INFINITY, r0: r, r1: r });
+  if (!Number.isFinite(total)) return Number.POSITIVE_INFINITY;
+  let k = Math.max(0, Math.ceil(total - 1e-6));
+  while (k > 0 && timeOf(k - 1) >= tMs) k--;
+  while (timeOf(k) < tMs) k++;
+  return k;
+}
+
 /** Arrivals within a segment (rates per second, times in ms). */
 function arrivalsIn(s: { t0: number; t1: number; r0: number; r1: number }): number {
   if (s.t1 === Number.POSITIVE_INFINITY) return s.r0 > 0 ? Number.POSITIVE_INFINITY : 0;

@@ -320,7 +320,7 @@ class ThreadShareRun implements SessionHost {
     this.sweeper = null;
     this.work.close();
     this.countDropped();
-    this.countUnsent();
+    this.countLeft();
     this.stats.sample(epochMs(), 0, true);
     this.done();
   }
@@ -331,22 +331,29 @@ class ThreadShareRun implements SessionHost {
     if (more > 0) this.stats.messagesDropped(more);
   }
 
-  /** Messages promised (-m) that no session could start: counted as failed, never lost. */
-  private countUnsent(): void {
-    if (this.hardStopped) return;
-    const unsent = this.work.unsent;
-    if (unsent <= 0) return;
-    // Each in its class: take the sequence numbers no session took.
+  /**
+   * What the run was asked for, and the messages asked for that no session took: stopped when
+   * the run was told to stop (a signal, --abort-on-fail), unsent (failed, in their class) when
+   * every session gave up first. Either way each is counted once, never lost.
+   */
+  private countLeft(): void {
+    const stopped = this.drainRequested || this.hardStopped;
+    const left = this.work.left;
+    this.stats.loadEnded(this.work.asked, stopped ? left : 0, !stopped && this.work.cutShort);
+    if (stopped || left <= 0) return;
+    // Each in its class: take the sequence numbers no session took (one class takes them all;
+    // a long schedule can leave millions).
     const perClass = this.config.classes.map(() => 0);
-    for (let n = 0; n < unsent; n++) perClass[this.wire.classOf(this.work.takeUnsent()).index]++;
+    if (perClass.length === 1) perClass[0] = left;
+    else for (let n = 0; n < left; n++) perClass[this.wire.classOf(this.work.takeLeft()).index]++;
     perClass.forEach((count, cls) => {
-      if (count > 0) this.stats.messagesFailedToStart(cls, count);
+      if (count > 0) this.stats.messagesUnsent(cls, count);
     });
     this.stats.failure(
       "unsent",
       "connect",
-      `no session could be opened after ${this.config.reconnectAttempts} attempts per session`,
-      unsent,
+      `every session gave up after ${this.config.reconnectAttempts} sessions in a row ended without a message`,
+      left,
     );
   }
 

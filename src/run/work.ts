@@ -6,7 +6,7 @@
  */
 import { NO_WORK, NOT_YET } from "../client/session.js";
 import type { StartLateness } from "../stats/start-lateness.js";
-import { ArrivalSchedule, type StagePoint } from "./schedule.js";
+import { ArrivalSchedule, arrivalsBefore, type StagePoint } from "./schedule.js";
 
 export interface WorkSource {
   /** The next message's sequence number, NO_WORK or NOT_YET. */
@@ -22,12 +22,21 @@ export interface WorkSource {
   /** Messages the source gave up on before any session took them (open model). */
   readonly dropped: number;
   /**
-   * Messages promised (-m) but never handed out when the run ended without being told to stop:
-   * every session gave up connecting. Open model: arrivals not yet due, and those still queued.
+   * Messages the run was asked for (Result.accounting.asked): -m, or the open model's arrivals
+   * due within -d (the fewer of the two). Infinity when the closed model runs for a duration:
+   * it has no number, only as many as its sessions take in the time. Read once the run ended.
    */
-  readonly unsent: number;
-  /** The sequence number of the next unsent message, to count it in its class. */
-  takeUnsent(): number;
+  readonly asked: number;
+  /**
+   * Messages asked for that the source neither handed out nor dropped: arrivals not yet due,
+   * those still queued, and the closed model's rest of -m. When the run was told to stop they
+   * are stopped; otherwise every session gave up, and they are unsent.
+   */
+  readonly left: number;
+  /** The sequence number of the next message left, to count it in its class. */
+  takeLeft(): number;
+  /** The load model still had work when the run ended: every session gave up first. */
+  readonly cutShort: boolean;
   close(): void;
 }
 
@@ -47,6 +56,8 @@ export class ClosedWork implements WorkSource {
   readonly dropped = 0;
   private taken = 0;
   private drained = false;
+  /** -d ended the hand-out: what was not taken was never asked for. */
+  private timeUp = false;
   private timer: NodeJS.Timeout | null = null;
 
   /**
@@ -59,7 +70,10 @@ export class ClosedWork implements WorkSource {
     durationMs: number,
   ) {
     if (durationMs > 0) {
-      this.timer = setTimeout(() => this.drain(), durationMs);
+      this.timer = setTimeout(() => {
+        this.timeUp = true;
+        this.drain();
+      }, durationMs);
     }
   }
 
@@ -72,11 +86,19 @@ export class ClosedWork implements WorkSource {
     return this.space.seqBase + this.space.stride * this.taken++;
   }
 
-  get unsent(): number {
-    return Number.isFinite(this.messages) && !this.drained ? this.messages - this.taken : 0;
+  get asked(): number {
+    return this.timeUp ? Number.POSITIVE_INFINITY : this.messages;
   }
 
-  takeUnsent(): number {
+  get left(): number {
+    return Number.isFinite(this.asked) ? this.messages - this.taken : 0;
+  }
+
+  get cutShort(): boolean {
+    return !this.exhausted;
+  }
+
+  takeLeft(): number {
     return this.space.seqBase + this.space.stride * this.taken++;
   }
 
@@ -123,7 +145,7 @@ export class StripedArrivals {
 
   /** @param rate the whole run's rate stages, not scaled by the share. */
   constructor(
-    rate: readonly StagePoint[],
+    private readonly rate: readonly StagePoint[],
     private readonly space: SeqSpace,
   ) {
     this.schedule = new ArrivalSchedule(rate);
@@ -132,6 +154,14 @@ export class StripedArrivals {
   /** The run-wide arrival number of this share's j-th arrival. */
   arrivalIndex(j: number): number {
     return this.space.seqBase + this.space.stride * j;
+  }
+
+  /** This share's arrivals due before `tMs` from the run's start (Infinity: no end). */
+  arrivalsBefore(tMs: number): number {
+    const runWide = arrivalsBefore(this.rate, tMs);
+    if (!Number.isFinite(runWide)) return runWide;
+    const { seqBase, stride } = this.space;
+    return runWide > seqBase ? Math.ceil((runWide - seqBase) / stride) : 0;
   }
 
   /** Milliseconds from the run's start at which this share's arrival j is due. Non-decreasing j. */
@@ -155,8 +185,8 @@ export class OpenWork implements WorkSource {
   private head = 0;
   private length = 0;
   private drained = false;
-  /** drain() was called: the run was told to stop, so what was not sent is not unsent. */
-  private stopped = false;
+  /** Arrivals still queued when the run was told to stop (drain): left, never started. */
+  private queuedAtStop = 0;
   /** The schedule released its last arrival (or reached its end): nothing more is due. */
   private scheduleDone = false;
   private timer: NodeJS.Timeout | null = null;
@@ -186,24 +216,34 @@ export class OpenWork implements WorkSource {
     return this.space.seqBase + this.space.stride * this.seqCounter++;
   }
 
-  get unsent(): number {
-    if (this.stopped) return 0;
-    const { messages } = this.options;
-    // A schedule that ended by itself (a ramp down to 0, a duration) left nothing unsent.
-    const unscheduled =
-      Number.isFinite(messages) && !this.scheduleDone ? messages - this.scheduled : 0;
-    return unscheduled + this.length;
+  get asked(): number {
+    const { messages, durationMs } = this.options;
+    if (this.scheduleDone) return this.scheduled;
+    const due = this.arrivals.arrivalsBefore(
+      durationMs > 0 ? durationMs : Number.POSITIVE_INFINITY,
+    );
+    return Math.max(this.scheduled, Math.min(messages, due));
   }
 
-  takeUnsent(): number {
+  get left(): number {
+    const asked = this.asked;
+    const unscheduled = Number.isFinite(asked) ? asked - this.scheduled : 0;
+    return unscheduled + this.queuedAtStop + this.length;
+  }
+
+  get cutShort(): boolean {
+    return !this.scheduleDone || this.length > 0;
+  }
+
+  takeLeft(): number {
     return this.space.seqBase + this.space.stride * this.seqCounter++;
   }
 
   drain(): void {
-    this.stopped = true;
     if (this.drained && this.length === 0) return;
-    // Arrivals still waiting were never started: they are dropped, not lost.
-    this.dropped += this.length;
+    // Arrivals still waiting were never started, and not for want of a session: the run was
+    // told to stop. They are left (stopped), not dropped.
+    this.queuedAtStop += this.length;
     this.length = 0;
     this.drained = true;
     this.close();

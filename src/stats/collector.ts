@@ -206,6 +206,23 @@ export class RunStats {
     this.classOutcomes[classIndex].failed += count;
   }
 
+  /** Messages every session gave up before starting: failed to start, and counted unsent. */
+  messagesUnsent(classIndex: number, count: number): void {
+    this.messagesFailedToStart(classIndex, count);
+    this.count.unsent += count;
+  }
+
+  /**
+   * The load ended: what it was asked for (Infinity: a closed-model duration), the messages it
+   * never handed out because the run was told to stop, and whether every session gave up first.
+   */
+  loadEnded(asked: number, stopped: number, cutShort: boolean): void {
+    this.count.accounted++;
+    this.count.asked += asked;
+    this.count.stopped += stopped;
+    if (cutShort) this.count.cutShort++;
+  }
+
   /** Open model: arrivals dropped because no session could start them in time. */
   messagesDropped(count: number): void {
     this.count.dropped += count;

@@ -59,6 +59,16 @@ export interface Counters extends OutcomeCounts {
   reconnects: number;
   /** Open model: arrivals dropped because no session could start them in time. */
   dropped: number;
+  /** Threads that counted what they were asked for: 0 leaves Result.accounting out. */
+  accounted: number;
+  /** Messages asked for (Result.accounting.asked); Infinity: a closed-model duration run. */
+  asked: number;
+  /** Messages asked for, never started because every session gave up (also failed). */
+  unsent: number;
+  /** Messages asked for, never handed out because the run was told to stop. */
+  stopped: number;
+  /** Threads whose load ended with work left because every session gave up. */
+  cutShort: number;
 }
 
 export function zeroCounters(): Counters {
@@ -73,6 +83,11 @@ export function zeroCounters(): Counters {
     connectionsRefused: 0,
     reconnects: 0,
     dropped: 0,
+    accounted: 0,
+    asked: 0,
+    unsent: 0,
+    stopped: 0,
+    cutShort: 0,
   };
 }
 

@@ -11,6 +11,7 @@ export const ERROR_CLASSES = [
   "rateLimited",
   "temporary",
   "rejected",
+  "unsupported",
   "transport",
   "unsent",
 ] as const;
@@ -22,6 +23,7 @@ export const ERROR_CLASS_LABELS: Record<ErrorClass, string> = {
   rateLimited: "rate limited",
   temporary: "temporary (4xx)",
   rejected: "rejected (5xx)",
+  unsupported: "unsupported by the server",
   transport: "transport",
   unsent: "unsent",
 };
@@ -32,8 +34,8 @@ export const ERROR_CLASS_LABELS: Record<ErrorClass, string> = {
  * refused: TCP connection refused; reset: connection reset (ECONNRESET, EPIPE); protocol: the
  * peer sent something that is not SMTP; socket: any other socket error; local-limit: a limit of
  * this machine (EMFILE: out of file descriptors, EADDRNOTAVAIL: no local port), not the
- * server's; unsupported: the server does not offer what the run requires (STARTTLS or AUTH), a refusal rather than a network
- * fault; unsent: the run ended with the message never started because no session could open;
+ * server's; unsupported: the server does not offer what the run requires (STARTTLS, AUTH,
+ * XVERP), its own class because no reply code came, so it is neither a 5xx nor a network fault; unsent: the run ended with the message never started because no session could open;
  * stopped: cut by this client (a second signal, --abort-on-fail, --grace over), not the server.
  */
 export const FAILURE_CLASS = {
@@ -44,7 +46,7 @@ export const FAILURE_CLASS = {
   protocol: "transport",
   socket: "transport",
   "local-limit": "transport",
-  unsupported: "rejected",
+  unsupported: "unsupported",
   unsent: "unsent",
   stopped: "transport",
 } as const satisfies Record<string, ErrorClass>;
@@ -60,7 +62,8 @@ export function isFailure(reply: string): reply is Failure {
  * connection count or rate limit with 421 4.7.0 at the banner; others 554, 450 or 500).
  * rateLimited: 450, or any 4xx with an RFC 3463 enhanced code 4.7.x (policy), at any other phase
  * (anvil's message rate limit: 450 4.7.1 at MAIL).
- * temporary: any other 4xx. rejected: any 5xx not at the banner, and `unsupported`.
+ * temporary: any other 4xx. rejected: any 5xx not at the banner. unsupported: the server lacks
+ * what the run requires (no reply code came).
  * transport: timeout, closed, reset, protocol, socket, local-limit (this machine's limits), stopped
  * (cut by this client when the run was stopped). unsent: never started (no session).
  * Failures are classed by FAILURE_CLASS.
@@ -82,7 +85,15 @@ export function errorClassIndex(reply: string, enhanced: string, phase: Phase): 
 }
 
 export function zeroErrorClasses(): Record<ErrorClass, number> {
-  return { refused: 0, rateLimited: 0, temporary: 0, rejected: 0, transport: 0, unsent: 0 };
+  return {
+    refused: 0,
+    rateLimited: 0,
+    temporary: 0,
+    rejected: 0,
+    unsupported: 0,
+    transport: 0,
+    unsent: 0,
+  };
 }
 
 /**

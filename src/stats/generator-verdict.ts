@@ -140,6 +140,8 @@ const ADVICE = {
   nobody:
     "no connection reached the target, so nothing was measured: check its address and that it listens",
   noneAccepted: "no message got through, so no rate was measured: read the error classes below",
+  targetStopped:
+    "the target stopped taking sessions before the run was done: read the error classes below, and check that it is up",
   between:
     "add --workers (or shards) and run again: the generator was close to its limit, so the rate may be partly its own",
 };
@@ -170,6 +172,8 @@ const ADVICE = {
  *   any connection refused: the target turned load away.
  * - **nobody** over every other answer (applyOutcome) when no connection reached a banner, or
  *   when no message was accepted or rejected: every one failed before the target answered it.
+ * - **target** over the threads' verdict (applyOutcome) when the target answered, then every
+ *   session gave up before the load was done (Result.accounting.endedEarly).
  * - **undetermined** otherwise: a thread between 70% and 90% busy, no lateness problem.
  */
 export function limitedBy(inputs: LimitedByInputs): Verdict {
@@ -292,6 +296,14 @@ export function applyOutcome(result: Result): void {
       `none of ${messages.attempted} attempted messages was answered: ${messages.failed} failed`,
     ];
     g.advice = ADVICE.noneAccepted;
+  } else if (result.accounting?.endedEarly) {
+    // It took mail, then refused or closed every session until each gave up: whatever the
+    // threads' load, the target ended the run.
+    g.limitedBy = "target";
+    g.reasons = [
+      `every session gave up at ${result.elapsedSeconds.toFixed(3)} s after the target had accepted ${messages.accepted}: ${result.accounting.unsent} messages unsent`,
+    ];
+    g.advice = ADVICE.targetStopped;
   } else if (g.limitedBy === "schedule" && refusals(result) > 0) {
     // On time, but the target turned messages or connections away: it set the rate.
     g.limitedBy = "target";

@@ -3,6 +3,7 @@
  * rows and encoded histograms, so the shards merge as if one generator had counted everything.
  */
 
+import { accountingCounters } from "./accounting.js";
 import {
   HISTOGRAM_NAMES,
   type HistogramName,
@@ -35,6 +36,7 @@ export function snapshotOfResult(r: Result): StatsSnapshot {
       connectionsEstablished: r.connections.established,
       connectionsRefused: r.connections.refused,
       reconnects: r.connections.reconnects ?? 0,
+      ...accountingCounters(r.accounting),
     },
     errors: r.errors.map(({ reply, enhanced, phase, text, count }) => ({
       reply,

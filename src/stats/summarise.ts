@@ -1,6 +1,7 @@
 /** Turns counted snapshots into the Result every report reads. */
 
 import { latencyRecord } from "../smtp/phases.js";
+import { accountingOf } from "./accounting.js";
 import {
   type ClassSnapshot,
   fractionAtOrBelow,
@@ -95,6 +96,13 @@ export function buildResult(snapshot: StatsSnapshot, meta: RunMeta): Result {
     series,
     histograms: histogramsOf(snapshot),
   };
+  return withOptionalSections(result, snapshot, meta);
+}
+
+/** The sections only some runs have: the accounting, TLS handshakes, the sink's own count. */
+function withOptionalSections(result: Result, snapshot: StatsSnapshot, meta: RunMeta): Result {
+  const accounting = accountingOf(snapshot.counters);
+  if (accounting) result.accounting = accounting;
   if (snapshot.tls) result.tls = tlsResult(snapshot.tls);
   if (snapshot.warnings) result.warnings = warningRows(snapshot.warnings);
   if (meta.sink) result.sink = meta.sink;

@@ -78,3 +78,34 @@ export const Throughput = Type.Object(
   },
   { description: "Accepted messages per second.", additionalProperties: false },
 );
+
+export const Accounting = Type.Object(
+  {
+    asked: nullable(
+      ref(Count),
+      "Messages the run was asked for: -m; in the open model with -d, the arrivals its schedule holds within the duration (the fewer, with -m too). null: a closed-model run for a duration (-d, or -m cut short by -d), which has no number, only as many as its sessions took.",
+    ),
+    started: ref(
+      Count,
+      "Messages a session took (MAIL written, or its connection failed first): each ended accepted, rejected or failed. messages.attempted less unsent.",
+    ),
+    unsent: ref(
+      Count,
+      "Messages asked for that no session started because every session gave up (the target refused or closed every connection) before the load model ran out: arrivals of the schedule not yet due or still queued, or the rest of -m. Also counted in messages.failed and in the error row unsent.",
+    ),
+    dropped: ref(Count, "Open model: arrivals no session started in time (messages.dropped)."),
+    stopped: ref(
+      Count,
+      "Messages asked for and never handed out because the run was told to stop first (SIGINT, SIGTERM, --abort-on-fail): neither attempted nor failed.",
+    ),
+    endedEarly: Type.Boolean({
+      description:
+        "The load ended before its -m, -d or schedule did, neither stopped nor finished: every session gave up (each slot after --reconnect-attempts sessions in a row ended without a message). What was left is unsent.",
+    }),
+  },
+  {
+    description:
+      "Where every message the run was asked for went: asked = started + unsent + dropped + stopped (docs/reading-results-verdict.md). Absent in results saved before it existed.",
+    additionalProperties: false,
+  },
+);

@@ -16,7 +16,7 @@
 import { Type } from "@sinclair/typebox";
 import { ClassResult } from "./classes.js";
 import { Knee, RunRecord, ThresholdOutcome } from "./context.js";
-import { Connections, Messages, Recipients, Throughput } from "./counts.js";
+import { Accounting, Connections, Messages, Recipients, Throughput } from "./counts.js";
 import { def, enumOf, nullable, ref } from "./define.js";
 import { AcceptLedger, DeliverySection } from "./delivery.js";
 import { ErrorRow, FirstSeen } from "./errors.js";
@@ -104,6 +104,7 @@ export const ResultSchema = def(
         "Sessions kept open at once (-s); a shard's own part of them, so merged shards add up.",
       ),
       messages: Messages,
+      accounting: Type.Optional(Accounting),
       recipients: Recipients,
       connections: Connections,
       throughput: Throughput,

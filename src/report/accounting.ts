@@ -1,0 +1,64 @@
+/**
+ * Where every message the run was asked for went (Result.accounting), in words: the identity
+ * asked = started + unsent + dropped + stopped, and why a load ended before it was done. The
+ * terminal and HTML reports read these.
+ */
+import type { Result } from "../stats/result.js";
+import { fmt } from "./figures.js";
+
+/**
+ * "asked 20 = started 0 + unsent 14 + dropped 6 + stopped 0"; a closed-model duration run,
+ * which has no number asked, starts "as many as -d allowed:". null without accounting.
+ */
+export function accountingLine(result: Result): string | null {
+  const a = result.accounting;
+  if (!a) return null;
+  const terms = [
+    `started ${fmt(a.started)}`,
+    `unsent ${fmt(a.unsent)}`,
+    `dropped ${fmt(a.dropped)}`,
+    `stopped ${fmt(a.stopped)}`,
+  ].join(" + ");
+  return a.asked === null
+    ? `as many as the duration allowed = ${terms}`
+    : `asked ${fmt(a.asked)} = ${terms}`;
+}
+
+/** What the run was asked for, as the load model reads its options: "-d 4 s", "-m 20". */
+function askedFor(result: Result): string {
+  const load = result.run?.options?.load as { durationMs?: number } | undefined;
+  const durationMs = load?.durationMs ?? 0;
+  if (durationMs <= 0) return "";
+  return ` of the ${fmt(durationMs / 1000, durationMs % 1000 === 0 ? 0 : 3)} s asked for`;
+}
+
+/**
+ * Why the load ended before its -m, -d or schedule did: "the load ended at 1.508 s of the 4 s
+ * asked for: every session gave up (5 sessions in a row without a message each), so 24
+ * messages were never sent (unsent)". null when it ran its course or was stopped.
+ */
+export function endedEarlyLine(result: Result): string | null {
+  const a = result.accounting;
+  if (!a?.endedEarly) return null;
+  const attempts = result.run?.options?.reconnectAttempts;
+  const each =
+    typeof attempts === "number"
+      ? ` (${fmt(attempts)} sessions in a row without a message each)`
+      : "";
+  const left =
+    a.unsent > 0 ? `, so ${fmt(a.unsent)} messages asked for were never sent (unsent)` : "";
+  return `the load ended at ${fmt(result.elapsedSeconds, 3)} s${askedFor(result)}: every session gave up${each}${left}`;
+}
+
+/** "909 messages never sent: the run was stopped (SIGINT)"; null when none. */
+export function stoppedLine(result: Result): string | null {
+  const a = result.accounting;
+  if (!a || a.stopped === 0) return null;
+  const by = result.stoppedBy ? ` (${result.stoppedBy})` : "";
+  return `${fmt(a.stopped)} messages asked for were never sent: the run was stopped${by} first`;
+}
+
+/** The lines under a verdict that say how the load ended, when not by itself: ended early, stopped. */
+export function endedLines(result: Result): string[] {
+  return [endedEarlyLine(result), stoppedLine(result)].flatMap((line) => (line ? [line] : []));
+}
