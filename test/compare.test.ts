@@ -47,6 +47,13 @@ test("mailvolley compare: both runs in the JSON, side by side on stdout", async 
   );
   assert.match(out.stdout, /Session reuse delivered/);
   assert.match(out.stdout, /refused by gateway/);
+  // 100 of 120 per-message connections refused: the gateway's policy set that run's rate, however
+  // busy the generator was spinning through the refusals.
+  const perMessage = doc.runs[1];
+  assert.equal(perMessage.connections.refused, 100);
+  assert.equal(perMessage.generator?.limitedBy, "target");
+  assert.match(perMessage.generator?.reasons[0] ?? "", /turned away 100 of 120 messages/);
+  assert.match(out.stdout, /per-message run: limited by the target/);
   assert.match(out.stdout, /reuse \/ per-message/);
 });
 

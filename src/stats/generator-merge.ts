@@ -4,7 +4,8 @@
  * generator-bound shard makes the merged run generator-bound, naming the shard.
  */
 import { mergeThreadLoads } from "./generator-load.js";
-import { annotateSeries, applyOutcome, generatorResult } from "./generator-verdict.js";
+import { annotateSeries, generatorResult } from "./generator-verdict.js";
+import { applyOutcome } from "./outcome-verdict.js";
 import type { Result } from "./result.js";
 import { mergeStartLateness } from "./start-lateness.js";
 

@@ -126,7 +126,7 @@ function judge(thread: ThreadLoad, toleranceMs: number): ThreadJudgement {
 /** A thread waiting this share of its intervals for a CPU was starved by other processes. */
 export const STARVED_WAIT = 0.25;
 
-const ADVICE = {
+export const ADVICE = {
   generator:
     "this rate measures mailvolley, not the target: add --workers, or split the run into shards (--shard) on more machines",
   starved:
@@ -140,6 +140,8 @@ const ADVICE = {
   nobody:
     "no connection reached the target, so nothing was measured: check its address and that it listens",
   noneAccepted: "no message got through, so no rate was measured: read the error classes below",
+  targetRefused:
+    "the target turned most of the load away, so this rate is its policy: read where refusals began (first refusal) and lower --rate or --sessions to find what it takes",
   targetStopped:
     "the target stopped taking sessions before the run was done: read the error classes below, and check that it is up",
   between:
@@ -174,6 +176,8 @@ const ADVICE = {
  *   when no message was accepted or rejected: every one failed before the target answered it.
  * - **target** over the threads' verdict (applyOutcome) when the target answered, then every
  *   session gave up before the load was done (Result.accounting.endedEarly).
+ * - **target** over the threads' verdict (applyOutcome) when the target turned away half the
+ *   attempted messages or more (connections refused plus messages rejected).
  * - **undetermined** otherwise: a thread between 70% and 90% busy, no lateness problem.
  */
 export function limitedBy(inputs: LimitedByInputs): Verdict {
@@ -269,50 +273,6 @@ function targetVerdict(
     return { verdict: "schedule", reasons, advice: ADVICE.schedule };
   }
   return { verdict: "target", reasons, advice };
-}
-
-/** Messages and connections the target turned away or that failed on the way. */
-function refusals(result: Result): number {
-  return result.messages.rejected + result.messages.failed + result.connections.refused;
-}
-
-/**
- * "nobody" over the threads' verdict when the target measured nothing: no connection reached
- * a banner, or no message got an answer (every one failed: refused, timed out, unsupported).
- */
-export function applyOutcome(result: Result): void {
-  const g = result.generator;
-  if (!g) return;
-  const { connections, messages } = result;
-  if (connections.established === 0) {
-    g.limitedBy = "nobody";
-    g.reasons = [
-      `no connection reached a banner: ${connections.opened} opened, ${connections.refused} refused`,
-    ];
-    g.advice = ADVICE.nobody;
-  } else if (messages.accepted === 0 && messages.rejected === 0) {
-    g.limitedBy = "nobody";
-    g.reasons = [
-      `none of ${messages.attempted} attempted messages was answered: ${messages.failed} failed`,
-    ];
-    g.advice = ADVICE.noneAccepted;
-  } else if (result.accounting?.endedEarly) {
-    // It took mail, then refused or closed every session until each gave up: whatever the
-    // threads' load, the target ended the run.
-    g.limitedBy = "target";
-    g.reasons = [
-      `every session gave up at ${result.elapsedSeconds.toFixed(3)} s after the target had accepted ${messages.accepted}: ${result.accounting.unsent} messages unsent`,
-    ];
-    g.advice = ADVICE.targetStopped;
-  } else if (g.limitedBy === "schedule" && refusals(result) > 0) {
-    // On time, but the target turned messages or connections away: it set the rate.
-    g.limitedBy = "target";
-    g.reasons = [
-      ...g.reasons.slice(0, 1),
-      `the target refused: ${messages.rejected} messages rejected, ${messages.failed} failed, ${connections.refused} connections refused`,
-    ];
-    g.advice = ADVICE.target;
-  }
 }
 
 /** Builds the section from the run's thread rows and, in the open model, its lateness. */
