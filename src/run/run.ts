@@ -132,8 +132,8 @@ async function throughGateway(
   const config: RunConfig = { ...given, traceIds: true, tagRecipients: receive.tagRecipients };
   const wire = await MessageWire.create(config);
   if (receive.elsewhere) return keepingLedger(config, target, io, extras, wire);
-  const receiving = await startReceiving(receive, config.runId, extras.sink, extras.onDrain);
-  const records: LoadRecords = { firstEventMs: 0 };
+  const receiving = await startReceiving(receive, config, wire, extras.sink, extras.onDrain);
+  const records: LoadRecords = { firstEventMs: 0, stream: receiving.stream };
   const withInside = { ...io, progress: receiving.progress(io.progress) };
   let result: Result;
   try {
@@ -152,7 +152,7 @@ async function throughGateway(
   }
   const sources = wire.sources();
   if (sources.length > 0) result.sources = sources;
-  const delivery = await receiving.finish(result, records, config, wire);
+  const delivery = await receiving.finish(result, records);
   result.delivery = delivery;
   const failed = deliveryFailed(delivery) ? 1 : 0;
   return { result, exitCode: Math.max(verdict(result), failed) };
@@ -192,6 +192,7 @@ async function loadAgainst(
     trace: io.trace,
     progress: io.progress,
     wire,
+    accepts: records?.stream,
   });
   io.onStart?.(load.stop, load.drain);
   const outcome = await load.result;

@@ -8,6 +8,7 @@ import { Session, type SessionHost } from "../client/session.js";
 import type { RunConfig } from "../config/run-config.js";
 import { MessageFactory } from "../messages/factory.js";
 import { MessageWire } from "../messages/wire.js";
+import type { AcceptChunk } from "../stats/accept-ledger.js";
 import { epochMs, performance } from "../stats/clock.js";
 import { RunStats } from "../stats/collector.js";
 import { GeneratorLoadSampler } from "../stats/generator-load.js";
@@ -33,6 +34,8 @@ export interface ThreadShareHooks {
   readonly ordinals?: Uint32Array;
   /** This thread's name in the Result's generator section: "main", "worker 1", … */
   readonly threadName?: string;
+  /** Takes the accept records as they come (--receive ADDR joins as the run goes). */
+  readonly accepts?: (chunk: AcceptChunk) => void;
 }
 
 export const PROGRESS_INTERVAL_MS = 1000;
@@ -75,6 +78,7 @@ class ThreadShareRun implements SessionHost {
   private sweeper: NodeJS.Timeout | null = null;
   private lastProgressMs = performance.now();
   private readonly progressHook: ((progress: ThreadProgress) => void) | null;
+  private readonly acceptsHook: ((chunk: AcceptChunk) => void) | null;
   private readonly preloaded: MessageWire | null;
   private hardStopped = false;
   private drainRequested = false;
@@ -98,6 +102,7 @@ class ThreadShareRun implements SessionHost {
     this.sampler = new GeneratorLoadSampler(hooks.threadName ?? "main", config.intervalMs);
     this.trace = hooks.trace ?? null;
     this.progressHook = hooks.progress ?? null;
+    this.acceptsHook = hooks.accepts ?? null;
     this.preloaded = hooks.wire ?? null;
     const quotas = sessionQuotas(config.load, share.messages, share.sessions);
     this.ownedShares = quotas !== null;
@@ -322,6 +327,7 @@ class ThreadShareRun implements SessionHost {
     this.countDropped();
     this.countLeft();
     this.stats.sample(epochMs(), 0, true);
+    this.streamAccepts(true);
     this.done();
   }
 
@@ -357,12 +363,22 @@ class ThreadShareRun implements SessionHost {
     );
   }
 
+  /** The accept records since the last sweep, to the join (a tenth of a second's). */
+  private streamAccepts(final: boolean): void {
+    const ledger = this.stats.ledger;
+    if (this.acceptsHook === null || ledger === null) return;
+    const throughMs = epochMs();
+    const { firstEventMs } = this.stats;
+    this.acceptsHook({ records: ledger.take(), throughMs, firstEventMs, final });
+  }
+
   private sweep(): void {
     const now = performance.now();
     for (const slot of this.slots) slot.session?.checkTimeout(now);
     this.countDropped();
     this.stats.sample(epochMs(now), this.slotOf.size);
     this.sampler.sample(epochMs(now));
+    this.streamAccepts(false);
     if (this.progressHook && now - this.lastProgressMs >= PROGRESS_INTERVAL_MS) {
       this.lastProgressMs = now;
       this.progressHook(this.progress());

@@ -6,6 +6,7 @@
 import { MessageChannel } from "node:worker_threads";
 import type { RunConfig } from "../config/run-config.js";
 import type { MessageWire } from "../messages/wire.js";
+import type { AcceptChunk } from "../stats/accept-ledger.js";
 import { summariseMerged } from "../stats/collector.js";
 import { RunOrdinals } from "../stats/first-errors.js";
 import {
@@ -43,6 +44,11 @@ export interface RunHooks {
    * threads load their own (a MessageWire does not cross threads).
    */
   readonly wire?: MessageWire;
+  /**
+   * The accept records as the threads take them (--receive ADDR): `thread` of `threads` sent
+   * `chunk`.
+   */
+  readonly accepts?: (chunk: AcceptChunk, thread: number, threads: number) => void;
 }
 
 export function runOnThreads(
@@ -53,11 +59,12 @@ export function runOnThreads(
   const { trace } = hooks;
   const shares = threadShares(config.sessions, config.messages, config.shard ?? WHOLE_RUN, workers);
   if (shares.length === 1) {
-    const { progress } = hooks;
+    const { progress, accepts } = hooks;
     return runThreadShare(config, shares[0], {
       trace,
       progress: progress ? (p) => progress(sumProgress([p], p.points)) : undefined,
       wire: hooks.wire,
+      accepts: accepts ? (chunk) => accepts(chunk, 0, 1) : undefined,
     });
   }
   return runWorkers(config, shares, hooks);
@@ -92,6 +99,7 @@ function runWorkers(config: RunConfig, shares: ThreadShare[], hooks: RunHooks): 
     port1.on("message", (message: FromWorker) => {
       if (message.type === "trace") trace?.(message.line);
       else if (message.type === "progress") report(i, message.progress);
+      else if (message.type === "accepts") hooks.accepts?.(message.chunk, i, shares.length);
     });
     const task: WorkerTask = {
       config,
@@ -100,6 +108,7 @@ function runWorkers(config: RunConfig, shares: ThreadShare[], hooks: RunHooks): 
       trace: i === 0 && trace !== undefined,
       threadName: workerThreadName(i),
       ordinals,
+      streamAccepts: hooks.accepts !== undefined,
     };
     return {
       port: port1,

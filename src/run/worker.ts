@@ -5,6 +5,7 @@
  */
 import type { MessagePort } from "node:worker_threads";
 import type { RunConfig } from "../config/run-config.js";
+import type { AcceptChunk } from "../stats/accept-ledger.js";
 import {
   runThreadShare,
   type ThreadOutcome,
@@ -22,13 +23,16 @@ export interface WorkerTask {
   threadName: string;
   /** The run's connection and message counters (RunOrdinals.shared()), one for all threads. */
   ordinals: Uint32Array;
+  /** Stream the accept records to the main thread's join as they come (--receive ADDR). */
+  streamAccepts: boolean;
 }
 
 /** Messages on a worker's port. */
 export type ToWorker = { type: "stop" } | { type: "drain" };
 export type FromWorker =
   | { type: "trace"; line: string }
-  | { type: "progress"; progress: ThreadProgress };
+  | { type: "progress"; progress: ThreadProgress }
+  | { type: "accepts"; chunk: AcceptChunk };
 
 export default async function runWorkerTask(task: WorkerTask): Promise<ThreadOutcome> {
   const { port } = task;
@@ -37,9 +41,13 @@ export default async function runWorkerTask(task: WorkerTask): Promise<ThreadOut
     : undefined;
   const progress = (p: ThreadProgress) =>
     port.postMessage({ type: "progress", progress: p } satisfies FromWorker);
+  const accepts = task.streamAccepts
+    ? (chunk: AcceptChunk) => port.postMessage({ type: "accepts", chunk } satisfies FromWorker)
+    : undefined;
   const load = runThreadShare(task.config, task.share, {
     trace,
     progress,
+    accepts,
     threadName: task.threadName,
     ordinals: task.ordinals,
   });

@@ -8,9 +8,10 @@
  *
  * A run's own sink (--receive) knows its run id and counts every other key as foreign. A sink
  * on another host (`mailvolley sink --json`) knows no run: it records each run whose keys it
- * finds, and `report --arrivals` joins them offline. One ArrivalRecord (about 100 octets in V8)
- * per message that arrived or was refused.
+ * finds, and `report --arrivals` joins them offline. The receiver keeps nothing per message
+ * itself: its store does (the run's streaming join, or the log of every run).
  */
+import { ArrivalLog, type ArrivalStore } from "../stats/arrival-store.js";
 import type {
   ArrivalCounts,
   ArrivalRecord,
@@ -30,8 +31,6 @@ interface Found {
 }
 
 export class Receiver {
-  /** Per run id: one entry, this run's, when the receiver was made for a run. */
-  readonly runs = new Map<string, RunArrivals>();
   readonly counts: ArrivalCounts = { foreign: 0, notices: 0, noticesUnjoined: 0, lastArrivalMs: 0 };
   /** Messages that arrived (first copies, notices included): the drain's count. */
   accounted = 0;
@@ -43,8 +42,14 @@ export class Receiver {
   private readonly envidPattern: RegExp;
   private readonly tagPattern: RegExp;
 
-  /** `runId`: the one run this receiver joins for; null: every run it finds (sink --json). */
-  constructor(private readonly runId: string | null) {
+  /**
+   * `runId`: the one run this receiver joins for; null: every run it finds (sink --json).
+   * `store`: where each message found goes; by default a log that keeps them all.
+   */
+  constructor(
+    private readonly runId: string | null,
+    readonly store: ArrivalStore = new ArrivalLog(),
+  ) {
     const run = runId ?? ANY_RUN;
     this.idField = Buffer.from(`X-Mailvolley-Id: ${runId === null ? "" : `${runId}.`}`, "latin1");
     this.idPattern = new RegExp(`x-mailvolley-id:\\s*(${run})\\.(\\d+)`, "i");
@@ -54,11 +59,15 @@ export class Receiver {
     );
     this.envidPattern = new RegExp(`^(${run})\\.(\\d+)$`);
     this.tagPattern = new RegExp(`\\+(${run})\\.(\\d+)@`, "i");
-    if (runId !== null) this.runs.set(runId, { arrivals: new Map(), lastArrivalMs: 0 });
   }
 
-  /** The arrivals of the run this receiver was made for. */
-  get arrivals(): Map<number, ArrivalRecord> {
+  /** Per run id, what a log-backed receiver kept; empty when the store is a join. */
+  get runs(): ReadonlyMap<string, RunArrivals> {
+    return this.store instanceof ArrivalLog ? this.store.runs : new Map();
+  }
+
+  /** The arrivals a log-backed receiver kept of the run it was made for. */
+  get arrivals(): ReadonlyMap<number, ArrivalRecord> {
     return this.runs.get(this.runId ?? "")?.arrivals ?? new Map();
   }
 
@@ -109,34 +118,6 @@ export class Receiver {
     return mid ? { runId: mid[2], seq: Number(mid[1]), key: "messageId" } : null;
   }
 
-  private runOf(runId: string): RunArrivals {
-    let run = this.runs.get(runId);
-    if (run === undefined) {
-      run = { arrivals: new Map(), lastArrivalMs: 0 };
-      this.runs.set(runId, run);
-    }
-    return run;
-  }
-
-  private record(found: Found): ArrivalRecord {
-    const arrivals = this.runOf(found.runId).arrivals;
-    let a = arrivals.get(found.seq);
-    if (a === undefined) {
-      a = {
-        firstMs: 0,
-        copies: 0,
-        rcpts: 0,
-        refusals: 0,
-        firstRefusalMs: 0,
-        bounceStatus: "",
-        key: found.key,
-        late: false,
-      };
-      arrivals.set(found.seq, a);
-    }
-    return a;
-  }
-
   /** A message the sink accepted: `content` its start as received, `atMs` epoch ms. */
   arrived(content: Buffer, envelope: Envelope | null, atMs: number): void {
     const end = content.indexOf(HEADER_END);
@@ -150,20 +131,10 @@ export class Receiver {
       this.counts.foreign++;
       return;
     }
-    const a = this.record(found);
-    if (a.copies === 0 && a.bounceStatus === "") {
-      this.accounted++;
-      a.firstMs = atMs;
-      a.key = found.key;
-      a.late = atMs > this.lateAfterMs;
-    }
-    a.copies++;
-    a.rcpts += envelope ? Math.max(1, envelope.rcpts.length) : 1;
-    if (atMs <= this.lateAfterMs) {
-      const run = this.runOf(found.runId);
-      run.lastArrivalMs = Math.max(run.lastArrivalMs, atMs);
-      this.counts.lastArrivalMs = Math.max(this.counts.lastArrivalMs, atMs);
-    }
+    const late = atMs > this.lateAfterMs;
+    const rcpts = envelope ? Math.max(1, envelope.rcpts.length) : 1;
+    if (this.store.copy(found.runId, found.seq, found.key, rcpts, atMs, late)) this.accounted++;
+    if (!late) this.counts.lastArrivalMs = Math.max(this.counts.lastArrivalMs, atMs);
   }
 
   /** The sink refused a transaction of a run (a fault at RCPT or after the data). */
@@ -171,11 +142,7 @@ export class Receiver {
     const found = content
       ? this.find(content, envelope)
       : (this.ofEnvid(envelope?.envid) ?? this.ofTag(envelope));
-    if (found === null) return;
-    const a = this.record(found);
-    if (a.copies > 0) return; // a refusal of a later copy: not a retry of this one
-    a.refusals++;
-    if (a.firstRefusalMs === 0) a.firstRefusalMs = atMs;
+    if (found !== null) this.store.refused(found.runId, found.seq, found.key, atMs);
   }
 
   /** A delivery notice: joined to its message (which is then bounced) or counted unjoined. */
@@ -191,10 +158,8 @@ export class Receiver {
       this.counts.noticesUnjoined++;
       return;
     }
-    const a = this.record({ ...found, key: "envid" });
-    if (a.bounceStatus === "" && a.copies === 0) this.accounted++;
-    a.bounceStatus = /^status:\s*(\d\.\d+\.\d+)/im.exec(text)?.[1] ?? "5.0.0";
-    if (a.firstMs === 0) a.firstMs = atMs;
+    const status = /^status:\s*(\d\.\d+\.\d+)/im.exec(text)?.[1] ?? "5.0.0";
+    if (this.store.notice(found.runId, found.seq, status, atMs)) this.accounted++;
   }
 }
 

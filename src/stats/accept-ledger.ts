@@ -2,8 +2,10 @@
  * What the client knows of each message the gateway took, kept only when the run receives what
  * the gateway relays (--receive): the join (stats/delivery.ts) needs each accepted message's
  * number, intended send time, time of the gateway's 250 and the queue id that 250 named.
- * Stored column-wise in growable typed arrays: 24 octets a message plus its queue id string,
- * so a run of a million messages holds about 24 MB here besides the queue ids.
+ * Stored column-wise in growable typed arrays: 24 octets a message plus its queue id string.
+ * A run that joins as it goes (--receive ADDR) takes the records every sweep and streams them
+ * to the main thread's join, so the ledger holds a tenth of a second's; a run whose receiver is
+ * elsewhere keeps them all for its result.
  */
 import type { Static } from "@sinclair/typebox";
 import type { AcceptLedger as AcceptLedgerSchema } from "./result-schema/delivery.js";
@@ -17,6 +19,17 @@ export interface AcceptRecords {
   acceptedMs: number[];
   /** The queue id from `250 … queued as X`; "" when the reply named none. */
   queueId: string[];
+}
+
+/** Accept records on their way from a thread to the main thread's join (--receive ADDR). */
+export interface AcceptChunk {
+  records: AcceptRecords;
+  /** Epoch ms the chunk was taken: every 250 the thread saw until then is in it or before it. */
+  throughMs: number;
+  /** The thread's first connect, epoch ms; 0: none yet. */
+  firstEventMs: number;
+  /** The thread's last chunk: it has ended. */
+  final: boolean;
 }
 
 export class AcceptLedger {
@@ -46,6 +59,10 @@ export class AcceptLedger {
     this.accepted = more(this.accepted);
   }
 
+  /** Records taken so far (take()). */
+  taken = 0;
+
+  /** The records not taken yet. */
   snapshot(): AcceptRecords {
     const n = this.size;
     return {
@@ -54,6 +71,15 @@ export class AcceptLedger {
       acceptedMs: Array.from(this.accepted.subarray(0, n)),
       queueId: this.queueIds.slice(),
     };
+  }
+
+  /** The records since the last take, handed over and forgotten here. */
+  take(): AcceptRecords {
+    const out = this.snapshot();
+    this.taken += this.size;
+    this.size = 0;
+    this.queueIds.length = 0;
+    return out;
   }
 }
 

@@ -4,7 +4,7 @@
  * --arrivals`, `merge --arrivals`): the same join as a run's own --receive, with the latencies
  * measured across two hosts' clocks.
  */
-import type { AcceptLedgerJson } from "./accept-ledger.js";
+import { type AcceptLedgerJson, mergeAcceptRecords } from "./accept-ledger.js";
 import { type JoinPart, joinDeliveries } from "./delivery.js";
 import type {
   ArrivalCounts,
@@ -159,25 +159,31 @@ export function joinArrivals(
   receiver: string,
 ): DeliveryResult {
   const classNames = [...new Set(ledgers.flatMap((l) => l.classes))];
-  const parts = ledgers.map((l): JoinPart => {
-    const at = new Map<number, number>();
-    for (let i = 0; i < l.seq.length; i++) at.set(l.seq[i], i);
-    const classIndex = l.classes.map((name) => classNames.indexOf(name));
-    const run = arrivals.runs.get(l.runId);
+  // The shards of one run share its run id and its arrivals: one part per run.
+  const byRun = new Map<string, AcceptLedgerJson[]>();
+  for (const l of ledgers) byRun.set(l.runId, [...(byRun.get(l.runId) ?? []), l]);
+  const parts = [...byRun].map(([runId, shards]): JoinPart => {
+    const shape = new Map<number, { cls: number; recipients: number }>();
+    for (const l of shards) {
+      const classIndex = l.classes.map((name) => classNames.indexOf(name));
+      for (let i = 0; i < l.seq.length; i++) {
+        shape.set(l.seq[i], { cls: classIndex[l.classIndex[i]] ?? 0, recipients: l.recipients[i] });
+      }
+    }
+    const run = arrivals.runs.get(runId);
     return {
-      runId: l.runId,
-      accepts: l,
+      runId,
+      accepts: shards.length === 1 ? shards[0] : mergeAcceptRecords(shards),
       arrivals: run?.arrivals ?? new Map(),
       lastArrivalMs: run?.lastArrivalMs ?? 0,
-      classOf: (seq) => classIndex[l.classIndex[at.get(seq) ?? 0]] ?? 0,
-      recipientsOf: (seq) => l.recipients[at.get(seq) ?? 0] ?? 1,
+      classOf: (seq) => shape.get(seq)?.cls ?? 0,
+      recipientsOf: (seq) => shape.get(seq)?.recipients ?? 1,
     };
   });
   // Mail of other runs (another job through the same receiver) is foreign to these.
-  const joined = new Set(ledgers.map((l) => l.runId));
   let others = 0;
   for (const [runId, run] of arrivals.runs) {
-    if (joined.has(runId)) continue;
+    if (byRun.has(runId)) continue;
     for (const a of run.arrivals.values()) if (a.copies > 0) others++;
   }
   return joinDeliveries({

@@ -1,0 +1,348 @@
+/**
+ * The delivery join, streaming: accept records (from the client's threads, in chunks, as the
+ * run goes) and arrivals (from the receiving end, as they come) meet in one map of the
+ * messages in flight, keyed by run and number. A message leaves the map once it has fully
+ * arrived (every recipient, or more), after a short wait in a ring of the last RECENT such
+ * messages: a second copy or a notice that comes while it waits there is joined exactly. It is
+ * then folded into the counts and histograms (stats/delivery-tally.ts) and its record released.
+ * What is left of it is one octet by its number: its state, and the extra recipients it
+ * counted, so that a copy or notice that comes later still moves it to duplicated or bounced.
+ *
+ * So the join holds the messages inside the gateway (accepted, not fully arrived), those that
+ * arrived before the client's accept record reached it, messages bounced without a copy (more
+ * copies may follow for their other recipients), at most RECENT fully arrived ones, and one
+ * octet per message number. `report --arrivals` feeds the same join from files.
+ */
+import { addCopy, addNotice, addRefusal, type ArrivalStore } from "./arrival-store.js";
+import type { ArrivalRecord, DeliveryResult, DeliveryState, JoinKey } from "./delivery-result.js";
+import { type AcceptedMessage, extraOf, Tally } from "./delivery-tally.js";
+import { DeliveryTimeline } from "./delivery-timeline.js";
+
+/** Fully arrived messages kept whole before they are folded: a late copy still joins exactly. */
+export const RECENT = 65_536;
+
+/** A message in flight: what the client and the receiver know of it so far. */
+interface InFlight extends ArrivalRecord, AcceptedMessage {
+  /** The client's accept record came. */
+  accepted: boolean;
+  /** A copy, notice or refusal came. */
+  arrived: boolean;
+  /** Fully arrived: waiting in the ring to be folded. */
+  settled: boolean;
+  /** Its 250 counted as an entry into the gateway on the timeline. */
+  inside: boolean;
+  /** Its first arrival is on the timeline. */
+  timedOut: boolean;
+}
+
+/** How a run's messages are made: each number's class and recipients. */
+export interface RunShape {
+  classOf(seq: number): number;
+  recipientsOf(seq: number): number;
+}
+
+/** The folded states, one octet per message number: the state in 3 bits, extra above. */
+const STATE_CODES: readonly (DeliveryState | null)[] = [
+  null,
+  "delivered",
+  "partial",
+  "bounced",
+  "lost",
+  "duplicated",
+  "late",
+];
+const EXTRA_SHIFT = 3;
+const EXTRA_MAX = 31;
+
+class RunJoin {
+  readonly inFlight = new Map<number, InFlight>();
+  /** Per message number: 0 while in flight or unseen, else its folded state and extra. */
+  folded = new Uint8Array(1024);
+  /** Extra recipients of folded messages beyond EXTRA_MAX - 1, by number. */
+  readonly bigExtra = new Map<number, number>();
+
+  constructor(
+    readonly runId: string,
+    readonly shape: RunShape,
+  ) {}
+
+  foldedAs(seq: number): number {
+    return seq < this.folded.length ? this.folded[seq] : 0;
+  }
+
+  markFolded(seq: number, state: DeliveryState, extra: number): void {
+    if (seq >= this.folded.length) {
+      let n = this.folded.length;
+      while (n <= seq) n *= 2;
+      const more = new Uint8Array(n);
+      more.set(this.folded);
+      this.folded = more;
+    }
+    if (extra >= EXTRA_MAX) this.bigExtra.set(seq, extra);
+    this.folded[seq] = STATE_CODES.indexOf(state) | (Math.min(extra, EXTRA_MAX) << EXTRA_SHIFT);
+  }
+
+  extraOf(seq: number): number {
+    const extra = this.foldedAs(seq) >> EXTRA_SHIFT;
+    return extra === EXTRA_MAX ? (this.bigExtra.get(seq) ?? extra) : extra;
+  }
+}
+
+export interface JoinOptions {
+  classNames: readonly string[];
+  /** Fully arrived messages kept whole before they are folded (RECENT). */
+  recent?: number;
+}
+
+export class DeliveryJoin implements ArrivalStore {
+  private readonly runs = new Map<string, RunJoin>();
+  private readonly tally: Tally;
+  readonly timeline = new DeliveryTimeline();
+  private readonly recentCapacity: number;
+  /** The ring of fully arrived messages waiting to be folded: their runs and numbers. */
+  private readonly ringRuns: RunJoin[] = [];
+  private readonly ringSeqs: number[] = [];
+  private ringHead = 0;
+  accepted = 0;
+  lastAcceptedMs = 0;
+  /** Epoch ms of the last copy that was not late; 0: none. */
+  lastArrivalMs = 0;
+
+  constructor(private readonly options: JoinOptions) {
+    this.tally = new Tally(options.classNames);
+    this.recentCapacity = options.recent ?? RECENT;
+  }
+
+  /** Joins the messages of run `runId` (one run's own join has one). */
+  addRun(runId: string, shape: RunShape): void {
+    if (!this.runs.has(runId)) this.runs.set(runId, new RunJoin(runId, shape));
+  }
+
+  /** Messages held whole: in flight, and fully arrived ones waiting in the ring. */
+  get held(): number {
+    let n = 0;
+    for (const run of this.runs.values()) n += run.inFlight.size;
+    return n;
+  }
+
+  private entry(run: RunJoin, seq: number, key: JoinKey): InFlight {
+    let m = run.inFlight.get(seq);
+    if (m === undefined) {
+      m = {
+        firstMs: 0,
+        copies: 0,
+        rcpts: 0,
+        refusals: 0,
+        firstRefusalMs: 0,
+        bounceStatus: "",
+        key,
+        late: false,
+        intendedMs: 0,
+        acceptedMs: 0,
+        queueId: "",
+        accepted: false,
+        arrived: false,
+        settled: false,
+        inside: false,
+        timedOut: false,
+      };
+      run.inFlight.set(seq, m);
+    }
+    return m;
+  }
+
+  /** The client's record of an accepted message. */
+  accept(runId: string, seq: number, intendedMs: number, acceptedMs: number, queueId: string) {
+    const run = this.runs.get(runId);
+    if (run === undefined) return;
+    const m = this.entry(run, seq, "traceHeader");
+    m.accepted = true;
+    m.intendedMs = intendedMs;
+    m.acceptedMs = acceptedMs;
+    m.queueId = queueId;
+    this.accepted++;
+    this.lastAcceptedMs = Math.max(this.lastAcceptedMs, acceptedMs);
+    // Out before the client saw its 250: never inside the gateway.
+    m.inside = !(m.firstMs > 0 && m.firstMs <= acceptedMs);
+    this.timeline.acceptedAt(acceptedMs, m.inside);
+    this.progressed(run, seq, m);
+  }
+
+  copy(runId: string, seq: number, key: JoinKey, rcpts: number, atMs: number, late: boolean) {
+    const run = this.runs.get(runId);
+    if (!late) this.lastArrivalMs = Math.max(this.lastArrivalMs, atMs);
+    if (run === undefined) return false;
+    const was = run.foldedAs(seq);
+    if (was !== 0) {
+      this.copyOfFolded(run, seq, was);
+      return false;
+    }
+    const m = this.entry(run, seq, key);
+    m.arrived = true;
+    const first = addCopy(m, key, rcpts, atMs, late);
+    this.progressed(run, seq, m);
+    return first;
+  }
+
+  refused(runId: string, seq: number, key: JoinKey, atMs: number): void {
+    const run = this.runs.get(runId);
+    // A folded message had a copy: a refusal of a later one is not a retry.
+    if (run === undefined || run.foldedAs(seq) !== 0) return;
+    const m = this.entry(run, seq, key);
+    m.arrived = true;
+    addRefusal(m, atMs);
+  }
+
+  notice(runId: string, seq: number, status: string, atMs: number): boolean {
+    const run = this.runs.get(runId);
+    if (run === undefined) return false;
+    const was = run.foldedAs(seq);
+    if (was !== 0) {
+      const from = STATE_CODES[was & 7] as DeliveryState;
+      if (from !== "bounced") this.refold(run, seq, from, "bounced");
+      return false;
+    }
+    const m = this.entry(run, seq, "envid");
+    m.arrived = true;
+    const first = addNotice(m, status, atMs);
+    this.progressed(run, seq, m);
+    return first;
+  }
+
+  /** A whole record (report --arrivals: what a sink on another host kept of the message). */
+  arrival(runId: string, seq: number, a: ArrivalRecord): void {
+    const run = this.runs.get(runId);
+    if (run === undefined) return;
+    const m = this.entry(run, seq, a.key);
+    Object.assign(m, a);
+    m.arrived = true;
+    this.progressed(run, seq, m);
+  }
+
+  /** The last arrival a sink on another host recorded of these runs (report --arrivals). */
+  arrivedUntil(ms: number): void {
+    this.lastArrivalMs = Math.max(this.lastArrivalMs, ms);
+  }
+
+  /** A later copy of a folded message: one more copy of it. */
+  private copyOfFolded(run: RunJoin, seq: number, was: number): void {
+    const from = STATE_CODES[was & 7] as DeliveryState;
+    const extra = run.extraOf(seq);
+    const cls = run.shape.classOf(seq);
+    if (extra > 0) this.tally.dropExtra(cls, extra);
+    // Every recipient had come: this copy brings one more than were sent.
+    const to = from === "delivered" ? "duplicated" : from;
+    if (to !== from) this.tally.move(run.runId, seq, cls, from, to);
+    run.markFolded(seq, to, 0);
+  }
+
+  private refold(run: RunJoin, seq: number, from: DeliveryState, to: DeliveryState): void {
+    this.tally.move(run.runId, seq, run.shape.classOf(seq), from, to);
+    run.markFolded(seq, to, run.extraOf(seq));
+  }
+
+  /** After news of a message: its place on the timeline, and whether it has fully arrived. */
+  private progressed(run: RunJoin, seq: number, m: InFlight): void {
+    if (!m.accepted) return;
+    if (!m.timedOut && m.firstMs > 0) {
+      m.timedOut = true;
+      // Out at its first arrival; one that came before the 250 (threads' clocks a little apart)
+      // after the 250 was counted in leaves at the 250, as if never inside.
+      const exit = m.inside ? Math.max(m.firstMs, m.acceptedMs) : Number.NaN;
+      this.timeline.outAt(m.firstMs, !m.late, exit);
+    }
+    if (m.settled || m.copies === 0) return;
+    if (m.rcpts < run.shape.recipientsOf(seq)) return;
+    m.settled = true;
+    this.ringRuns.push(run);
+    this.ringSeqs.push(seq);
+    if (this.ringRuns.length - this.ringHead > this.recentCapacity) this.foldOldest();
+  }
+
+  private foldOldest(): void {
+    const run = this.ringRuns[this.ringHead];
+    const seq = this.ringSeqs[this.ringHead];
+    this.ringHead++;
+    // Compact the ring's arrays now and then, not at every fold.
+    if (this.ringHead >= 4096 && this.ringHead * 2 >= this.ringRuns.length) {
+      this.ringRuns.splice(0, this.ringHead);
+      this.ringSeqs.splice(0, this.ringHead);
+      this.ringHead = 0;
+    }
+    const m = run.inFlight.get(seq);
+    if (m === undefined) return;
+    run.inFlight.delete(seq);
+    const recipients = run.shape.recipientsOf(seq);
+    const state = this.tally.add(run.runId, seq, run.shape.classOf(seq), recipients, m, m);
+    run.markFolded(seq, state, extraOf(m, recipients));
+  }
+
+  /** Folds the timeline's events up to epoch ms `h`: no event before it can come any more. */
+  advance(h: number): void {
+    this.timeline.foldThrough(h);
+  }
+
+  /** Folds every message still held: the run is over. */
+  private foldAll(): void {
+    while (this.ringHead < this.ringRuns.length) this.foldOldest();
+    for (const run of this.runs.values()) {
+      for (const [seq, m] of run.inFlight) {
+        if (!m.accepted) {
+          this.tally.addUnconfirmed(m);
+          continue;
+        }
+        const a = m.arrived ? m : undefined;
+        this.tally.add(run.runId, seq, run.shape.classOf(seq), run.shape.recipientsOf(seq), m, a);
+      }
+      run.inFlight.clear();
+    }
+  }
+
+  /** The delivery section: every message held is folded, and the join is spent. */
+  finish(at: {
+    receiver: string;
+    counts: { foreign: number; notices: number; noticesUnjoined: number };
+    firstConnectMs: number;
+    drainTimedOut: boolean;
+    otherClock?: boolean;
+  }): DeliveryResult {
+    this.foldAll();
+    const tally = this.tally;
+    this.timeline.setOrigin(at.firstConnectMs);
+    const first = at.firstConnectMs;
+    const last = this.lastArrivalMs;
+    const windowMs = last > 0 ? Math.max(0, last - first) : 0;
+    const acceptMs = Math.max(1, this.lastAcceptedMs - first);
+    const acceptedPerSecond = (this.accepted * 1000) / acceptMs;
+    const totals = tally.run.counts;
+    const relayedPerSecond = windowMs > 0 ? (totals.delivered * 1000) / windowMs : 0;
+    return {
+      receiver: at.receiver,
+      ...totals,
+      retryAttempts: tally.retryAttempts,
+      foreign: at.counts.foreign,
+      notices: at.counts.notices,
+      noticesUnjoined: at.counts.noticesUnjoined,
+      keys: tally.keys,
+      unconfirmed: tally.unconfirmed,
+      drainMs: last > 0 ? Math.max(0, last - this.lastAcceptedMs) : 0,
+      drainTimedOut: at.drainTimedOut,
+      windowMs,
+      deliveredPerSecond: relayedPerSecond,
+      acceptedPerSecond,
+      relayedPerSecond,
+      backlogPerSecond: Math.max(0, acceptedPerSecond - relayedPerSecond),
+      backlogMax: this.timeline.backlogMax(),
+      perSecond: this.timeline.perSecond(),
+      ...tally.run.latencies.summary(),
+      byState: tally.statesSummary(),
+      receiverClock: at.otherClock ? "other" : "same",
+      // On one clock an arrival before the 250 is the gateway relaying before its reply reached
+      // the client, not an offset.
+      clockBehindMs: at.otherClock ? tally.clockBehindMs : 0,
+      classes: tally.classesSummary(),
+      firstLost: tally.firstLost,
+      firstDuplicated: tally.firstDuplicated,
+    };
+  }
+}
