@@ -78,7 +78,6 @@ class ThreadShareRun implements SessionHost {
   private sweeper: NodeJS.Timeout | null = null;
   private lastProgressMs = performance.now();
   private readonly progressHook: ((progress: ThreadProgress) => void) | null;
-  private readonly acceptsHook: ((chunk: AcceptChunk) => void) | null;
   private readonly preloaded: MessageWire | null;
   private hardStopped = false;
   private drainRequested = false;
@@ -102,7 +101,7 @@ class ThreadShareRun implements SessionHost {
     this.sampler = new GeneratorLoadSampler(hooks.threadName ?? "main", config.intervalMs);
     this.trace = hooks.trace ?? null;
     this.progressHook = hooks.progress ?? null;
-    this.acceptsHook = hooks.accepts ?? null;
+    if (hooks.accepts) this.stats.ledger?.streamTo(hooks.accepts);
     this.preloaded = hooks.wire ?? null;
     const quotas = sessionQuotas(config.load, share.messages, share.sessions);
     this.ownedShares = quotas !== null;
@@ -327,7 +326,7 @@ class ThreadShareRun implements SessionHost {
     this.countDropped();
     this.countLeft();
     this.stats.sample(epochMs(), 0, true);
-    this.streamAccepts(true);
+    this.stats.ledger?.flush(this.stats.firstEventMs, true);
     this.done();
   }
 
@@ -363,22 +362,13 @@ class ThreadShareRun implements SessionHost {
     );
   }
 
-  /** The accept records since the last sweep, to the join (a tenth of a second's). */
-  private streamAccepts(final: boolean): void {
-    const ledger = this.stats.ledger;
-    if (this.acceptsHook === null || ledger === null) return;
-    const throughMs = epochMs();
-    const { firstEventMs } = this.stats;
-    this.acceptsHook({ records: ledger.take(), throughMs, firstEventMs, final });
-  }
-
   private sweep(): void {
     const now = performance.now();
     for (const slot of this.slots) slot.session?.checkTimeout(now);
     this.countDropped();
     this.stats.sample(epochMs(now), this.slotOf.size);
     this.sampler.sample(epochMs(now));
-    this.streamAccepts(false);
+    this.stats.ledger?.flush(this.stats.firstEventMs, false);
     if (this.progressHook && now - this.lastProgressMs >= PROGRESS_INTERVAL_MS) {
       this.lastProgressMs = now;
       this.progressHook(this.progress());

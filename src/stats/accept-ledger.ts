@@ -8,6 +8,7 @@
  * elsewhere keeps them all for its result.
  */
 import type { Static } from "@sinclair/typebox";
+import { epochMs } from "./clock.js";
 import type { AcceptLedger as AcceptLedgerSchema } from "./result-schema/delivery.js";
 
 /** The ledger as it crosses threads: plain arrays, one entry per accepted message. */
@@ -61,6 +62,18 @@ export class AcceptLedger {
 
   /** Records taken so far (take()). */
   taken = 0;
+  private stream: ((chunk: AcceptChunk) => void) | null = null;
+
+  /** Hands the records to `hook` at every flush() (--receive ADDR joins as the run goes). */
+  streamTo(hook: (chunk: AcceptChunk) => void): void {
+    this.stream = hook;
+  }
+
+  /** The records since the last flush to the stream, if there is one; `final`: the last. */
+  flush(firstEventMs: number, final: boolean): void {
+    if (this.stream === null) return;
+    this.stream({ records: this.take(), throughMs: epochMs(), firstEventMs, final });
+  }
 
   /** The records not taken yet. */
   snapshot(): AcceptRecords {

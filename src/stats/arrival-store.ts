@@ -13,7 +13,14 @@ export interface ArrivalStore {
    * A copy of message `seq` of run `runId` arrived for `rcpts` recipients; true when it is the
    * message's first arrival (no copy and no notice came before): the drain counts it.
    */
-  copy(runId: string, seq: number, key: JoinKey, rcpts: number, atMs: number, late: boolean): boolean;
+  copy(
+    runId: string,
+    seq: number,
+    key: JoinKey,
+    rcpts: number,
+    atMs: number,
+    late: boolean,
+  ): boolean;
   /** The receiver refused a transaction of the message (a fault at RCPT or after the data). */
   refused(runId: string, seq: number, key: JoinKey, atMs: number): void;
   /** A delivery notice for the message, with its Status; true when it is its first arrival. */

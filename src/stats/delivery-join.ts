@@ -13,7 +13,7 @@
  * copies may follow for their other recipients), at most RECENT fully arrived ones, and one
  * octet per message number. `report --arrivals` feeds the same join from files.
  */
-import { addCopy, addNotice, addRefusal, type ArrivalStore } from "./arrival-store.js";
+import { type ArrivalStore, addCopy, addNotice, addRefusal } from "./arrival-store.js";
 import type { ArrivalRecord, DeliveryResult, DeliveryState, JoinKey } from "./delivery-result.js";
 import { type AcceptedMessage, extraOf, Tally } from "./delivery-tally.js";
 import { DeliveryTimeline } from "./delivery-timeline.js";
@@ -108,7 +108,7 @@ export class DeliveryJoin implements ArrivalStore {
   /** Epoch ms of the last copy that was not late; 0: none. */
   lastArrivalMs = 0;
 
-  constructor(private readonly options: JoinOptions) {
+  constructor(options: JoinOptions) {
     this.tally = new Tally(options.classNames);
     this.recentCapacity = options.recent ?? RECENT;
   }

@@ -66,7 +66,8 @@ export class DeliveryTimeline {
   setOrigin(ms: number): void {
     if (!Number.isNaN(this.origin)) return;
     this.origin = ms;
-    for (let i = 0; i < this.unbinnedIn.length; i++) this.bin(this.accepted, this.unbinnedIn.values[i]);
+    for (let i = 0; i < this.unbinnedIn.length; i++)
+      this.bin(this.accepted, this.unbinnedIn.values[i]);
     for (let i = 0; i < this.unbinnedOut.length; i++) {
       this.bin(this.delivered, this.unbinnedOut.values[i]);
     }
