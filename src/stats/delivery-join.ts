@@ -21,18 +21,33 @@ import { DeliveryTimeline } from "./delivery-timeline.js";
 /** Fully arrived messages kept whole before they are folded: a late copy still joins exactly. */
 export const RECENT = 65_536;
 
-/** A message in flight: what the client and the receiver know of it so far. */
-interface InFlight extends ArrivalRecord, AcceptedMessage {
+/**
+ * A message in flight: what the client and the receiver know of it so far. A class, not an
+ * object literal: V8 lays its fields out once, about 30 octets less a message.
+ */
+class InFlight implements ArrivalRecord, AcceptedMessage {
+  firstMs = 0;
+  copies = 0;
+  rcpts = 0;
+  refusals = 0;
+  firstRefusalMs = 0;
+  bounceStatus = "";
+  late = false;
+  intendedMs = 0;
+  acceptedMs = 0;
+  queueId = "";
   /** The client's accept record came. */
-  accepted: boolean;
+  accepted = false;
   /** A copy, notice or refusal came. */
-  arrived: boolean;
+  arrived = false;
   /** Fully arrived: waiting in the ring to be folded. */
-  settled: boolean;
+  settled = false;
   /** Its 250 counted as an entry into the gateway on the timeline. */
-  inside: boolean;
+  inside = false;
   /** Its first arrival is on the timeline. */
-  timedOut: boolean;
+  timedOut = false;
+
+  constructor(public key: JoinKey) {}
 }
 
 /** How a run's messages are made: each number's class and recipients. */
@@ -128,24 +143,7 @@ export class DeliveryJoin implements ArrivalStore {
   private entry(run: RunJoin, seq: number, key: JoinKey): InFlight {
     let m = run.inFlight.get(seq);
     if (m === undefined) {
-      m = {
-        firstMs: 0,
-        copies: 0,
-        rcpts: 0,
-        refusals: 0,
-        firstRefusalMs: 0,
-        bounceStatus: "",
-        key,
-        late: false,
-        intendedMs: 0,
-        acceptedMs: 0,
-        queueId: "",
-        accepted: false,
-        arrived: false,
-        settled: false,
-        inside: false,
-        timedOut: false,
-      };
+      m = new InFlight(key);
       run.inFlight.set(seq, m);
     }
     return m;

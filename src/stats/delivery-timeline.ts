@@ -41,10 +41,13 @@ class Times {
     return n;
   }
 
-  /** Forgets the first `n` times. */
+  /** Forgets the first `n` times; a buffer a burst grew gives its room back. */
   drop(n: number): void {
     this.values.copyWithin(0, n, this.length);
     this.length -= n;
+    if (this.values.length > 4096 && this.length * 4 < this.values.length) {
+      this.values = this.values.slice(0, Math.max(256, this.length * 2));
+    }
   }
 }
 
