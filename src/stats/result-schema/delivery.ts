@@ -82,7 +82,8 @@ export const MessageRef = Type.Object(
     id: Type.String({ description: "RUNID.SEQ, as in X-Mailvolley-Id and ENVID." }),
     className: Type.String({ description: "The message's class." }),
     queueId: Type.String({
-      description: 'From the gateway\'s 250 (`queued as X`); "" when it named none.',
+      description:
+        "From the gateway's 250 (`queued as X`); \"\" when it named none, or when a duplicate came after the join had released the message's record.",
     }),
   },
   { additionalProperties: false },
