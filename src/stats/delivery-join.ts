@@ -15,40 +15,20 @@
  */
 import { type ArrivalStore, addCopy, addNotice, addRefusal } from "./arrival-store.js";
 import type { ArrivalRecord, DeliveryResult, DeliveryState, JoinKey } from "./delivery-result.js";
-import { type AcceptedMessage, extraOf, Tally } from "./delivery-tally.js";
+import { extraOf, Tally } from "./delivery-tally.js";
 import { DeliveryTimeline } from "./delivery-timeline.js";
+import {
+  ACCEPTED,
+  ARRIVED,
+  INSIDE,
+  InFlightTable,
+  type InFlightView,
+  SETTLED,
+  TIMED,
+} from "./in-flight-table.js";
 
 /** Fully arrived messages kept whole before they are folded: a late copy still joins exactly. */
 export const RECENT = 65_536;
-
-/**
- * A message in flight: what the client and the receiver know of it so far. A class, not an
- * object literal: V8 lays its fields out once, about 30 octets less a message.
- */
-class InFlight implements ArrivalRecord, AcceptedMessage {
-  firstMs = 0;
-  copies = 0;
-  rcpts = 0;
-  refusals = 0;
-  firstRefusalMs = 0;
-  bounceStatus = "";
-  late = false;
-  intendedMs = 0;
-  acceptedMs = 0;
-  queueId = "";
-  /** The client's accept record came. */
-  accepted = false;
-  /** A copy, notice or refusal came. */
-  arrived = false;
-  /** Fully arrived: waiting in the ring to be folded. */
-  settled = false;
-  /** Its 250 counted as an entry into the gateway on the timeline. */
-  inside = false;
-  /** Its first arrival is on the timeline. */
-  timedOut = false;
-
-  constructor(public key: JoinKey) {}
-}
 
 /** How a run's messages are made: each number's class and recipients. */
 export interface RunShape {
@@ -70,7 +50,7 @@ const EXTRA_SHIFT = 3;
 const EXTRA_MAX = 31;
 
 class RunJoin {
-  readonly inFlight = new Map<number, InFlight>();
+  readonly inFlight = new InFlightTable();
   /** Per message number: 0 while in flight or unseen, else its folded state and extra. */
   folded = new Uint8Array(1024);
   /** Extra recipients of folded messages beyond EXTRA_MAX - 1, by number. */
@@ -140,13 +120,9 @@ export class DeliveryJoin implements ArrivalStore {
     return n;
   }
 
-  private entry(run: RunJoin, seq: number, key: JoinKey): InFlight {
-    let m = run.inFlight.get(seq);
-    if (m === undefined) {
-      m = new InFlight(key);
-      run.inFlight.set(seq, m);
-    }
-    return m;
+  /** The message's view in its run's table, added when new (valid until the table's next call). */
+  private entry(run: RunJoin, seq: number, key: JoinKey): InFlightView {
+    return run.inFlight.get(seq) ?? run.inFlight.add(seq, key);
   }
 
   /** The client's record of an accepted message. */
@@ -154,15 +130,16 @@ export class DeliveryJoin implements ArrivalStore {
     const run = this.runs.get(runId);
     if (run === undefined) return;
     const m = this.entry(run, seq, "traceHeader");
-    m.accepted = true;
+    m.set(ACCEPTED);
     m.intendedMs = intendedMs;
     m.acceptedMs = acceptedMs;
     m.queueId = queueId;
     this.accepted++;
     this.lastAcceptedMs = Math.max(this.lastAcceptedMs, acceptedMs);
     // Out before the client saw its 250: never inside the gateway.
-    m.inside = !(m.firstMs > 0 && m.firstMs <= acceptedMs);
-    this.timeline.acceptedAt(acceptedMs, m.inside);
+    const inside = !(m.firstMs > 0 && m.firstMs <= acceptedMs);
+    m.set(INSIDE, inside);
+    this.timeline.acceptedAt(acceptedMs, inside);
     this.progressed(run, seq, m);
   }
 
@@ -176,7 +153,7 @@ export class DeliveryJoin implements ArrivalStore {
       return false;
     }
     const m = this.entry(run, seq, key);
-    m.arrived = true;
+    m.set(ARRIVED);
     const first = addCopy(m, key, rcpts, atMs, late);
     this.progressed(run, seq, m);
     return first;
@@ -187,7 +164,7 @@ export class DeliveryJoin implements ArrivalStore {
     // A folded message had a copy: a refusal of a later one is not a retry.
     if (run === undefined || run.foldedAs(seq) !== 0) return;
     const m = this.entry(run, seq, key);
-    m.arrived = true;
+    m.set(ARRIVED);
     addRefusal(m, atMs);
   }
 
@@ -201,7 +178,7 @@ export class DeliveryJoin implements ArrivalStore {
       return false;
     }
     const m = this.entry(run, seq, "envid");
-    m.arrived = true;
+    m.set(ARRIVED);
     const first = addNotice(m, status, atMs);
     this.progressed(run, seq, m);
     return first;
@@ -213,7 +190,7 @@ export class DeliveryJoin implements ArrivalStore {
     if (run === undefined) return;
     const m = this.entry(run, seq, a.key);
     Object.assign(m, a);
-    m.arrived = true;
+    m.set(ARRIVED);
     this.progressed(run, seq, m);
   }
 
@@ -240,18 +217,18 @@ export class DeliveryJoin implements ArrivalStore {
   }
 
   /** After news of a message: its place on the timeline, and whether it has fully arrived. */
-  private progressed(run: RunJoin, seq: number, m: InFlight): void {
-    if (!m.accepted) return;
-    if (!m.timedOut && m.firstMs > 0) {
-      m.timedOut = true;
+  private progressed(run: RunJoin, seq: number, m: InFlightView): void {
+    if (!m.has(ACCEPTED)) return;
+    if (!m.has(TIMED) && m.firstMs > 0) {
+      m.set(TIMED);
       // Out at its first arrival; one that came before the 250 (threads' clocks a little apart)
       // after the 250 was counted in leaves at the 250, as if never inside.
-      const exit = m.inside ? Math.max(m.firstMs, m.acceptedMs) : Number.NaN;
+      const exit = m.has(INSIDE) ? Math.max(m.firstMs, m.acceptedMs) : Number.NaN;
       this.timeline.outAt(m.firstMs, !m.late, exit);
     }
-    if (m.settled || m.copies === 0) return;
+    if (m.has(SETTLED) || m.copies === 0) return;
     if (m.rcpts < run.shape.recipientsOf(seq)) return;
-    m.settled = true;
+    m.set(SETTLED);
     this.ringRuns.push(run);
     this.ringSeqs.push(seq);
     if (this.ringRuns.length - this.ringHead > this.recentCapacity) this.foldOldest();
@@ -268,11 +245,11 @@ export class DeliveryJoin implements ArrivalStore {
       this.ringHead = 0;
     }
     const m = run.inFlight.get(seq);
-    if (m === undefined) return;
-    run.inFlight.delete(seq);
+    if (m === null) return;
     const recipients = run.shape.recipientsOf(seq);
     const state = this.tally.add(run.runId, seq, run.shape.classOf(seq), recipients, m, m);
     run.markFolded(seq, state, extraOf(m, recipients));
+    run.inFlight.delete(seq);
   }
 
   /** Folds the timeline's events up to epoch ms `h`: no event before it can come any more. */
@@ -284,12 +261,12 @@ export class DeliveryJoin implements ArrivalStore {
   private foldAll(): void {
     while (this.ringHead < this.ringRuns.length) this.foldOldest();
     for (const run of this.runs.values()) {
-      for (const [seq, m] of run.inFlight) {
-        if (!m.accepted) {
+      for (const [seq, m] of run.inFlight.entries()) {
+        if (!m.has(ACCEPTED)) {
           this.tally.addUnconfirmed(m);
           continue;
         }
-        const a = m.arrived ? m : undefined;
+        const a = m.has(ARRIVED) ? m : undefined;
         this.tally.add(run.runId, seq, run.shape.classOf(seq), run.shape.recipientsOf(seq), m, a);
       }
       run.inFlight.clear();

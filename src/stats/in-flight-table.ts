@@ -1,0 +1,190 @@
+/**
+ * The join's messages in flight, column-wise: one slot per message in typed arrays, its number
+ * mapped to its slot, slots reused as messages leave. About 60 octets a message besides its
+ * queue id, where an object a message took about 150. A message is read and written through a
+ * view of its slot (an ArrivalRecord and an AcceptedMessage), so the one definition of how an
+ * arrival changes a record (stats/arrival-store.ts) serves here too.
+ */
+import type { ArrivalRecord, JoinKey } from "./delivery-result.js";
+import type { AcceptedMessage } from "./delivery-tally.js";
+
+const KEYS: readonly JoinKey[] = ["traceHeader", "messageId", "envid", "tag"];
+
+/** Times per slot: first arrival, first refusal, intended send, the 250. */
+const F64 = 4;
+/** Counts per slot: copies, recipients, refusals. */
+const U32 = 3;
+
+/** Flags of a slot. */
+const LATE = 1;
+/** The client's accept record came. */
+export const ACCEPTED = 2;
+/** A copy, notice or refusal came. */
+export const ARRIVED = 4;
+/** Fully arrived: waiting in the ring to be folded. */
+export const SETTLED = 8;
+/** Its 250 counted as an entry into the gateway on the timeline. */
+export const INSIDE = 16;
+/** Its first arrival is on the timeline. */
+export const TIMED = 32;
+
+/** One message of the table, read and written in place. */
+export class InFlightView implements ArrivalRecord, AcceptedMessage {
+  slot = 0;
+
+  constructor(private readonly t: InFlightTable) {}
+
+  get firstMs(): number {
+    return this.t.f64[this.slot * F64];
+  }
+  set firstMs(v: number) {
+    this.t.f64[this.slot * F64] = v;
+  }
+  get firstRefusalMs(): number {
+    return this.t.f64[this.slot * F64 + 1];
+  }
+  set firstRefusalMs(v: number) {
+    this.t.f64[this.slot * F64 + 1] = v;
+  }
+  get intendedMs(): number {
+    return this.t.f64[this.slot * F64 + 2];
+  }
+  set intendedMs(v: number) {
+    this.t.f64[this.slot * F64 + 2] = v;
+  }
+  get acceptedMs(): number {
+    return this.t.f64[this.slot * F64 + 3];
+  }
+  set acceptedMs(v: number) {
+    this.t.f64[this.slot * F64 + 3] = v;
+  }
+  get copies(): number {
+    return this.t.u32[this.slot * U32];
+  }
+  set copies(v: number) {
+    this.t.u32[this.slot * U32] = v;
+  }
+  get rcpts(): number {
+    return this.t.u32[this.slot * U32 + 1];
+  }
+  set rcpts(v: number) {
+    this.t.u32[this.slot * U32 + 1] = v;
+  }
+  get refusals(): number {
+    return this.t.u32[this.slot * U32 + 2];
+  }
+  set refusals(v: number) {
+    this.t.u32[this.slot * U32 + 2] = v;
+  }
+  get key(): JoinKey {
+    return KEYS[this.t.keys[this.slot]];
+  }
+  set key(v: JoinKey) {
+    this.t.keys[this.slot] = KEYS.indexOf(v);
+  }
+  get bounceStatus(): string {
+    return this.t.statuses[this.slot];
+  }
+  set bounceStatus(v: string) {
+    this.t.statuses[this.slot] = v;
+  }
+  get queueId(): string {
+    return this.t.queueIds[this.slot];
+  }
+  set queueId(v: string) {
+    this.t.queueIds[this.slot] = v;
+  }
+  get late(): boolean {
+    return this.has(LATE);
+  }
+  set late(v: boolean) {
+    this.set(LATE, v);
+  }
+
+  has(flag: number): boolean {
+    return (this.t.flags[this.slot] & flag) !== 0;
+  }
+
+  set(flag: number, on = true): void {
+    if (on) this.t.flags[this.slot] |= flag;
+    else this.t.flags[this.slot] &= ~flag;
+  }
+}
+
+export class InFlightTable {
+  private readonly slots = new Map<number, number>();
+  f64 = new Float64Array(256 * F64);
+  u32 = new Uint32Array(256 * U32);
+  keys = new Uint8Array(256);
+  flags = new Uint8Array(256);
+  readonly statuses: string[] = [];
+  readonly queueIds: string[] = [];
+  /** Slots given back, and the first never used. */
+  private readonly free: number[] = [];
+  private unused = 0;
+  private readonly view = new InFlightView(this);
+
+  get size(): number {
+    return this.slots.size;
+  }
+
+  /** The message's view (valid until the next call), or null when it is not held. */
+  get(seq: number): InFlightView | null {
+    const slot = this.slots.get(seq);
+    if (slot === undefined) return null;
+    this.view.slot = slot;
+    return this.view;
+  }
+
+  /** A new message, nothing known of it yet: its view (valid until the next call). */
+  add(seq: number, key: JoinKey): InFlightView {
+    const slot = this.free.pop() ?? this.unused++;
+    if (slot >= this.flags.length) this.grow();
+    this.f64.fill(0, slot * F64, slot * F64 + F64);
+    this.u32.fill(0, slot * U32, slot * U32 + U32);
+    this.flags[slot] = 0;
+    this.statuses[slot] = "";
+    this.queueIds[slot] = "";
+    this.slots.set(seq, slot);
+    this.view.slot = slot;
+    this.view.key = key;
+    return this.view;
+  }
+
+  delete(seq: number): void {
+    const slot = this.slots.get(seq);
+    if (slot === undefined) return;
+    this.slots.delete(seq);
+    this.queueIds[slot] = "";
+    this.free.push(slot);
+  }
+
+  /** Every message held, by number; each view valid until the next. */
+  *entries(): Generator<[number, InFlightView]> {
+    for (const [seq, slot] of this.slots) {
+      this.view.slot = slot;
+      yield [seq, this.view];
+    }
+  }
+
+  clear(): void {
+    this.slots.clear();
+    this.free.length = 0;
+    this.unused = 0;
+    this.statuses.length = 0;
+    this.queueIds.length = 0;
+  }
+
+  private grow(): void {
+    const n = this.flags.length * 2;
+    const more = <T extends Float64Array | Uint32Array | Uint8Array>(a: T, per: number): T => {
+      const b = new (a.constructor as new (n: number) => T)(n * per);
+      b.set(a);
+      return b;
+    };
+    this.f64 = more(this.f64, F64);
+    this.u32 = more(this.u32, U32);
+    this.keys = more(this.keys, 1);
+    this.flags = more(this.flags, 1);
+  }
+}
