@@ -1,10 +1,11 @@
 /**
  * The delivery join, streaming: accept records (from the client's threads, in chunks, as the
- * run goes) and arrivals (from the receiving end, as they come) meet in one map of the
- * messages in flight, keyed by run and number. A message leaves the map once it has fully
- * arrived (every recipient, or more), after a short wait in a ring of the last RECENT such
- * messages: a second copy or a notice that comes while it waits there is joined exactly. It is
- * then folded into the counts and histograms (stats/delivery-tally.ts) and its record released.
+ * run goes) and arrivals (from the receiving end, as they come) meet in one table of the
+ * messages in flight (stats/in-flight-table.ts), by run and number. A message leaves it once
+ * it has fully arrived (every recipient, or more), after a short wait in a ring of the last
+ * RECENT such messages: a second copy or a notice that comes while it waits there is joined
+ * exactly. It is then folded into the counts and histograms (stats/delivery-tally.ts) and its
+ * record released.
  * What is left of it is one octet by its number: its state, and the extra recipients it
  * counted, so that a copy or notice that comes later still moves it to duplicated or bounced.
  *
