@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { type AcceptChunk, AcceptLedger } from "../src/stats/accept-ledger.js";
 import { ArrivalLog } from "../src/stats/arrival-store.js";
 import { joinDeliveries } from "../src/stats/delivery.js";
 import { DeliveryJoin } from "../src/stats/delivery-join.js";
@@ -233,4 +234,37 @@ describe("streaming and whole-run joins agree", () => {
       assert.equal(live.held, 0);
     });
   }
+});
+
+describe("the accept ledger streams", () => {
+  test("each record goes once: in a flushed chunk or in the snapshot of what is left", () => {
+    const ledger = new AcceptLedger();
+    const chunks: AcceptChunk[] = [];
+    ledger.record(1, T0, T0 + 5, "A");
+    ledger.streamTo((chunk) => chunks.push(chunk));
+    ledger.record(2, T0, T0 + 6, "B");
+    ledger.flush(T0 - 50, false);
+    ledger.flush(T0 - 50, false);
+    ledger.record(3, T0, T0 + 7, "C");
+    assert.deepEqual(
+      chunks.map((c) => [c.records.seq, c.records.queueId, c.firstEventMs, c.final]),
+      [
+        [[1, 2], ["A", "B"], T0 - 50, false],
+        [[], [], T0 - 50, false],
+      ],
+    );
+    assert.ok(chunks[1].throughMs >= chunks[0].throughMs);
+    assert.deepEqual(ledger.snapshot().seq, [3], "what no flush took");
+    ledger.flush(T0 - 50, true);
+    assert.deepEqual(chunks[2].records.seq, [3]);
+    assert.equal(chunks[2].final, true);
+    assert.deepEqual(ledger.snapshot().seq, []);
+  });
+
+  test("without a stream the ledger keeps every record (--receive elsewhere)", () => {
+    const ledger = new AcceptLedger();
+    for (let seq = 0; seq < 3000; seq++) ledger.record(seq, T0, T0 + 5, "");
+    ledger.flush(T0, false);
+    assert.equal(ledger.snapshot().seq.length, 3000);
+  });
 });
