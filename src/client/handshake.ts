@@ -64,7 +64,7 @@ export class Handshake {
     private readonly config: SessionOptions,
     private readonly stats: RunStats,
   ) {
-    this.tickets = new TlsResumption(config.tls !== "none" && config.tlsResume);
+    this.tickets = new TlsResumption(config, config.tls !== "none" && config.tlsResume);
   }
 
   /** Back to the start, for the session's next connection. */
