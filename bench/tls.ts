@@ -16,6 +16,7 @@ import { type SinkProcess, startBuiltinSink } from "./lib/sinks.js";
 import type { BenchOutput } from "./throughput.js";
 
 const TLS_FLOOR = fileURLToPath(new URL("./tls-floor.js", import.meta.url));
+const SESSION_PARSE = fileURLToPath(new URL("./tls-session-parse.js", import.meta.url));
 const SESSIONS = 20;
 const PER_MESSAGE = 4_000;
 const REUSE = 40_000;
@@ -36,6 +37,24 @@ async function runTlsFloor(sink: SinkProcess, resume: boolean): Promise<Sample> 
   return floorSample(line, sinkCpu, exited.wallMs);
 }
 
+/**
+ * What one setSession() costs (bench/tls-session-parse.ts): tls.connect given a session sets it
+ * twice, in the floor and in mailvolley alike, so a resumed connection pays it twice.
+ */
+async function setSessionCost(sink: SinkProcess): Promise<string> {
+  const exited = await runTimed(
+    process.execPath,
+    [SESSION_PARSE, "127.0.0.1", String(sink.port)],
+    60_000,
+  );
+  const line = exited.stdout.trim().split("\n").pop() ?? "";
+  if (exited.code !== 0 || !line.startsWith("{")) {
+    throw new Error(`tls-session-parse failed: ${exited.stderr.trim()}`);
+  }
+  const f = JSON.parse(line) as { setSessionUs: number; sessionBytes: number };
+  return `offering a session: one setSession() of its ${f.sessionBytes} bytes costs ${fmt(f.setSessionUs)} µs of CPU, and tls.connect({session}) makes two (Node 20), in the floor and mailvolley alike`;
+}
+
 const CASES = {
   "floor-full": (s: SinkProcess) => runTlsFloor(s, false),
   "floor-resumed": (s: SinkProcess) => runTlsFloor(s, true),
@@ -54,11 +73,13 @@ function mailvolley(sink: SinkProcess, extra: RawRunOptions): Promise<Sample> {
 
 export async function tlsBench(rounds: number): Promise<BenchOutput> {
   const sink = await startBuiltinSink();
+  let sessionCost = "";
   const samples = Object.fromEntries(Object.keys(CASES).map((k) => [k, [] as Sample[]])) as Record<
     CaseName,
     Sample[]
   >;
   try {
+    sessionCost = await setSessionCost(sink);
     for (let round = 0; round < rounds; round++) {
       for (const [name, run] of Object.entries(CASES) as [
         CaseName,
@@ -115,6 +136,7 @@ export async function tlsBench(rounds: number): Promise<BenchOutput> {
     `reuse, ${SESSIONS} sessions, TLS vs plain: ${ratio("reuse-tls", "reuse-plain")} the rate, ${(cpu("reuse-tls") / cpu("reuse-plain")).toFixed(2)}× the CPU a message (${pair("reuse-tls", "reuse-plain")})`,
     `the TLS floor resumed vs full: ${ratio("floor-resumed", "floor-full")} (${pair("floor-resumed", "floor-full")})`,
     // The cases of one round ran next to each other: on a loaded machine their ratios vary less.
+    sessionCost,
     `round by round, mailvolley / floor: full ${byRound("mailvolley-full", "floor-full")}; resumed ${byRound("mailvolley-resumed", "floor-resumed")}`,
   ];
   return { verdicts, notes, raw: samples };

@@ -87,7 +87,7 @@ test("results are frozen; NO_CAPABILITIES offers nothing", () => {
   assert.deepEqual(NO_CAPABILITIES.auth, []);
 });
 
-test("capabilitiesOf remembers the last reply, whatever its greeting, and no other", () => {
+test("capabilitiesOf remembers the last replies, whatever their greeting, and no others", () => {
   const sink = ehloLines(SMTP_SINK_SESSION);
   const first = capabilitiesOf(sink);
   assert.deepEqual(first, parseCapabilities(sink));
@@ -102,4 +102,20 @@ test("capabilitiesOf remembers the last reply, whatever its greeting, and no oth
   assert.deepEqual(fewer, parseCapabilities(sink.slice(0, 2)));
   assert.notEqual(fewer, first);
   assert.equal(capabilitiesOf([]).pipelining, false);
+});
+
+test("capabilitiesOf remembers both replies of a STARTTLS connection, before and after TLS", () => {
+  const before = ehloLines(SMTP_SINK_SESSION);
+  const after = [before[0], ...before.slice(1).filter((line) => line !== "STARTTLS"), "SIZE 1000"];
+  const plain = capabilitiesOf(before);
+  const secure = capabilitiesOf(after);
+  assert.deepEqual(secure, parseCapabilities(after));
+  // The next connection: the same two replies, both remembered.
+  assert.equal(capabilitiesOf(before), plain);
+  assert.equal(capabilitiesOf(after), secure);
+  // A third reply replaces the older of the two.
+  const third = capabilitiesOf(before.slice(0, 2));
+  assert.deepEqual(third, parseCapabilities(before.slice(0, 2)));
+  assert.equal(capabilitiesOf(after), secure);
+  assert.notEqual(capabilitiesOf(before), plain);
 });

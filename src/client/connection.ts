@@ -34,8 +34,8 @@ export interface ConnectionHost {
 
 export class Connection implements Output {
   private socket: net.Socket | null = null;
-  /** Connections this object has opened on new sockets (see listen). */
-  private generation = 0;
+  /** Under a STARTTLS connection's TLS socket, its plain one; else null. */
+  private under: net.Socket | null = null;
   /** The closed socket may carry the next connection (closeAnswered). */
   private reusable = false;
   /** Prints what this connection writes (-v: the run's first session only), or null. */
@@ -47,7 +47,31 @@ export class Connection implements Output {
     /** Takes every byte read, on every connection: made once per session. */
     private readonly onBytes: BytesHandler,
     private readonly tickets: TlsResumption,
-  ) {}
+  ) {
+    // One listener of each kind for all of the session's sockets, told apart by the emitter
+    // (`this` in a listener): with STARTTLS the plain and the TLS socket both report the close,
+    // and the second must not reach a connection the first reopened. Closures per socket would
+    // be four to eight allocations a connection, and as many listeners for V8 to tell apart.
+    const owns = (socket: net.Socket) => socket === this.socket || socket === this.under;
+    this.connected = function (this: net.Socket) {
+      if (owns(this)) host.onConnect();
+    };
+    const secured = (socket: tls.TLSSocket) => this.secured(socket);
+    this.secureConnected = function (this: tls.TLSSocket) {
+      if (owns(this)) secured(this);
+    };
+    this.failed = function (this: net.Socket, err: NodeJS.ErrnoException) {
+      if (owns(this)) host.onSocketError(err);
+    };
+    this.closed = function (this: net.Socket) {
+      if (owns(this)) host.onClose();
+    };
+  }
+
+  private readonly connected: (this: net.Socket) => void;
+  private readonly secureConnected: (this: tls.TLSSocket) => void;
+  private readonly failed: (this: net.Socket, err: NodeJS.ErrnoException) => void;
+  private readonly closed: (this: net.Socket) => void;
 
   /**
    * Opens the next connection, from `localAddress` when given: on the last socket if it may.
@@ -62,23 +86,17 @@ export class Connection implements Output {
       return;
     }
     const socket = openTransport(config, this.onBytes, localAddress, this.tickets);
-    this.generation++;
-    this.listen(socket, true, config.tls === "implicit");
+    this.under = null;
     this.socket = socket;
+    this.listen(socket, true, config.tls === "implicit");
   }
 
-  /** Events of this connection's sockets only: with STARTTLS the plain and the TLS socket both
-   * report the close, and the second must not reach a connection the first reopened. */
+  /** The session's listeners on a socket of this connection (see the constructor). */
   private listen(socket: net.Socket, connect: boolean, secure: boolean): void {
-    const { host } = this;
-    const generation = this.generation;
-    const current = () => generation === this.generation;
-    if (connect) socket.on("connect", () => current() && host.onConnect());
-    if (secure) {
-      socket.on("secureConnect", () => current() && this.secured(socket as tls.TLSSocket));
-    }
-    socket.on("error", (err: NodeJS.ErrnoException) => current() && host.onSocketError(err));
-    socket.on("close", () => current() && host.onClose());
+    if (connect) socket.on("connect", this.connected);
+    if (secure) socket.on("secureConnect", this.secureConnected);
+    socket.on("error", this.failed);
+    socket.on("close", this.closed);
   }
 
   private secured(socket: tls.TLSSocket): void {
@@ -116,8 +134,9 @@ export class Connection implements Output {
   /** STARTTLS's 220 came: TLS over the same socket (RFC 3207). */
   startTls(): void {
     const secure = upgradeToTls(this.socket!, this.config, this.onBytes, this.tickets);
-    this.listen(secure, false, true);
+    this.under = this.socket;
     this.socket = secure;
+    this.listen(secure, false, true);
   }
 
   /** QUIT was answered: closes the socket at once and notes whether it may carry the next one. */

@@ -18,6 +18,8 @@ import { Dialogue, State } from "./state.js";
 import { recordReply } from "./transactions.js";
 
 const CRLF = "\r\n";
+/** Sent on every connection over STARTTLS: its bytes made once. */
+const STARTTLS_COMMAND = Buffer.from(`STARTTLS${CRLF}`, "latin1");
 
 /** What the handshake asks of its session. */
 export interface HandshakeHost {
@@ -64,7 +66,7 @@ export class Handshake {
     private readonly config: SessionOptions,
     private readonly stats: RunStats,
   ) {
-    this.tickets = new TlsResumption(config.tls !== "none" && config.tlsResume);
+    this.tickets = new TlsResumption(config, config.tls !== "none" && config.tlsResume);
   }
 
   /** Back to the start, for the session's next connection. */
@@ -180,7 +182,7 @@ export class Handshake {
         return;
       }
       session.enter(State.StartTls);
-      session.command(`STARTTLS${CRLF}`, Expect.StartTls, 0);
+      session.command(STARTTLS_COMMAND, Expect.StartTls, 0);
       return;
     }
     if (config.auth) {

@@ -14,6 +14,8 @@ export type { TlsSettings } from "./options.js";
 /**
  * The connection a session starts with. Plain sessions read through the shared buffer; sessions
  * that will speak TLS use the stream interface, which node:tls needs to take the socket over.
+ * `resumption`: the session's TLS options, worked out once, and its ticket; without it (the
+ * probe's one connection) they are worked out here.
  */
 export function openTransport(
   config: TlsSettings,
@@ -23,16 +25,17 @@ export function openTransport(
 ): net.Socket {
   const target = config.target!;
   if (config.tls === "none") return openConnection(target, onBytes, localAddress);
-  const socket =
-    config.tls === "implicit"
-      ? // node:tls hands localAddress on to net.connect; its type does not list it.
-        tls.connect({
-          ...tcpOrPath(target),
-          ...tlsOptions(config, resumption?.offer),
-          localAddress,
-        } as tls.ConnectionOptions)
-      : openConnection(target, null, localAddress);
-  if (socket instanceof tls.TLSSocket) resumption?.watch(socket);
+  let socket: net.Socket;
+  if (config.tls === "implicit") {
+    const options = resumption?.options() ?? tlsOptions(config);
+    // node:tls hands localAddress on to net.connect; its type does not list it.
+    Object.assign(options, tcpOrPath(target), { localAddress });
+    const secure = tls.connect(options);
+    resumption?.watch(secure);
+    socket = secure;
+  } else {
+    socket = openConnection(target, null, localAddress);
+  }
   socket.setNoDelay(true);
   socket.on("data", (chunk: Buffer) => onBytes(chunk, chunk.length));
   return socket;
@@ -51,16 +54,23 @@ function tcpOrPath(target: Endpoint): { host?: string; port?: number; path?: str
  */
 let clientContext: tls.SecureContext | null = null;
 
-function tlsOptions(config: TlsSettings, session?: Buffer): tls.ConnectionOptions {
+function secureContext(): tls.SecureContext {
+  clientContext ??= tls.createSecureContext();
+  return clientContext;
+}
+
+/** The name sent (SNI) and checked: --tls-servername, or the target's host name; none for an IP. */
+function servernameOf(config: TlsSettings): string | undefined {
   const target = config.target!;
   const host = target.kind === "tcp" ? target.host : undefined;
-  const servername = config.tlsServername ?? (host && !/^[\d.:]+$/.test(host) ? host : undefined);
-  clientContext ??= tls.createSecureContext();
+  return config.tlsServername ?? (host && !/^[\d.:]+$/.test(host) ? host : undefined);
+}
+
+function tlsOptions(config: TlsSettings): tls.ConnectionOptions {
   return {
-    secureContext: clientContext,
-    servername,
+    secureContext: secureContext(),
+    servername: servernameOf(config),
     rejectUnauthorized: config.tlsVerify,
-    session,
   };
 }
 
@@ -75,7 +85,9 @@ export function upgradeToTls(
   resumption?: TlsResumption,
 ): tls.TLSSocket {
   raw.removeAllListeners("data");
-  const secure = tls.connect({ socket: raw, ...tlsOptions(config, resumption?.offer) });
+  const options = resumption?.options() ?? tlsOptions(config);
+  options.socket = raw;
+  const secure = tls.connect(options);
   resumption?.watch(secure);
   // No setNoDelay here: the plain socket connected with TCP_NODELAY, and the TLS socket, not
   // knowing that, would set it again, one setsockopt(2) a connection.
@@ -84,27 +96,46 @@ export function upgradeToTls(
 }
 
 /**
- * The TLS session a connection slot offers on its next connection: a bulk MTA's session cache,
- * one per session of the run (and so per target, per worker thread, per shard). Kept per
- * session, not shared by the thread's sessions, so that the counts do not depend on timing: each
- * session's first connection is a full handshake and every later one offers the ticket its
- * previous connection received. TLS 1.3 tickets arrive after the handshake (RFC 8446 §4.6.1);
- * servers send them before their first reply (OpenSSL, Node), so by the time the previous
- * connection's QUIT is answered its ticket is here, whatever the load.
+ * A session's TLS client side: the options its connections give tls.connect, worked out once
+ * (the name to send and check, the shared context), and the TLS session it offers on its next
+ * connection: a bulk MTA's session cache, one per session of the run (and so per target, per
+ * worker thread, per shard). Kept per session, not shared by the thread's sessions, so that the
+ * counts do not depend on timing: each session's first connection is a full handshake and every
+ * later one offers the ticket its previous connection received. TLS 1.3 tickets arrive after
+ * the handshake (RFC 8446 §4.6.1); servers send them before their first reply (OpenSSL, Node),
+ * so by the time the previous connection's QUIT is answered its ticket is here, whatever the
+ * load.
  */
 export class TlsResumption {
   private ticket: Buffer | undefined;
+  private readonly servername: string | undefined;
+  private readonly verify: boolean;
+  /** The 'session' listener, one for all of the session's connections. */
+  private readonly keep = (session: Buffer): void => {
+    this.ticket = session;
+  };
 
-  constructor(private readonly enabled: boolean) {}
+  constructor(
+    config: TlsSettings,
+    private readonly enabled: boolean,
+  ) {
+    this.servername = config.tls === "none" ? undefined : servernameOf(config);
+    this.verify = config.tlsVerify;
+  }
 
-  /** What to offer now: the last ticket, or nothing (a full handshake). */
-  get offer(): Buffer | undefined {
-    return this.ticket;
+  /** tls.connect's options for the next connection: the last ticket offered, or none (full). */
+  options(): tls.ConnectionOptions {
+    return {
+      secureContext: secureContext(),
+      servername: this.servername,
+      rejectUnauthorized: this.verify,
+      session: this.ticket,
+    };
   }
 
   /** Keeps every ticket or session the server gives this connection; the newest wins. */
   watch(socket: tls.TLSSocket): void {
-    if (this.enabled) socket.on("session", (session: Buffer) => (this.ticket = session));
+    if (this.enabled) socket.on("session", this.keep);
   }
 }
 

@@ -76,21 +76,31 @@ export function parseCapabilities(lines: readonly string[]): Capabilities {
   return Object.freeze(caps);
 }
 
-/** The keyword lines of the last EHLO reply parsed on this thread, and what they offered. */
-let lastKeywords: readonly string[] = [];
-let lastCapabilities: Capabilities = NO_CAPABILITIES;
+/**
+ * The keyword lines of the last two EHLO replies parsed on this thread, and what they offered:
+ * over STARTTLS every connection gets two different replies (STARTTLS offered before the
+ * handshake, not after it, RFC 3207 §4.2), so one remembered reply would miss on both.
+ */
+const remembered: { keywords: readonly string[]; caps: Capabilities }[] = [
+  { keywords: [], caps: NO_CAPABILITIES },
+  { keywords: [], caps: NO_CAPABILITIES },
+];
+/** The entry the next new reply replaces: the older of the two. */
+let older = 0;
 
 /**
- * parseCapabilities, remembering the last reply: a gateway answers every connection's EHLO with
- * the same keywords, so in connection-per-message mode each connection after the first costs
- * a comparison of its lines instead of a split, a regex and upper-casing per line. The first
- * line (the greeting, which may name the client) is not compared; it offers nothing.
+ * parseCapabilities, remembering the last replies: a gateway answers every connection's EHLO
+ * with the same keywords, so in connection-per-message mode each connection after the first
+ * costs a comparison of its lines instead of a split, a regex and upper-casing per line. The
+ * first line (the greeting, which may name the client) is not compared; it offers nothing.
  */
 export function capabilitiesOf(lines: readonly string[]): Capabilities {
-  if (sameKeywords(lines, lastKeywords)) return lastCapabilities;
-  lastCapabilities = parseCapabilities(lines);
-  lastKeywords = lines;
-  return lastCapabilities;
+  for (const entry of remembered) if (sameKeywords(lines, entry.keywords)) return entry.caps;
+  const entry = remembered[older];
+  older = 1 - older;
+  entry.caps = parseCapabilities(lines);
+  entry.keywords = lines;
+  return entry.caps;
 }
 
 function sameKeywords(a: readonly string[], b: readonly string[]): boolean {

@@ -16,6 +16,10 @@ export class TlsTally {
   private readonly fullMs = new LatencyRecorder();
   private readonly resumedMs = new LatencyRecorder();
   private readonly seen = new Map<string, number>();
+  /** The last version and cipher seen and their key: a run sees one pair, so the key is reused. */
+  private lastVersion = "";
+  private lastCipher = "";
+  private lastKey = "";
 
   record(resumed: boolean, micros: number, version: string, cipher: string): void {
     if (resumed) {
@@ -25,7 +29,12 @@ export class TlsTally {
       this.full++;
       this.fullMs.record(micros);
     }
-    const key = `${version} ${cipher}`;
+    if (version !== this.lastVersion || cipher !== this.lastCipher) {
+      this.lastVersion = version;
+      this.lastCipher = cipher;
+      this.lastKey = `${version} ${cipher}`;
+    }
+    const key = this.lastKey;
     this.seen.set(key, (this.seen.get(key) ?? 0) + 1);
   }
 
