@@ -15,6 +15,8 @@ export interface SchemaField {
   description: string | undefined;
   /** The `$defs` name it refers to, when its schema is a shared definition. */
   def?: string;
+  /** With `once`: the earlier field of the same definition, whose fields this one has too. */
+  sameAs?: string;
 }
 
 function resolve(root: Node, node: Node): { at: Node; nullable: boolean; def?: string } {
@@ -41,17 +43,29 @@ function description(root: Node, node: Node): string | undefined {
   return undefined;
 }
 
-/** The fields under `start` (the Result by default), parents before their children. */
-export function schemaFields(root: Node, start: Node = root.$defs.result): SchemaField[] {
+/**
+ * The fields under the Result, parents before their children. With `once`, the fields of a
+ * shared definition (a latency summary, a class row) are listed under its first use only;
+ * later uses name that one (`sameAs`).
+ */
+export function schemaFields(root: Node, once = false): SchemaField[] {
   const out: SchemaField[] = [];
+  const expanded = new Map<string, string>();
   const walk = (node: Node, path: string, depth: number) => {
     if (depth > 12) return;
     const { at, nullable, def } = resolve(root, node);
+    const hasFields = at.properties !== undefined || at.items !== undefined;
+    const sameAs = once && def && hasFields ? expanded.get(def) : undefined;
     if (path !== "") {
       const types = [...[at.type ?? (at.enum ? "string" : "object")].flat()];
       if (nullable) types.push("null");
-      out.push({ path, types, description: description(root, node), ...(def ? { def } : {}) });
+      const field: SchemaField = { path, types, description: description(root, node) };
+      if (def) field.def = def;
+      if (sameAs) field.sameAs = sameAs;
+      out.push(field);
     }
+    if (sameAs) return;
+    if (def && hasFields) expanded.set(def, path);
     const prefix = path === "" ? "" : `${path}.`;
     if (at.properties) {
       for (const [key, child] of Object.entries(at.properties))
@@ -62,7 +76,7 @@ export function schemaFields(root: Node, start: Node = root.$defs.result): Schem
       walk(at.additionalProperties, `${prefix}*`, depth + 1);
     }
   };
-  walk(start, "", 0);
+  walk(root.$defs.result, "", 0);
   return out;
 }
 
