@@ -86,13 +86,17 @@ export const FIGURES = {
     when: (r) => (r.latencyUncorrected?.transactionMs.count ?? 0) > 0,
   },
   connectionsOpened: count("connections.opened", "Connections opened"),
+  connectionsEstablished: count("connections.established", "Connections established"),
   connectionsRefused: count("connections.refused", "Connections refused"),
+  reconnects: count("connections.reconnects", "Reconnects"),
   perMessage: {
     path: "connections.perMessage",
     label: "Connections per message",
     format: "perMessage",
   },
+  recipientsAttempted: count("recipients.attempted", "Recipients attempted"),
   recipientsAccepted: count("recipients.accepted", "Recipients accepted"),
+  recipientsRejected: count("recipients.rejected", "Recipients rejected"),
   asked: count("accounting.asked", "Messages asked for"),
   started: count("accounting.started", "Started"),
   unsent: count("accounting.unsent", "Unsent (every session gave up)"),
@@ -153,6 +157,41 @@ export const COMPARE_ROWS: readonly FigureName[] = [
   "perMessage",
 ];
 export const COMPARE_TLS_ROWS: readonly FigureName[] = ["tlsFull", "tlsResumed"];
+
+/**
+ * How the terminal summary writes a figure in one of its lines: "attempted 10,000", or with
+ * `after` "0.0010 per message". `tone` paints it: good always, warn and bad when not 0;
+ * `whenAny` leaves the cell out when the figure is 0 or absent.
+ */
+export interface TerminalCell {
+  figure: FigureName;
+  word: string;
+  after?: boolean;
+  tone?: "good" | "warn" | "bad";
+  whenAny?: boolean;
+}
+
+/** The terminal summary's lines of counts, by label, each a list of cells. */
+export const TERMINAL_LINES = {
+  Messages: [
+    { figure: "attempted", word: "attempted" },
+    { figure: "accepted", word: "accepted", tone: "good" },
+    { figure: "rejected", word: "rejected", tone: "warn" },
+    { figure: "failed", word: "failed", tone: "bad" },
+  ],
+  Connections: [
+    { figure: "connectionsOpened", word: "opened" },
+    { figure: "connectionsEstablished", word: "established" },
+    { figure: "connectionsRefused", word: "refused", tone: "bad" },
+    { figure: "reconnects", word: "reconnects", tone: "warn", whenAny: true },
+    { figure: "perMessage", word: "per message", after: true },
+  ],
+  Recipients: [
+    { figure: "recipientsAttempted", word: "attempted" },
+    { figure: "recipientsAccepted", word: "accepted" },
+    { figure: "recipientsRejected", word: "rejected" },
+  ],
+} as const satisfies Record<string, readonly TerminalCell[]>;
 
 /** The value at a dotted path of any object: a number, or null when absent or not a number. */
 export function valueAt(root: unknown, path: string): number | null {

@@ -8,6 +8,14 @@ import type { LatencySummary, Result } from "../stats/result.js";
 import { accountingLine, endedEarlyLine, stoppedLine } from "./accounting.js";
 import { deliverySection } from "./delivery.js";
 import {
+  FIGURES,
+  type Figure,
+  figureText,
+  figureValue,
+  TERMINAL_LINES,
+  type TerminalCell,
+} from "./figure-table.js";
+import {
   apdexText,
   classLabel,
   durationText,
@@ -67,18 +75,11 @@ export function renderSummary(result: Result, options: TerminalOptions): string 
 
 function overview(result: Result, paint: Paint): string[] {
   const m = result.messages;
-  const c = result.connections;
-  const r = result.recipients;
   const plateau = result.throughput.plateau;
   return [
     ...(result.run ? [row("Load", [result.run.load])] : []),
     row("Time taken", [`${result.elapsedSeconds.toFixed(3)} s (first connect to last reply)`]),
-    row("Messages", [
-      `attempted ${fmt(m.attempted)}`,
-      paint.green(`accepted ${fmt(m.accepted)}`),
-      (m.rejected ? paint.yellow : id)(`rejected ${fmt(m.rejected)}`),
-      (m.failed ? paint.red : id)(`failed ${fmt(m.failed)}`),
-    ]),
+    figureLine(result, "Messages", paint),
     ...accountingRows(result, paint),
     row("Throughput", [
       `${paint.bold(`${fmt(result.throughput.messagesPerSecond, 1)} messages/s`)} (whole-run mean)`,
@@ -87,19 +88,9 @@ function overview(result: Result, paint: Paint): string[] {
         : "plateau n/a (fewer than 3 steady intervals)",
     ]),
     ...(kneeText(result.knee) ? [row("Knee", [kneeText(result.knee) ?? ""])] : []),
-    row("Connections", [
-      `opened ${fmt(c.opened)}`,
-      `established ${fmt(c.established)}`,
-      (c.refused ? paint.red : id)(`refused ${fmt(c.refused)}`),
-      ...(c.reconnects ? [paint.yellow(`reconnects ${fmt(c.reconnects)}`)] : []),
-      `${fmt(c.perMessage, 4)} per message`,
-    ]),
+    figureLine(result, "Connections", paint),
     ...tlsRows(result),
-    row("Recipients", [
-      `attempted ${fmt(r.attempted)}`,
-      `accepted ${fmt(r.accepted)}`,
-      `rejected ${fmt(r.rejected)}`,
-    ]),
+    figureLine(result, "Recipients", paint),
     ...(m.dropped > 0
       ? [row("Dropped", [paint.red(`${fmt(m.dropped)} arrivals no session could start in time`)])]
       : []),
@@ -110,6 +101,21 @@ function overview(result: Result, paint: Paint): string[] {
       ]),
     ),
   ];
+}
+
+/** One of the summary's lines of counts (figure-table.ts TERMINAL_LINES), painted by tone. */
+function figureLine(result: Result, label: keyof typeof TERMINAL_LINES, paint: Paint): string {
+  const tones = { good: paint.green, warn: paint.yellow, bad: paint.red };
+  const cells = (TERMINAL_LINES[label] as readonly TerminalCell[]).flatMap((cell) => {
+    const figure: Figure = FIGURES[cell.figure];
+    const value = figureValue(figure, result);
+    if (cell.whenAny && !value) return [];
+    const shown = value === null ? "n/a" : figureText(figure, value);
+    const text = cell.after ? `${shown} ${cell.word}` : `${cell.word} ${shown}`;
+    const tone = cell.tone && (cell.tone === "good" || value) ? tones[cell.tone] : id;
+    return [tone(text)];
+  });
+  return row(label, cells);
 }
 
 /** Where every message asked for went, and why a load ended before it was done. */
