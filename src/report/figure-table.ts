@@ -49,6 +49,8 @@ export interface Figure {
   format: keyof typeof FORMATS;
   /** What a Result without the field shows: null ("n/a"), or a number (0 for older results). */
   missing?: number;
+  /** Painted as bad when not 0 (a lost message). */
+  bad?: boolean;
   /** Shown only when this holds (a latency with samples); else "n/a". */
   when?: (r: Result) => boolean;
 }
@@ -59,6 +61,45 @@ const count = (path: ResultPath, label: string, more: Partial<Figure> = {}): Fig
   format: "count",
   ...more,
 });
+
+/**
+ * The delivery section's counts and rates (--receive), named "delivery.FIELD"; `bad` marks the
+ * ones the HTML paints when not 0. Whole numbers as counts, rates to one decimal.
+ */
+const DELIVERY = [
+  ["accepted", "accepted by the gateway"],
+  ["delivered", "delivered"],
+  ["lost", "lost", true],
+  ["partial", "partial", true],
+  ["bounced", "bounced", true],
+  ["duplicated", "duplicated", true],
+  ["late", "late"],
+  ["retried", "retried"],
+  ["foreign", "foreign"],
+  ["extra", "extra recipients"],
+  ["notices", "notices"],
+  ["backlogMax", "most inside the gateway"],
+  ["acceptedPerSecond", "accepted/s"],
+  ["relayedPerSecond", "relayed/s"],
+  ["drainMs", "drain (ms)"],
+  ["windowMs", "window (ms)"],
+] as const;
+
+type DeliveryField = (typeof DELIVERY)[number][0];
+
+function deliveryFigures(): Record<`delivery.${DeliveryField}`, Figure> {
+  return Object.fromEntries(
+    DELIVERY.map(([field, label, bad]) => [
+      `delivery.${field}`,
+      { path: `delivery.${field}`, label, format: "auto", ...(bad ? { bad } : {}) },
+    ]),
+  ) as Record<`delivery.${DeliveryField}`, Figure>;
+}
+
+/** The HTML delivery section's rows of counts, in order. */
+export const DELIVERY_ROWS: readonly FigureName[] = DELIVERY.map(
+  ([field]) => `delivery.${field}` as const,
+);
 
 /** Every figure a report shows as a row, by name. */
 export const FIGURES = {
@@ -115,6 +156,7 @@ export const FIGURES = {
     format: "ms",
     when: (r) => (r.tls?.resumed ?? 0) > 0,
   },
+  ...deliveryFigures(),
 } as const satisfies Record<string, Figure>;
 
 export type FigureName = keyof typeof FIGURES;
