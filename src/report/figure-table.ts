@@ -16,6 +16,10 @@ export const FORMATS = {
   seconds: (v: number) => v.toFixed(3),
   ms: (v: number) => ms(v),
   perMessage: (v: number) => fmt(v, 4),
+  /** A percentage as the statistics table writes it: 12.50. */
+  percent: (v: number) => v.toFixed(2),
+  /** A fraction of 1 (an Apdex score): 0.975. */
+  fraction: (v: number) => v.toFixed(3),
   /** Whole numbers as counts, others to one decimal: figures that are either. */
   auto: (v: number) => (Number.isInteger(v) ? fmt(v) : fmt(v, 1)),
 } as const;

@@ -13,23 +13,23 @@ import { ERROR_CLASS_LABELS, ERROR_CLASSES } from "../stats/errors.js";
 import type { Result } from "../stats/result.js";
 import { endedLines } from "./accounting.js";
 import { headline, runLabel } from "./compare.js";
+import { type Column, columnValue, LATENCY_COLUMNS, STATISTICS_COLUMNS } from "./figure-columns.js";
 import {
   ACCOUNTING_ROWS,
   FIGURES,
   type Figure,
+  FORMATS,
   figureText,
   figureValue,
   OVERVIEW_ROWS,
   TLS_ROWS,
 } from "./figure-table.js";
 import {
-  apdexText,
   durationText,
   errorClassRows,
   firstSeenWhere,
   fmt,
   kneeText,
-  ms,
   PHASE_ROWS,
   QUIT_REPEATS_DATA_NOTE,
   quitRepeatsData,
@@ -177,6 +177,13 @@ function num(field: string, value: number, text: string, cls = ""): string {
   return `<td${c} data-field="${esc(field)}" data-value="${value}">${esc(text)}</td>`;
 }
 
+/** A figure-columns cell of `row`, whose path in the JSON starts `at`; "-" without a value. */
+function columnCell(column: Column, row: unknown, at: string): string {
+  const value = columnValue(column, row);
+  if (value === null) return "<td>-</td>";
+  return num(at + column.key, value, FORMATS[column.format](value));
+}
+
 function overview(runs: readonly Result[], prefix: (i: number) => string): string {
   const names = [
     ...OVERVIEW_ROWS,
@@ -204,37 +211,22 @@ function overview(runs: readonly Result[], prefix: (i: number) => string): strin
 
 function statistics(r: Result, prefix: string): string {
   if (!r.allClasses) return "<p>no per-class statistics in this result</p>";
-  const head = [
-    "class",
-    "count",
-    "error %",
-    "mean",
-    "p50",
-    "p90",
-    "p95",
-    "p99",
-    "max",
-    "msg/s",
-    `Apdex (T ${durationText(r.apdex.satisfiedMs)})`,
-  ];
+  const apdex = `Apdex (T ${durationText(r.apdex.satisfiedMs)})`;
+  const head = ["class", ...STATISTICS_COLUMNS.map((c) => (c.key === "apdex" ? apdex : c.heading))];
   const rows = statisticsRows(r).map((c) => {
     const base =
       c.name === "all" && c === r.allClasses
         ? `${prefix}allClasses`
         : `${prefix}classes.${r.classes.indexOf(c)}`;
-    const l = c.transactionMs;
-    const lat = (["mean", "p50", "p90", "p95", "p99", "max"] as const).map((k) =>
-      l.count === 0 ? "<td>-</td>" : num(`${base}.transactionMs.${k}`, l[k], ms(l[k])),
-    );
-    return `<tr><td>${esc(c.name)}</td>${num(`${base}.attempted`, c.attempted, fmt(c.attempted))}${num(`${base}.errorPercent`, c.errorPercent, c.errorPercent.toFixed(2))}${lat.join("")}${num(`${base}.messagesPerSecond`, c.messagesPerSecond, fmt(c.messagesPerSecond, 1))}${c.apdex === null ? "<td>-</td>" : num(`${base}.apdex`, c.apdex, apdexText(c.apdex))}</tr>`;
+    const cells = STATISTICS_COLUMNS.map((column) => columnCell(column, c, `${base}.`));
+    return `<tr><td>${esc(c.name)}</td>${cells.join("")}</tr>`;
   });
   return `<table><tr>${head.map((h) => `<th>${esc(h)}</th>`).join("")}</tr>${rows.join("")}</table><p class="run">Transaction latency (MAIL to the final reply) of accepted messages; error % = (rejected + failed) / count.</p>`;
 }
 
 function phases(runs: readonly Result[], prefix: (i: number) => string): string {
-  const cols = ["count", "min", "mean", "p50", "p90", "p95", "p99", "max"] as const;
   const compare = runs.length === 2;
-  const head = `<tr><th>phase</th>${compare ? "<th>run</th>" : ""}${cols.map((c) => `<th>${c}</th>`).join("")}${compare ? "<th>p50 ratio</th><th>p99 ratio</th>" : ""}</tr>`;
+  const head = `<tr><th>phase</th>${compare ? "<th>run</th>" : ""}${LATENCY_COLUMNS.map((c) => `<th>${c.heading}</th>`).join("")}${compare ? "<th>p50 ratio</th><th>p99 ratio</th>" : ""}</tr>`;
   const rows: string[] = [];
   const repeats = runs.filter(quitRepeatsData).map((r) => r.mode);
   for (const [phase, key] of PHASE_ROWS) {
@@ -242,15 +234,7 @@ function phases(runs: readonly Result[], prefix: (i: number) => string): string 
     const name = phase === "quit" && repeats.length > 0 ? "quit *" : phase;
     runs.forEach((r, i) => {
       const l = r.latency[key];
-      const cells = cols.map((c) =>
-        c !== "count" && l.count === 0
-          ? "<td>-</td>"
-          : num(
-              `${prefix(i)}latency.${key}.${c}`,
-              l[c] ?? 0,
-              c === "count" ? fmt(l[c]) : ms(l[c] ?? 0),
-            ),
-      );
+      const cells = LATENCY_COLUMNS.map((c) => columnCell(c, l, `${prefix(i)}latency.${key}.`));
       const ratios =
         compare && i === 1
           ? `<td class="ratio">${ratio(runs[0].latency[key].p50, l.p50)}</td><td class="ratio">${ratio(runs[0].latency[key].p99, l.p99)}</td>`

@@ -7,6 +7,7 @@ import { printable } from "../stats/printable.js";
 import type { LatencySummary, Result } from "../stats/result.js";
 import { accountingLine, endedEarlyLine, stoppedLine } from "./accounting.js";
 import { deliverySection } from "./delivery.js";
+import { columnText, LATENCY_COLUMNS, STATISTICS_COLUMNS } from "./figure-columns.js";
 import {
   FIGURES,
   type Figure,
@@ -16,15 +17,12 @@ import {
   type TerminalCell,
 } from "./figure-table.js";
 import {
-  apdexText,
   classLabel,
   durationText,
   errorClassRows,
   firstSeenText,
   fmt,
   kneeText,
-  latencyCell,
-  ms,
   PHASE_ROWS,
   QUIT_REPEATS_DATA_NOTE,
   quitRepeatsData,
@@ -182,49 +180,28 @@ function generatorTable(result: Result): string {
 function statisticsTable(result: Result): string {
   if (!result.allClasses || result.allClasses.attempted === 0) return "";
   const apdex = `Apdex ${durationText(result.apdex.satisfiedMs)}`;
-  const head = ["Statistics", "count", "error %", "mean", "p50", "p90", "p95", "p99", "max"];
-  const rows: string[][] = [[...head, "msg/s", apdex]];
+  const head = STATISTICS_COLUMNS.map((c) => (c.key === "apdex" ? apdex : c.heading));
+  const rows: string[][] = [["Statistics", ...head]];
   for (const c of statisticsRows(result)) {
-    const l = c.transactionMs;
-    rows.push([
-      `  ${c.name}`,
-      fmt(c.attempted),
-      c.errorPercent.toFixed(2),
-      latencyCell(l, "mean"),
-      latencyCell(l, "p50"),
-      latencyCell(l, "p90"),
-      latencyCell(l, "p95"),
-      latencyCell(l, "p99"),
-      latencyCell(l, "max"),
-      fmt(c.messagesPerSecond, 1),
-      apdexText(c.apdex),
-    ]);
+    rows.push([`  ${c.name}`, ...STATISTICS_COLUMNS.map((column) => columnText(column, c))]);
   }
   const note = "  (transaction ms of accepted messages; error % = (rejected + failed) / count)";
-  return `${table(rows, [false, ...rows[0].slice(1).map(() => true)])}\n${note}`;
+  return `${table(rows, [false, ...STATISTICS_COLUMNS.map(() => true)])}\n${note}`;
 }
 
 function latencyTable(result: Result): string {
   if (result.latency.connectMs.count === 0 && result.latency.transactionMs.count === 0) return "";
-  const head = ["Latency (ms)", "count", "min", "mean", "p50", "p90", "p95", "p99", "max"];
-  const rows: string[][] = [head];
+  const rows: string[][] = [["Latency (ms)", ...LATENCY_COLUMNS.map((c) => c.heading)]];
   const quitNote = quitRepeatsData(result);
   for (const [name, key] of PHASE_ROWS) {
     const l: LatencySummary = result.latency[key];
     if (l.count === 0) continue;
     rows.push([
       `  ${name}${name === "quit" && quitNote ? " *" : ""}`,
-      fmt(l.count),
-      ms(l.min),
-      ms(l.mean),
-      ms(l.p50),
-      ms(l.p90),
-      ms(l.p95 ?? 0),
-      ms(l.p99),
-      ms(l.max),
+      ...LATENCY_COLUMNS.map((column) => columnText(column, l)),
     ]);
   }
-  const text = table(rows, [false, true, true, true, true, true, true, true, true]);
+  const text = table(rows, [false, ...LATENCY_COLUMNS.map(() => true)]);
   return quitNote ? `${text}\n  (${QUIT_REPEATS_DATA_NOTE})` : text;
 }
 
