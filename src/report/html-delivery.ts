@@ -5,6 +5,7 @@
 import { deliveryVerdict } from "../stats/delivery.js";
 import { DELIVERY_STATES, type DeliveryResult } from "../stats/delivery-result.js";
 import type { LatencySummary, Result } from "../stats/result.js";
+import { titleOf } from "./figure-docs.js";
 import { DELIVERY_ROWS, FIGURES, type Figure, figureText, figureValue } from "./figure-table.js";
 import { ms } from "./figures.js";
 
@@ -50,7 +51,7 @@ export function deliveryHtml(runs: readonly Result[], prefix: (i: number) => str
       if (v === null) return "<td>n/a</td>";
       return cell(`${prefix(i)}${figure.path}`, v, figureText(figure, v), figure.bad === true);
     });
-    return `<tr><td>${escapeHtml(figure.label)}</td>${cells.join("")}</tr>`;
+    return `<tr><td${titleOf(figure.path, escapeHtml)}>${escapeHtml(figure.label)}</td>${cells.join("")}</tr>`;
   });
   const split = stateLatencies(received.map((r) => r.d));
   const latencies = [...LATENCIES, ...(split.length > 2 ? split : [])].map(

@@ -14,6 +14,7 @@ import type { Result } from "../stats/result.js";
 import { endedLines } from "./accounting.js";
 import { headline, runLabel } from "./compare.js";
 import { type Column, columnValue, LATENCY_COLUMNS, STATISTICS_COLUMNS } from "./figure-columns.js";
+import { titleOf } from "./figure-docs.js";
 import {
   ACCOUNTING_ROWS,
   FIGURES,
@@ -204,7 +205,7 @@ function overview(runs: readonly Result[], prefix: (i: number) => string): strin
     const ratioCell = compare
       ? `<td class="ratio">${a === null || b === null ? "" : esc(ratio(a, b))}</td>`
       : "";
-    return `<tr><th>${esc(figure.label)}</th>${cells.join("")}${ratioCell}</tr>`;
+    return `<tr><th${titleOf(figure.path, esc)}>${esc(figure.label)}</th>${cells.join("")}${ratioCell}</tr>`;
   });
   return `<table>${head}${body.join("")}</table>`;
 }
@@ -221,7 +222,8 @@ function statistics(r: Result, prefix: string): string {
     const cells = STATISTICS_COLUMNS.map((column) => columnCell(column, c, `${base}.`));
     return `<tr><td>${esc(c.name)}</td>${cells.join("")}</tr>`;
   });
-  return `<table><tr>${head.map((h) => `<th>${esc(h)}</th>`).join("")}</tr>${rows.join("")}</table><p class="run">Transaction latency (MAIL to the final reply) of accepted messages; error % = (rejected + failed) / count.</p>`;
+  const titles = ["", ...STATISTICS_COLUMNS.map((c) => titleOf(`allClasses.${c.key}`, esc))];
+  return `<table><tr>${head.map((h, i) => `<th${titles[i]}>${esc(h)}</th>`).join("")}</tr>${rows.join("")}</table><p class="run">Transaction latency (MAIL to the final reply) of accepted messages; error % = (rejected + failed) / count.</p>`;
 }
 
 function phases(runs: readonly Result[], prefix: (i: number) => string): string {
