@@ -51,3 +51,32 @@ export function columnText(column: Column, row: unknown): string {
   const value = columnValue(column, row);
   return value === null ? "-" : FORMATS[column.format](value);
 }
+
+/** A column of words, not a figure: the text at `key` in the row, or `empty` when there is none. */
+export interface TextColumn {
+  heading: string;
+  key: string;
+  empty?: string;
+  /** The reply's own text: long, so the terminal cuts it. */
+  long?: boolean;
+}
+
+/** The error table's columns over one ErrorRow: its count, then what the reply was. */
+export const ERROR_COLUMNS: readonly (Column | TextColumn)[] = [
+  { heading: "count", key: "count", format: "count" },
+  { heading: "class", key: "class", empty: "" },
+  { heading: "reply", key: "reply", empty: "" },
+  { heading: "enhanced", key: "enhanced", empty: "-" },
+  { heading: "phase", key: "phase", empty: "" },
+  { heading: "text", key: "text", empty: "", long: true },
+];
+
+export function isTextColumn(column: Column | TextColumn): column is TextColumn {
+  return !("format" in column);
+}
+
+/** A text column's words in a row (not yet escaped for the terminal or HTML). */
+export function columnWords(column: TextColumn, row: unknown): string {
+  const value = (row as Record<string, unknown>)[column.key];
+  return typeof value === "string" && value !== "" ? value : (column.empty ?? "");
+}

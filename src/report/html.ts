@@ -13,7 +13,15 @@ import { ERROR_CLASS_LABELS, ERROR_CLASSES } from "../stats/errors.js";
 import type { Result } from "../stats/result.js";
 import { endedLines } from "./accounting.js";
 import { headline, runLabel } from "./compare.js";
-import { type Column, columnValue, LATENCY_COLUMNS, STATISTICS_COLUMNS } from "./figure-columns.js";
+import {
+  type Column,
+  columnValue,
+  columnWords,
+  ERROR_COLUMNS,
+  isTextColumn,
+  LATENCY_COLUMNS,
+  STATISTICS_COLUMNS,
+} from "./figure-columns.js";
 import { titleOf } from "./figure-docs.js";
 import {
   ACCOUNTING_ROWS,
@@ -268,12 +276,16 @@ function errors(r: Result, prefix: string, compare: boolean): string {
     )
     .join("");
   const rows = r.errors
-    .map(
-      (e, i) =>
-        `<tr>${num(`${prefix}errors.${i}.count`, e.count, fmt(e.count))}<td class="text">${esc(e.class ?? "")}</td><td class="text">${esc(e.reply)}</td><td class="text">${esc(e.enhanced || "-")}</td><td class="text">${esc(e.phase)}</td><td class="text">${esc(e.text)}</td></tr>`,
-    )
+    .map((e, i) => {
+      const cells = ERROR_COLUMNS.map((c) =>
+        isTextColumn(c)
+          ? `<td class="text">${esc(columnWords(c, e))}</td>`
+          : columnCell(c, e, `${prefix}errors.${i}.`),
+      );
+      return `<tr>${cells.join("")}</tr>`;
+    })
     .join("");
-  return `${title}<table><tr><th>error class</th><th>count</th><th>first seen</th></tr>${classes}</table><table><tr><th>count</th><th>class</th><th>reply</th><th>enhanced</th><th>phase</th><th>text</th></tr>${rows}</table>`;
+  return `${title}<table><tr><th>error class</th><th>count</th><th>first seen</th></tr>${classes}</table><table><tr>${ERROR_COLUMNS.map((c) => `<th>${esc(c.heading)}</th>`).join("")}</tr>${rows}</table>`;
 }
 
 function thresholds(runs: readonly Result[], prefix: (i: number) => string): string {

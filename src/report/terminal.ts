@@ -7,7 +7,14 @@ import { printable } from "../stats/printable.js";
 import type { LatencySummary, Result } from "../stats/result.js";
 import { accountingLine, endedEarlyLine, stoppedLine } from "./accounting.js";
 import { deliverySection } from "./delivery.js";
-import { columnText, LATENCY_COLUMNS, STATISTICS_COLUMNS } from "./figure-columns.js";
+import {
+  columnText,
+  columnWords,
+  ERROR_COLUMNS,
+  isTextColumn,
+  LATENCY_COLUMNS,
+  STATISTICS_COLUMNS,
+} from "./figure-columns.js";
 import {
   FIGURES,
   type Figure,
@@ -222,19 +229,16 @@ function errorClassLine(result: Result, paint: Paint): string {
 
 function errorTable(result: Result): string {
   if (result.errors.length === 0) return "";
-  const rows: string[][] = [["Errors", "count", "class", "reply", "enhanced", "phase", "text"]];
+  const rows: string[][] = [["Errors", ...ERROR_COLUMNS.map((c) => c.heading)]];
   for (const e of result.errors) {
-    rows.push([
-      "",
-      fmt(e.count),
-      e.class ?? "",
-      printable(e.reply),
-      printable(e.enhanced) || "-",
-      e.phase,
-      truncate(printable(e.text), 60),
-    ]);
+    const cells = ERROR_COLUMNS.map((c) => {
+      if (!isTextColumn(c)) return columnText(c, e);
+      const words = printable(columnWords(c, e)) || (c.empty ?? "");
+      return c.long ? truncate(words, 60) : words;
+    });
+    rows.push(["", ...cells]);
   }
-  return table(rows, [false, true, false, false, false, false, false]);
+  return table(rows, [false, ...ERROR_COLUMNS.map((c) => !isTextColumn(c))]);
 }
 
 /** One line per warning: its code and count, what it means, and the first reply (escaped). */
