@@ -82,6 +82,7 @@ const DELIVERY = [
   ["foreign", "foreign"],
   ["extra", "extra recipients"],
   ["notices", "notices"],
+  ["unconfirmed", "unconfirmed"],
   ["backlogMax", "most inside the gateway"],
   ["acceptedPerSecond", "accepted/s"],
   ["relayedPerSecond", "relayed/s"],
@@ -101,8 +102,8 @@ function deliveryFigures(): Record<`delivery.${DeliveryField}`, Figure> {
 }
 
 /** The HTML delivery section's rows of counts, in order. */
-export const DELIVERY_ROWS: readonly FigureName[] = DELIVERY.map(
-  ([field]) => `delivery.${field}` as const,
+export const DELIVERY_ROWS: readonly FigureName[] = DELIVERY.flatMap(([field]) =>
+  field === "unconfirmed" ? [] : [`delivery.${field}` as const],
 );
 
 /** Every figure a report shows as a row, by name. */
@@ -232,6 +233,21 @@ export const TERMINAL_LINES = {
     { figure: "reconnects", word: "reconnects", tone: "warn", whenAny: true },
     { figure: "perMessage", word: "per message", after: true },
   ],
+  /** The delivery section's line of states (--receive), after its "delivered N/M" cell. */
+  Delivery: [
+    { figure: "delivery.lost", word: "lost", tone: "bad" },
+    { figure: "delivery.partial", word: "partial", tone: "bad" },
+    { figure: "delivery.bounced", word: "bounced", tone: "bad" },
+    { figure: "delivery.duplicated", word: "duplicated", tone: "bad" },
+    { figure: "delivery.late", word: "late" },
+  ],
+  /** Its second line, after the "retried N (M attempts)" cell. */
+  DeliveryMore: [
+    { figure: "delivery.foreign", word: "foreign" },
+    { figure: "delivery.extra", word: "extra" },
+    { figure: "delivery.notices", word: "notices" },
+    { figure: "delivery.unconfirmed", word: "unconfirmed", whenAny: true },
+  ],
   Recipients: [
     { figure: "recipientsAttempted", word: "attempted" },
     { figure: "recipientsAccepted", word: "accepted" },
@@ -258,4 +274,28 @@ export function figureValue(figure: Figure, r: Result): number | null {
 /** A figure's number as the reports write it. */
 export function figureText(figure: Figure, value: number): string {
   return FORMATS[figure.format](value);
+}
+
+/** The colours a terminal cell may take (terminal.ts's painter). */
+export interface Tones {
+  green(s: string): string;
+  yellow(s: string): string;
+  red(s: string): string;
+}
+
+/** A terminal line's cells: "attempted 10,000", painted by tone; "n/a" for an absent figure. */
+export function figureCells(
+  result: Result,
+  cells: readonly TerminalCell[],
+  paint: Tones,
+): string[] {
+  const tones = { good: paint.green, warn: paint.yellow, bad: paint.red };
+  return cells.flatMap((cell) => {
+    const figure: Figure = FIGURES[cell.figure];
+    const value = figureValue(figure, result);
+    if (cell.whenAny && !value) return [];
+    const shown = value === null ? "n/a" : figureText(figure, value);
+    const text = cell.after ? `${shown} ${cell.word}` : `${cell.word} ${shown}`;
+    return [cell.tone && (cell.tone === "good" || value) ? tones[cell.tone](text) : text];
+  });
 }

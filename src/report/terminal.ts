@@ -15,14 +15,7 @@ import {
   LATENCY_COLUMNS,
   STATISTICS_COLUMNS,
 } from "./figure-columns.js";
-import {
-  FIGURES,
-  type Figure,
-  figureText,
-  figureValue,
-  TERMINAL_LINES,
-  type TerminalCell,
-} from "./figure-table.js";
+import { figureCells, TERMINAL_LINES } from "./figure-table.js";
 import {
   classLabel,
   durationText,
@@ -109,18 +102,12 @@ function overview(result: Result, paint: Paint): string[] {
 }
 
 /** One of the summary's lines of counts (figure-table.ts TERMINAL_LINES), painted by tone. */
-function figureLine(result: Result, label: keyof typeof TERMINAL_LINES, paint: Paint): string {
-  const tones = { good: paint.green, warn: paint.yellow, bad: paint.red };
-  const cells = (TERMINAL_LINES[label] as readonly TerminalCell[]).flatMap((cell) => {
-    const figure: Figure = FIGURES[cell.figure];
-    const value = figureValue(figure, result);
-    if (cell.whenAny && !value) return [];
-    const shown = value === null ? "n/a" : figureText(figure, value);
-    const text = cell.after ? `${shown} ${cell.word}` : `${cell.word} ${shown}`;
-    const tone = cell.tone && (cell.tone === "good" || value) ? tones[cell.tone] : id;
-    return [tone(text)];
-  });
-  return row(label, cells);
+function figureLine(
+  result: Result,
+  label: "Messages" | "Connections" | "Recipients",
+  paint: Paint,
+) {
+  return row(label, figureCells(result, TERMINAL_LINES[label], paint));
 }
 
 /** Where every message asked for went, and why a load ended before it was done. */
@@ -312,7 +299,7 @@ export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
-const id = (s: string) => s;
+const _id = (s: string) => s;
 
 export function painter(color: boolean) {
   const wrap = (code: number) => (s: string) => (color ? `\u001b[${code}m${s}\u001b[0m` : s);
