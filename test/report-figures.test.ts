@@ -1,5 +1,5 @@
 /**
- * Figures as the reports write them (issues 13 item 4, 15): ratios that read as numbers, units
+ * Figures as the reports write them: ratios that read as numbers, units
  * on a threshold's actual value, "-" for latencies without samples, and a refusal named for
  * what it was.
  */
