@@ -280,7 +280,8 @@ test("every field docs/result.md's field table names is a field of the schema", 
     let at = deref(schema.$defs.result);
     for (const part of path.split(".")) {
       const key = part.replace(/\[\]$/, "");
-      at = deref(at?.properties?.[key]);
+      // "*": any key of a map (class names), the table's word for additionalProperties.
+      at = deref(key === "*" ? at?.additionalProperties : at?.properties?.[key]);
       if (part.endsWith("[]")) at = deref(at?.items);
       if (at === undefined) return true;
     }

@@ -6,13 +6,12 @@
 import { deliveryVerdict } from "../stats/delivery.js";
 import type { DeliveryResult } from "../stats/delivery-result.js";
 import type { LatencySummary, Result } from "../stats/result.js";
+import { figureCells, TERMINAL_LINES, type Tones } from "./figure-table.js";
 import { fmt, ms } from "./figures.js";
 
 /** The colours the terminal summary paints with (terminal.ts's painter). */
-interface Paint {
+interface Paint extends Tones {
   bold(s: string): string;
-  red(s: string): string;
-  green(s: string): string;
 }
 
 const row = (label: string, cells: string[]) => `${label.padEnd(14)}${cells.join("   ")}`;
@@ -28,18 +27,11 @@ export function deliverySection(result: Result, paint: Paint): string {
     row("Verdict", [deliveryVerdict(d)]),
     row("Delivery", [
       paint.green(`delivered ${fmt(d.delivered)}/${fmt(d.accepted)}`),
-      bad(d.lost, `lost ${fmt(d.lost)}`),
-      bad(d.partial, `partial ${fmt(d.partial)}`),
-      bad(d.bounced, `bounced ${fmt(d.bounced)}`),
-      bad(d.duplicated, `duplicated ${fmt(d.duplicated)}`),
-      `late ${fmt(d.late)}`,
+      ...figureCells(result, TERMINAL_LINES.Delivery, paint),
     ]),
     row("", [
       `retried ${fmt(d.retried)} (${fmt(d.retryAttempts)} attempts)`,
-      `foreign ${fmt(d.foreign)}`,
-      `extra ${fmt(d.extra)}`,
-      `notices ${fmt(d.notices)}`,
-      ...(d.unconfirmed > 0 ? [`unconfirmed ${fmt(d.unconfirmed)}`] : []),
+      ...figureCells(result, TERMINAL_LINES.DeliveryMore, paint),
     ]),
     row("Window", [
       `${fmt(d.windowMs / 1000, 3)} s first connect to last arrival`,

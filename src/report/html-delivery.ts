@@ -5,31 +5,12 @@
 import { deliveryVerdict } from "../stats/delivery.js";
 import { DELIVERY_STATES, type DeliveryResult } from "../stats/delivery-result.js";
 import type { LatencySummary, Result } from "../stats/result.js";
-import { fmt, ms } from "./figures.js";
+import { titleOf } from "./figure-docs.js";
+import { DELIVERY_ROWS, FIGURES, type Figure, figureText, figureValue } from "./figure-table.js";
+import { ms } from "./figures.js";
 
 const escapeHtml = (text: string) =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-
-type Row = [label: string, field: string, value: (d: DeliveryResult) => number, bad?: boolean];
-
-const COUNTS: Row[] = [
-  ["accepted by the gateway", "accepted", (d) => d.accepted],
-  ["delivered", "delivered", (d) => d.delivered],
-  ["lost", "lost", (d) => d.lost, true],
-  ["partial", "partial", (d) => d.partial, true],
-  ["bounced", "bounced", (d) => d.bounced, true],
-  ["duplicated", "duplicated", (d) => d.duplicated, true],
-  ["late", "late", (d) => d.late],
-  ["retried", "retried", (d) => d.retried],
-  ["foreign", "foreign", (d) => d.foreign],
-  ["extra recipients", "extra", (d) => d.extra],
-  ["notices", "notices", (d) => d.notices],
-  ["most inside the gateway", "backlogMax", (d) => d.backlogMax],
-  ["accepted/s", "acceptedPerSecond", (d) => d.acceptedPerSecond],
-  ["relayed/s", "relayedPerSecond", (d) => d.relayedPerSecond],
-  ["drain (ms)", "drainMs", (d) => d.drainMs],
-  ["window (ms)", "windowMs", (d) => d.windowMs],
-];
 
 type Latency = [string, string, (d: DeliveryResult) => LatencySummary | undefined];
 
@@ -62,14 +43,15 @@ export function deliveryHtml(runs: readonly Result[], prefix: (i: number) => str
   const received = runs.map((r, i) => ({ d: r.delivery, at: `${prefix(i)}delivery.` }));
   if (received.every((r) => !r.d)) return "";
   const head = `<tr><th></th>${runs.map((r) => `<th>${escapeHtml(r.mode)}</th>`).join("")}</tr>`;
-  const rows = COUNTS.map(([label, field, value, bad]) => {
-    const cells = received.map(({ d, at }) => {
-      if (!d) return "<td></td>";
-      const v = value(d);
-      const text = Number.isInteger(v) ? fmt(v) : fmt(v, 1);
-      return cell(`${at}${field}`, v, text, bad === true);
+  const rows = DELIVERY_ROWS.map((name) => {
+    const figure: Figure = FIGURES[name];
+    const cells = runs.map((r, i) => {
+      if (!r.delivery) return "<td></td>";
+      const v = figureValue(figure, r);
+      if (v === null) return "<td>n/a</td>";
+      return cell(`${prefix(i)}${figure.path}`, v, figureText(figure, v), figure.bad === true);
     });
-    return `<tr><td>${escapeHtml(label)}</td>${cells.join("")}</tr>`;
+    return `<tr><td${titleOf(figure.path, escapeHtml)}>${escapeHtml(figure.label)}</td>${cells.join("")}</tr>`;
   });
   const split = stateLatencies(received.map((r) => r.d));
   const latencies = [...LATENCIES, ...(split.length > 2 ? split : [])].map(

@@ -14,22 +14,31 @@ import type { Result } from "../stats/result.js";
 import { endedLines } from "./accounting.js";
 import { headline, runLabel } from "./compare.js";
 import {
+  type Column,
+  columnValue,
+  columnWords,
+  ERROR_COLUMNS,
+  isTextColumn,
+  LATENCY_COLUMNS,
+  STATISTICS_COLUMNS,
+} from "./figure-columns.js";
+import { titleOf } from "./figure-docs.js";
+import {
   ACCOUNTING_ROWS,
   FIGURES,
   type Figure,
+  FORMATS,
   figureText,
   figureValue,
   OVERVIEW_ROWS,
   TLS_ROWS,
 } from "./figure-table.js";
 import {
-  apdexText,
   durationText,
   errorClassRows,
   firstSeenWhere,
   fmt,
   kneeText,
-  ms,
   PHASE_ROWS,
   QUIT_REPEATS_DATA_NOTE,
   quitRepeatsData,
@@ -177,6 +186,13 @@ function num(field: string, value: number, text: string, cls = ""): string {
   return `<td${c} data-field="${esc(field)}" data-value="${value}">${esc(text)}</td>`;
 }
 
+/** A figure-columns cell of `row`, whose path in the JSON starts `at`; "-" without a value. */
+function columnCell(column: Column, row: unknown, at: string): string {
+  const value = columnValue(column, row);
+  if (value === null) return "<td>-</td>";
+  return num(at + column.key, value, FORMATS[column.format](value));
+}
+
 function overview(runs: readonly Result[], prefix: (i: number) => string): string {
   const names = [
     ...OVERVIEW_ROWS,
@@ -197,44 +213,30 @@ function overview(runs: readonly Result[], prefix: (i: number) => string): strin
     const ratioCell = compare
       ? `<td class="ratio">${a === null || b === null ? "" : esc(ratio(a, b))}</td>`
       : "";
-    return `<tr><th>${esc(figure.label)}</th>${cells.join("")}${ratioCell}</tr>`;
+    return `<tr><th${titleOf(figure.path, esc)}>${esc(figure.label)}</th>${cells.join("")}${ratioCell}</tr>`;
   });
   return `<table>${head}${body.join("")}</table>`;
 }
 
 function statistics(r: Result, prefix: string): string {
   if (!r.allClasses) return "<p>no per-class statistics in this result</p>";
-  const head = [
-    "class",
-    "count",
-    "error %",
-    "mean",
-    "p50",
-    "p90",
-    "p95",
-    "p99",
-    "max",
-    "msg/s",
-    `Apdex (T ${durationText(r.apdex.satisfiedMs)})`,
-  ];
+  const apdex = `Apdex (T ${durationText(r.apdex.satisfiedMs)})`;
+  const head = ["class", ...STATISTICS_COLUMNS.map((c) => (c.key === "apdex" ? apdex : c.heading))];
   const rows = statisticsRows(r).map((c) => {
     const base =
       c.name === "all" && c === r.allClasses
         ? `${prefix}allClasses`
         : `${prefix}classes.${r.classes.indexOf(c)}`;
-    const l = c.transactionMs;
-    const lat = (["mean", "p50", "p90", "p95", "p99", "max"] as const).map((k) =>
-      l.count === 0 ? "<td>-</td>" : num(`${base}.transactionMs.${k}`, l[k], ms(l[k])),
-    );
-    return `<tr><td>${esc(c.name)}</td>${num(`${base}.attempted`, c.attempted, fmt(c.attempted))}${num(`${base}.errorPercent`, c.errorPercent, c.errorPercent.toFixed(2))}${lat.join("")}${num(`${base}.messagesPerSecond`, c.messagesPerSecond, fmt(c.messagesPerSecond, 1))}${c.apdex === null ? "<td>-</td>" : num(`${base}.apdex`, c.apdex, apdexText(c.apdex))}</tr>`;
+    const cells = STATISTICS_COLUMNS.map((column) => columnCell(column, c, `${base}.`));
+    return `<tr><td>${esc(c.name)}</td>${cells.join("")}</tr>`;
   });
-  return `<table><tr>${head.map((h) => `<th>${esc(h)}</th>`).join("")}</tr>${rows.join("")}</table><p class="run">Transaction latency (MAIL to the final reply) of accepted messages; error % = (rejected + failed) / count.</p>`;
+  const titles = ["", ...STATISTICS_COLUMNS.map((c) => titleOf(`allClasses.${c.key}`, esc))];
+  return `<table><tr>${head.map((h, i) => `<th${titles[i]}>${esc(h)}</th>`).join("")}</tr>${rows.join("")}</table><p class="run">Transaction latency (MAIL to the final reply) of accepted messages; error % = (rejected + failed) / count.</p>`;
 }
 
 function phases(runs: readonly Result[], prefix: (i: number) => string): string {
-  const cols = ["count", "min", "mean", "p50", "p90", "p95", "p99", "max"] as const;
   const compare = runs.length === 2;
-  const head = `<tr><th>phase</th>${compare ? "<th>run</th>" : ""}${cols.map((c) => `<th>${c}</th>`).join("")}${compare ? "<th>p50 ratio</th><th>p99 ratio</th>" : ""}</tr>`;
+  const head = `<tr><th>phase</th>${compare ? "<th>run</th>" : ""}${LATENCY_COLUMNS.map((c) => `<th>${c.heading}</th>`).join("")}${compare ? "<th>p50 ratio</th><th>p99 ratio</th>" : ""}</tr>`;
   const rows: string[] = [];
   const repeats = runs.filter(quitRepeatsData).map((r) => r.mode);
   for (const [phase, key] of PHASE_ROWS) {
@@ -242,15 +244,7 @@ function phases(runs: readonly Result[], prefix: (i: number) => string): string 
     const name = phase === "quit" && repeats.length > 0 ? "quit *" : phase;
     runs.forEach((r, i) => {
       const l = r.latency[key];
-      const cells = cols.map((c) =>
-        c !== "count" && l.count === 0
-          ? "<td>-</td>"
-          : num(
-              `${prefix(i)}latency.${key}.${c}`,
-              l[c] ?? 0,
-              c === "count" ? fmt(l[c]) : ms(l[c] ?? 0),
-            ),
-      );
+      const cells = LATENCY_COLUMNS.map((c) => columnCell(c, l, `${prefix(i)}latency.${key}.`));
       const ratios =
         compare && i === 1
           ? `<td class="ratio">${ratio(runs[0].latency[key].p50, l.p50)}</td><td class="ratio">${ratio(runs[0].latency[key].p99, l.p99)}</td>`
@@ -282,12 +276,16 @@ function errors(r: Result, prefix: string, compare: boolean): string {
     )
     .join("");
   const rows = r.errors
-    .map(
-      (e, i) =>
-        `<tr>${num(`${prefix}errors.${i}.count`, e.count, fmt(e.count))}<td class="text">${esc(e.class ?? "")}</td><td class="text">${esc(e.reply)}</td><td class="text">${esc(e.enhanced || "-")}</td><td class="text">${esc(e.phase)}</td><td class="text">${esc(e.text)}</td></tr>`,
-    )
+    .map((e, i) => {
+      const cells = ERROR_COLUMNS.map((c) =>
+        isTextColumn(c)
+          ? `<td class="text">${esc(columnWords(c, e))}</td>`
+          : columnCell(c, e, `${prefix}errors.${i}.`),
+      );
+      return `<tr>${cells.join("")}</tr>`;
+    })
     .join("");
-  return `${title}<table><tr><th>error class</th><th>count</th><th>first seen</th></tr>${classes}</table><table><tr><th>count</th><th>class</th><th>reply</th><th>enhanced</th><th>phase</th><th>text</th></tr>${rows}</table>`;
+  return `${title}<table><tr><th>error class</th><th>count</th><th>first seen</th></tr>${classes}</table><table><tr>${ERROR_COLUMNS.map((c) => `<th>${esc(c.heading)}</th>`).join("")}</tr>${rows}</table>`;
 }
 
 function thresholds(runs: readonly Result[], prefix: (i: number) => string): string {

@@ -8,15 +8,21 @@ import type { LatencySummary, Result } from "../stats/result.js";
 import { accountingLine, endedEarlyLine, stoppedLine } from "./accounting.js";
 import { deliverySection } from "./delivery.js";
 import {
-  apdexText,
+  columnText,
+  columnWords,
+  ERROR_COLUMNS,
+  isTextColumn,
+  LATENCY_COLUMNS,
+  STATISTICS_COLUMNS,
+} from "./figure-columns.js";
+import { figureCells, TERMINAL_LINES } from "./figure-table.js";
+import {
   classLabel,
   durationText,
   errorClassRows,
   firstSeenText,
   fmt,
   kneeText,
-  latencyCell,
-  ms,
   PHASE_ROWS,
   QUIT_REPEATS_DATA_NOTE,
   quitRepeatsData,
@@ -67,18 +73,11 @@ export function renderSummary(result: Result, options: TerminalOptions): string 
 
 function overview(result: Result, paint: Paint): string[] {
   const m = result.messages;
-  const c = result.connections;
-  const r = result.recipients;
   const plateau = result.throughput.plateau;
   return [
     ...(result.run ? [row("Load", [result.run.load])] : []),
     row("Time taken", [`${result.elapsedSeconds.toFixed(3)} s (first connect to last reply)`]),
-    row("Messages", [
-      `attempted ${fmt(m.attempted)}`,
-      paint.green(`accepted ${fmt(m.accepted)}`),
-      (m.rejected ? paint.yellow : id)(`rejected ${fmt(m.rejected)}`),
-      (m.failed ? paint.red : id)(`failed ${fmt(m.failed)}`),
-    ]),
+    figureLine(result, "Messages", paint),
     ...accountingRows(result, paint),
     row("Throughput", [
       `${paint.bold(`${fmt(result.throughput.messagesPerSecond, 1)} messages/s`)} (whole-run mean)`,
@@ -87,19 +86,9 @@ function overview(result: Result, paint: Paint): string[] {
         : "plateau n/a (fewer than 3 steady intervals)",
     ]),
     ...(kneeText(result.knee) ? [row("Knee", [kneeText(result.knee) ?? ""])] : []),
-    row("Connections", [
-      `opened ${fmt(c.opened)}`,
-      `established ${fmt(c.established)}`,
-      (c.refused ? paint.red : id)(`refused ${fmt(c.refused)}`),
-      ...(c.reconnects ? [paint.yellow(`reconnects ${fmt(c.reconnects)}`)] : []),
-      `${fmt(c.perMessage, 4)} per message`,
-    ]),
+    figureLine(result, "Connections", paint),
     ...tlsRows(result),
-    row("Recipients", [
-      `attempted ${fmt(r.attempted)}`,
-      `accepted ${fmt(r.accepted)}`,
-      `rejected ${fmt(r.rejected)}`,
-    ]),
+    figureLine(result, "Recipients", paint),
     ...(m.dropped > 0
       ? [row("Dropped", [paint.red(`${fmt(m.dropped)} arrivals no session could start in time`)])]
       : []),
@@ -110,6 +99,15 @@ function overview(result: Result, paint: Paint): string[] {
       ]),
     ),
   ];
+}
+
+/** One of the summary's lines of counts (figure-table.ts TERMINAL_LINES), painted by tone. */
+function figureLine(
+  result: Result,
+  label: "Messages" | "Connections" | "Recipients",
+  paint: Paint,
+) {
+  return row(label, figureCells(result, TERMINAL_LINES[label], paint));
 }
 
 /** Where every message asked for went, and why a load ended before it was done. */
@@ -176,49 +174,28 @@ function generatorTable(result: Result): string {
 function statisticsTable(result: Result): string {
   if (!result.allClasses || result.allClasses.attempted === 0) return "";
   const apdex = `Apdex ${durationText(result.apdex.satisfiedMs)}`;
-  const head = ["Statistics", "count", "error %", "mean", "p50", "p90", "p95", "p99", "max"];
-  const rows: string[][] = [[...head, "msg/s", apdex]];
+  const head = STATISTICS_COLUMNS.map((c) => (c.key === "apdex" ? apdex : c.heading));
+  const rows: string[][] = [["Statistics", ...head]];
   for (const c of statisticsRows(result)) {
-    const l = c.transactionMs;
-    rows.push([
-      `  ${c.name}`,
-      fmt(c.attempted),
-      c.errorPercent.toFixed(2),
-      latencyCell(l, "mean"),
-      latencyCell(l, "p50"),
-      latencyCell(l, "p90"),
-      latencyCell(l, "p95"),
-      latencyCell(l, "p99"),
-      latencyCell(l, "max"),
-      fmt(c.messagesPerSecond, 1),
-      apdexText(c.apdex),
-    ]);
+    rows.push([`  ${c.name}`, ...STATISTICS_COLUMNS.map((column) => columnText(column, c))]);
   }
   const note = "  (transaction ms of accepted messages; error % = (rejected + failed) / count)";
-  return `${table(rows, [false, ...rows[0].slice(1).map(() => true)])}\n${note}`;
+  return `${table(rows, [false, ...STATISTICS_COLUMNS.map(() => true)])}\n${note}`;
 }
 
 function latencyTable(result: Result): string {
   if (result.latency.connectMs.count === 0 && result.latency.transactionMs.count === 0) return "";
-  const head = ["Latency (ms)", "count", "min", "mean", "p50", "p90", "p95", "p99", "max"];
-  const rows: string[][] = [head];
+  const rows: string[][] = [["Latency (ms)", ...LATENCY_COLUMNS.map((c) => c.heading)]];
   const quitNote = quitRepeatsData(result);
   for (const [name, key] of PHASE_ROWS) {
     const l: LatencySummary = result.latency[key];
     if (l.count === 0) continue;
     rows.push([
       `  ${name}${name === "quit" && quitNote ? " *" : ""}`,
-      fmt(l.count),
-      ms(l.min),
-      ms(l.mean),
-      ms(l.p50),
-      ms(l.p90),
-      ms(l.p95 ?? 0),
-      ms(l.p99),
-      ms(l.max),
+      ...LATENCY_COLUMNS.map((column) => columnText(column, l)),
     ]);
   }
-  const text = table(rows, [false, true, true, true, true, true, true, true, true]);
+  const text = table(rows, [false, ...LATENCY_COLUMNS.map(() => true)]);
   return quitNote ? `${text}\n  (${QUIT_REPEATS_DATA_NOTE})` : text;
 }
 
@@ -239,19 +216,16 @@ function errorClassLine(result: Result, paint: Paint): string {
 
 function errorTable(result: Result): string {
   if (result.errors.length === 0) return "";
-  const rows: string[][] = [["Errors", "count", "class", "reply", "enhanced", "phase", "text"]];
+  const rows: string[][] = [["Errors", ...ERROR_COLUMNS.map((c) => c.heading)]];
   for (const e of result.errors) {
-    rows.push([
-      "",
-      fmt(e.count),
-      e.class ?? "",
-      printable(e.reply),
-      printable(e.enhanced) || "-",
-      e.phase,
-      truncate(printable(e.text), 60),
-    ]);
+    const cells = ERROR_COLUMNS.map((c) => {
+      if (!isTextColumn(c)) return columnText(c, e);
+      const words = printable(columnWords(c, e)) || (c.empty ?? "");
+      return c.long ? truncate(words, 60) : words;
+    });
+    rows.push(["", ...cells]);
   }
-  return table(rows, [false, true, false, false, false, false, false]);
+  return table(rows, [false, ...ERROR_COLUMNS.map((c) => !isTextColumn(c))]);
 }
 
 /** One line per warning: its code and count, what it means, and the first reply (escaped). */
@@ -325,7 +299,7 @@ export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
-const id = (s: string) => s;
+const _id = (s: string) => s;
 
 export function painter(color: boolean) {
   const wrap = (code: number) => (s: string) => (color ? `\u001b[${code}m${s}\u001b[0m` : s);

@@ -86,6 +86,13 @@ export function mergeResults(shards: readonly Result[]): Result {
       messagesAccepted: shards.reduce((n, r) => n + (r.sink?.messagesAccepted ?? 0), 0),
       sessions: shards.reduce((n, r) => n + (r.sink?.sessions ?? 0), 0),
     };
+    // Older saved results lack the emulated gateway's refusals; a total of some shards is none.
+    if (shards.every((r) => r.sink?.connectionsRefused !== undefined)) {
+      result.sink.connectionsRefused = shards.reduce(
+        (n, r) => n + (r.sink?.connectionsRefused ?? 0),
+        0,
+      );
+    }
   }
   const ledgers = shards.flatMap((r) => r.acceptLedger ?? []);
   if (ledgers.length > 0) result.acceptLedger = ledgers;
