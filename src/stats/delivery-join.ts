@@ -15,7 +15,13 @@
  * octet per message number. `report --arrivals` feeds the same join from files.
  */
 import { type ArrivalStore, addCopy, addNotice, addRefusal } from "./arrival-store.js";
-import type { ArrivalRecord, DeliveryResult, DeliveryState, JoinKey } from "./delivery-result.js";
+import {
+  type ArrivalRecord,
+  DELIVERY_STATES,
+  type DeliveryResult,
+  type DeliveryState,
+  type JoinKey,
+} from "./delivery-result.js";
 import { extraOf, Tally } from "./delivery-tally.js";
 import { DeliveryTimeline } from "./delivery-timeline.js";
 import {
@@ -38,15 +44,7 @@ export interface RunShape {
 }
 
 /** The folded states, one octet per message number: the state in 3 bits, extra above. */
-const STATE_CODES: readonly (DeliveryState | null)[] = [
-  null,
-  "delivered",
-  "partial",
-  "bounced",
-  "lost",
-  "duplicated",
-  "late",
-];
+const STATE_CODES: readonly (DeliveryState | null)[] = [null, ...DELIVERY_STATES];
 const EXTRA_SHIFT = 3;
 const EXTRA_MAX = 31;
 
