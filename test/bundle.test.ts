@@ -73,3 +73,11 @@ test("a run through the bin with --workers 2 finds the bundle's worker entry", a
   const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
   assert.equal(result.run.version, pkg.version, "the version the build put in the bundle");
 });
+
+test("the bundle leaves the Result's definition out: the bin reads the shipped schema file", () => {
+  // TypeBox and the definition's builders are the build's (scripts/schema.mjs writes the file);
+  // a bin that loaded them would pay for them at every start.
+  for (const file of scripts(BUNDLE)) {
+    assert.doesNotMatch(readFileSync(file, "utf8"), /TypeBox\.Kind/, file);
+  }
+});

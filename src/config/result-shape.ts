@@ -3,11 +3,10 @@
  * counts they add up as numbers. A hand-edited or foreign file (`"accepted": "200lots"`,
  * `schema: result@9`) is refused with one line, never rendered as garbage.
  */
-import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { encodingProblem } from "../stats/hdr-codec.js";
+import { shippedResultSchema } from "../stats/shipped-schema.js";
 import { UsageError } from "../usage/usage-error.js";
 
 /** The counts every report reads, as whole numbers ≥ 0. */
@@ -122,20 +121,11 @@ function resultValidator(): ValidateFunction {
   const require = createRequire(import.meta.url);
   const { Ajv2020 } = require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
   const ajv = new Ajv2020({ strict: false });
-  ajv.addSchema(JSON.parse(readFileSync(schemaPath(), "utf8")), "result");
+  ajv.addSchema(shippedResultSchema(), "result");
   const compiled = ajv.getSchema("result#/$defs/result");
   if (compiled === undefined) throw new Error("schema/result.schema.json has no $defs/result");
   validator = compiled;
   return validator;
-}
-
-/** schema/ at the package root: two levels up from dist/bundle/, three from dist/src/config/. */
-function schemaPath(): string {
-  for (const up of ["../../", "../../../"]) {
-    const candidate = new URL(`${up}schema/result.schema.json`, import.meta.url);
-    if (existsSync(candidate)) return fileURLToPath(candidate);
-  }
-  throw new Error("schema/result.schema.json is missing from this installation");
 }
 
 /** One line: the field as a dotted path and what is wrong with it. */

@@ -1,9 +1,9 @@
 /**
- * A figure's description, read from the Result's definition (the JSON Schema built from
+ * A figure's description, read from the Result's JSON Schema as shipped (built from
  * src/stats/result-schema/), so the HTML's tooltip on a row says what the schema and
  * docs/result.md say, written once.
  */
-import { resultJsonSchema } from "../stats/result-schema/document.js";
+import { shippedResultSchema } from "../stats/shipped-schema.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: walking the schema's JSON.
 type Node = any;
@@ -24,7 +24,7 @@ function resolve(node: Node): Node {
 /** The description of the field at a dotted path of a Result ("messages.accepted"); undefined if none. */
 export function figureDescription(path: string): string | undefined {
   if (known.has(path)) return known.get(path);
-  schema ??= resultJsonSchema();
+  schema ??= shippedResultSchema();
   let at: Node = schema.$defs.result;
   let property: Node;
   for (const key of path.split(".")) {
