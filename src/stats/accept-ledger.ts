@@ -10,6 +10,7 @@
 import type { Static } from "@sinclair/typebox";
 import { epochMs } from "./clock.js";
 import type { AcceptLedger as AcceptLedgerSchema } from "./result-schema/delivery.js";
+import { withRoom } from "./typed-room.js";
 
 /** The ledger as it crosses threads: plain arrays, one entry per accepted message. */
 export interface AcceptRecords {
@@ -41,23 +42,16 @@ export class AcceptLedger {
   private size = 0;
 
   record(seq: number, intendedMs: number, acceptedMs: number, queueId: string): void {
-    if (this.size === this.seqs.length) this.grow();
+    if (this.size === this.seqs.length) {
+      this.seqs = withRoom(this.seqs, this.size + 1);
+      this.intended = withRoom(this.intended, this.size + 1);
+      this.accepted = withRoom(this.accepted, this.size + 1);
+    }
     this.seqs[this.size] = seq;
     this.intended[this.size] = intendedMs;
     this.accepted[this.size] = acceptedMs;
     this.queueIds.push(queueId);
     this.size++;
-  }
-
-  private grow(): void {
-    const more = (a: Float64Array) => {
-      const b = new Float64Array(a.length * 2);
-      b.set(a);
-      return b;
-    };
-    this.seqs = more(this.seqs);
-    this.intended = more(this.intended);
-    this.accepted = more(this.accepted);
   }
 
   /** Records taken so far (take()). */

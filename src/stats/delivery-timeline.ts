@@ -15,6 +15,8 @@
  * events, 8 octets each.
  */
 
+import { withRoom } from "./typed-room.js";
+
 /** The seconds a run through a gateway is charted by, at most (a day). */
 const MAX_SECONDS = 86_400;
 
@@ -24,11 +26,7 @@ class Times {
   length = 0;
 
   push(t: number): void {
-    if (this.length === this.values.length) {
-      const more = new Float64Array(this.values.length * 2);
-      more.set(this.values);
-      this.values = more;
-    }
+    if (this.length === this.values.length) this.values = withRoom(this.values, this.length + 1);
     this.values[this.length++] = t;
   }
 

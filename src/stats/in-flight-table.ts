@@ -8,6 +8,7 @@
  */
 import type { ArrivalRecord, JoinKey } from "./delivery-result.js";
 import type { AcceptedMessage } from "./delivery-tally.js";
+import { withRoom } from "./typed-room.js";
 
 const KEYS: readonly JoinKey[] = ["traceHeader", "messageId", "envid", "tag"];
 
@@ -140,7 +141,7 @@ export class InFlightTable {
   /** A new message, nothing known of it yet: its view (valid until the next call). */
   add(seq: number, key: JoinKey): InFlightView {
     const slot = this.free.pop() ?? this.unused++;
-    if (slot >= this.flags.length) this.grow();
+    if (slot >= this.flags.length) this.grow(slot + 1);
     this.f64.fill(0, slot * F64, slot * F64 + F64);
     this.u32.fill(0, slot * U32, slot * U32 + U32);
     this.flags[slot] = 0;
@@ -176,16 +177,11 @@ export class InFlightTable {
     this.queueIds.length = 0;
   }
 
-  private grow(): void {
-    const n = this.flags.length * 2;
-    const more = <T extends Float64Array | Uint32Array | Uint8Array>(a: T, per: number): T => {
-      const b = new (a.constructor as new (n: number) => T)(n * per);
-      b.set(a);
-      return b;
-    };
-    this.f64 = more(this.f64, F64);
-    this.u32 = more(this.u32, U32);
-    this.keys = more(this.keys, 1);
-    this.flags = more(this.flags, 1);
+  /** Room for `slots` slots in every column. */
+  private grow(slots: number): void {
+    this.f64 = withRoom(this.f64, slots * F64);
+    this.u32 = withRoom(this.u32, slots * U32);
+    this.keys = withRoom(this.keys, slots);
+    this.flags = withRoom(this.flags, slots);
   }
 }
