@@ -79,10 +79,7 @@ class AcceptFeed {
       this.first = Array.from({ length: threads }, () => 0);
       this.final = Array.from({ length: threads }, () => false);
     }
-    const { seq, intendedMs, acceptedMs, queueId } = chunk.records;
-    for (let i = 0; i < seq.length; i++) {
-      this.join.accept(this.runId, seq[i], intendedMs[i], acceptedMs[i], queueId[i]);
-    }
+    this.join.acceptAll(this.runId, chunk.records);
     this.through[thread] = chunk.final ? Number.POSITIVE_INFINITY : chunk.throughMs;
     this.first[thread] = chunk.firstEventMs;
     this.final[thread] ||= chunk.final;
@@ -145,10 +142,7 @@ export async function startReceiving(
       for (let waited = 0; !feed.allFinal && waited < LAST_ACCEPTS_MS; waited += DRAIN_POLL_MS) {
         await sleep(DRAIN_POLL_MS);
       }
-      const rest = load.accepts ?? NO_ACCEPTS;
-      for (let i = 0; i < rest.seq.length; i++) {
-        join.accept(runId, rest.seq[i], rest.intendedMs[i], rest.acceptedMs[i], rest.queueId[i]);
-      }
+      join.acceptAll(runId, load.accepts ?? NO_ACCEPTS);
       return join.finish({
         receiver: receive.listen,
         counts: receiver.counts,

@@ -14,6 +14,7 @@
  * copies may follow for their other recipients), at most RECENT fully arrived ones, and one
  * octet per message number. `report --arrivals` feeds the same join from files.
  */
+import type { AcceptRecords } from "./accept-ledger.js";
 import { type ArrivalStore, addCopy, addNotice, addRefusal } from "./arrival-store.js";
 import {
   type ArrivalRecord,
@@ -33,6 +34,7 @@ import {
   SETTLED,
   TIMED,
 } from "./in-flight-table.js";
+import { withRoom } from "./typed-room.js";
 
 /** Fully arrived messages kept whole before they are folded: a late copy still joins exactly. */
 export const RECENT = 65_536;
@@ -65,13 +67,7 @@ class RunJoin {
   }
 
   markFolded(seq: number, state: DeliveryState, extra: number): void {
-    if (seq >= this.folded.length) {
-      let n = this.folded.length;
-      while (n <= seq) n *= 2;
-      const more = new Uint8Array(n);
-      more.set(this.folded);
-      this.folded = more;
-    }
+    this.folded = withRoom(this.folded, seq + 1);
     if (extra >= EXTRA_MAX) this.bigExtra.set(seq, extra);
     this.folded[seq] = STATE_CODES.indexOf(state) | (Math.min(extra, EXTRA_MAX) << EXTRA_SHIFT);
   }
@@ -122,6 +118,14 @@ export class DeliveryJoin implements ArrivalStore {
   /** The message's view in its run's table, added when new (valid until the table's next call). */
   private entry(run: RunJoin, seq: number, key: JoinKey): InFlightView {
     return run.inFlight.get(seq) ?? run.inFlight.add(seq, key);
+  }
+
+  /** The client's records of accepted messages, in the order they came. */
+  acceptAll(runId: string, records: AcceptRecords): void {
+    const { seq, intendedMs, acceptedMs, queueId } = records;
+    for (let i = 0; i < seq.length; i++) {
+      this.accept(runId, seq[i], intendedMs[i], acceptedMs[i], queueId[i]);
+    }
   }
 
   /** The client's record of an accepted message. */

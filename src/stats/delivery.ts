@@ -44,20 +44,11 @@ export function joinDeliveries(input: JoinInputs): DeliveryResult {
   const join = new DeliveryJoin({ classNames: input.classNames });
   const arrivalsOf = new Map<string, ReadonlyMap<number, ArrivalRecord>>();
   for (const part of input.parts) {
-    join.addRun(part.runId, {
-      classOf: (seq) => part.classOf(seq),
-      recipientsOf: (seq) => part.recipientsOf(seq),
-    });
+    join.addRun(part.runId, part);
     arrivalsOf.set(part.runId, part.arrivals);
     join.arrivedUntil(part.lastArrivalMs);
   }
-  for (const part of input.parts) {
-    const { accepts } = part;
-    for (let i = 0; i < accepts.seq.length; i++) {
-      const { seq, intendedMs, acceptedMs, queueId } = accepts;
-      join.accept(part.runId, seq[i], intendedMs[i], acceptedMs[i], queueId[i]);
-    }
-  }
+  for (const part of input.parts) join.acceptAll(part.runId, part.accepts);
   for (const [runId, arrivals] of arrivalsOf) {
     for (const [seq, a] of arrivals) join.arrival(runId, seq, a);
   }
