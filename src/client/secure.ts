@@ -66,12 +66,17 @@ function servernameOf(config: TlsSettings): string | undefined {
   return config.tlsServername ?? (host && !/^[\d.:]+$/.test(host) ? host : undefined);
 }
 
+/** tls.connect's options: the shared context, the name, whether to verify, a session to offer. */
+function connectOptions(
+  servername: string | undefined,
+  verify: boolean,
+  session?: Buffer,
+): tls.ConnectionOptions {
+  return { secureContext: secureContext(), servername, rejectUnauthorized: verify, session };
+}
+
 function tlsOptions(config: TlsSettings): tls.ConnectionOptions {
-  return {
-    secureContext: secureContext(),
-    servername: servernameOf(config),
-    rejectUnauthorized: config.tlsVerify,
-  };
+  return connectOptions(servernameOf(config), config.tlsVerify);
 }
 
 /**
@@ -125,12 +130,7 @@ export class TlsResumption {
 
   /** tls.connect's options for the next connection: the last ticket offered, or none (full). */
   options(): tls.ConnectionOptions {
-    return {
-      secureContext: secureContext(),
-      servername: this.servername,
-      rejectUnauthorized: this.verify,
-      session: this.ticket,
-    };
+    return connectOptions(this.servername, this.verify, this.ticket);
   }
 
   /** Keeps every ticket or session the server gives this connection; the newest wins. */
