@@ -127,10 +127,6 @@ function plain(value: number): string {
   return Number.isInteger(value) ? fmt(value) : String(Number(value.toPrecision(3)));
 }
 
-export function apdexText(value: number | null): string {
-  return value === null ? "-" : value.toFixed(3);
-}
-
 /** "500ms", "1.5s": an Apdex threshold as it was given. */
 export function durationText(msValue: number): string {
   return msValue >= 1000 && msValue % 100 === 0 ? `${msValue / 1000}s` : `${msValue}ms`;
