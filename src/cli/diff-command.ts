@@ -30,7 +30,11 @@ export function sidesOf(
     if (files.length === 0) throw new UsageError("diff", `no result before --; ${SIDES}`);
     return [[...files], [...afterDash]];
   }
-  if (files.length !== 2) throw new UsageError("diff", `${files.length} result files; ${SIDES}`);
+  if (files.length !== 2)
+    throw new UsageError(
+      "diff",
+      `${files.length === 1 ? "one result file" : `${files.length} result files`}; ${SIDES}`,
+    );
   return [[files[0]], [files[1]]];
 }
 

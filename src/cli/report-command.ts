@@ -137,8 +137,15 @@ export const reportCommand = {
 };
 
 /** The JSON of a compare: both runs under one schema (and those a signal kept from running). */
-export function compareDoc(runs: Result[], notRun: Mode[] = []): Comparison {
-  return notRun.length > 0
-    ? { schema: COMPARE_SCHEMA, runs, notRun }
-    : { schema: COMPARE_SCHEMA, runs };
+export function compareDoc(
+  runs: Result[],
+  notRun: Mode[] = [],
+  repeat?: Comparison["repeat"],
+): Comparison {
+  return {
+    schema: COMPARE_SCHEMA,
+    runs,
+    ...(notRun.length > 0 ? { notRun } : {}),
+    ...(repeat ? { repeat } : {}),
+  };
 }

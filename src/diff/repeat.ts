@@ -45,3 +45,23 @@ export function repeatSection(results: readonly Result[], pauseMs: number): Repe
 export function runsOf(result: Result): HeadlineFigures[] {
   return result.repeat ? result.repeat.runs.map((r) => r.figures) : [headlineFigures(result)];
 }
+
+/**
+ * `compare --repeat`: per figure, the ratio other / base of each round (the runs paired by
+ * index) and its spread; null where no round has both figures, or a base figure is 0.
+ */
+export function ratioSpreads(
+  base: readonly HeadlineFigures[],
+  other: readonly HeadlineFigures[],
+): Record<HeadlineFigure, Spread | null> {
+  const out = {} as Record<HeadlineFigure, Spread | null>;
+  for (const figure of HEADLINE_FIGURES) {
+    const ratios = base.flatMap((b, i) => {
+      const x = b[figure];
+      const y = other[i]?.[figure];
+      return x === null || x === 0 || y === null || y === undefined ? [] : [y / x];
+    });
+    out[figure] = ratios.length === 0 ? null : spreadOf(ratios);
+  }
+  return out;
+}

@@ -6,7 +6,8 @@
 import { HEADLINE_FIGURES, type HeadlineFigure } from "../diff/figures.js";
 import { halfInterval, type Spread, UNSTABLE_CV } from "../diff/statistics.js";
 import type { Result } from "../stats/result.js";
-import { fmt, ms } from "./figures.js";
+import type { CompareRepeat } from "./compare.js";
+import { fmt, ms, runLabel } from "./figures.js";
 import { painter, renderSummary, type TerminalOptions, table } from "./terminal.js";
 
 /** A headline figure's number as the reports write it. */
@@ -53,7 +54,11 @@ export function renderRunSummary(result: Result, options: TerminalOptions): stri
 }
 
 /** The terminal's block for a --repeat result; null for a single run. */
-export function repeatBlock(result: Result, paint: ReturnType<typeof painter>): string | null {
+export function repeatBlock(
+  result: Result,
+  paint: ReturnType<typeof painter>,
+  heading = "the figures above are the last run's",
+): string | null {
   const repeat = result.repeat;
   if (!repeat) return null;
   const rows = [["  figure", "mean ± 95 % CI", "sd", "min … max", "CV"]];
@@ -71,7 +76,7 @@ export function repeatBlock(result: Result, paint: ReturnType<typeof painter>): 
   }
   const apart = repeat.pauseMs > 0 ? `, ${(repeat.pauseMs / 1000).toFixed(1)} s apart` : "";
   const out = [
-    `Repeated      ${repeat.count} runs${apart}; the figures above are the last run's`,
+    `Repeated      ${repeat.count} runs${apart}; ${heading}`,
     table(rows, [false, true, true, true, true]),
   ];
   const unstable = unstableFigures(repeat.spread);
@@ -79,4 +84,50 @@ export function repeatBlock(result: Result, paint: ReturnType<typeof painter>): 
     out.push(paint.yellow(`  ${UNSTABLE} (CV over 10 %: ${unstable.join(", ")})`));
   }
   return out.join("\n");
+}
+
+/** A ratio to two decimals, or two significant digits below 0.1 (0.0040, not 0.00). */
+const times = (v: number) => (v === 0 || Math.abs(v) >= 0.1 ? fmt(v, 2) : v.toPrecision(2));
+
+/** "2.31× ± 0.12"; the ratio alone for one round. */
+function ratioText(spread: Spread): string {
+  const half = halfInterval(spread);
+  const mean = `${times(spread.mean)}×`;
+  return half === null ? mean : `${mean} ± ${times(half)}`;
+}
+
+/**
+ * `compare --repeat` in the terminal: the compare of the last round, each mode's block of
+ * spreads, and the ratios reuse / per-message with their intervals.
+ */
+export function renderCompareRepeat(
+  compare: string,
+  runs: readonly Result[],
+  repeat: CompareRepeat,
+  options: TerminalOptions,
+): string {
+  const paint = painter(options.color);
+  const rows = [["  reuse / per-message", "mean ± 95 % CI", "min … max", "CV"]];
+  for (const figure of HEADLINE_FIGURES) {
+    const s = repeat.ratios[figure];
+    if (!s) continue;
+    rows.push([
+      `  ${figure}`,
+      ratioText(s),
+      `${times(s.min)}× … ${times(s.max)}×`,
+      s.cv === null ? "-" : percentText(s.cv),
+    ]);
+  }
+  const blocks = runs.flatMap((r) => {
+    const block = repeatBlock(r, paint, `the ${runLabel(r, runs)} runs`);
+    return block === null ? [] : [block];
+  });
+  const out = [
+    compare.trimEnd(),
+    "",
+    `Repeated      ${repeat.rounds} rounds; the columns above are the last round's`,
+    table(rows, [false, true, true, true]),
+    ...blocks.flatMap((b) => ["", b]),
+  ];
+  return `${out.join("\n")}\n`;
 }

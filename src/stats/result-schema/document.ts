@@ -7,7 +7,7 @@
 import { type TSchema, Type } from "@sinclair/typebox";
 import { ClassResult } from "./classes.js";
 import { Knee, RunRecord, ThresholdOutcome } from "./context.js";
-import { def, defName, enumOf, ref } from "./define.js";
+import { def, defName, enumOf, nullable, recordOf, ref } from "./define.js";
 import { DiffFigure, DiffSchema } from "./diff.js";
 import { ErrorRow, FirstSeen } from "./errors.js";
 import { EventLoopDelay, Generator, ThreadLoad, ThreadLoadPoint } from "./generator.js";
@@ -26,7 +26,7 @@ import {
   PositiveInteger,
   Seconds,
 } from "./kinds.js";
-import { COMPARE_SCHEMA, DIFF_SCHEMA, MODES, RESULT_SCHEMA } from "./names.js";
+import { COMPARE_SCHEMA, DIFF_SCHEMA, HEADLINE_FIGURES, MODES, RESULT_SCHEMA } from "./names.js";
 import { HeadlineFigures, Spread } from "./repeat.js";
 import { ResultSchema } from "./result.js";
 import { SeriesPoint } from "./series.js";
@@ -44,6 +44,27 @@ export const ComparisonSchema = def(
         Type.Array(enumOf(MODES), {
           description: "Runs a signal kept from starting (during --pause); absent when both ran.",
         }),
+      ),
+      repeat: Type.Optional(
+        Type.Object(
+          {
+            rounds: ref(PositiveInteger, "Rounds run: each runs every mode once, in --order."),
+            ratios: recordOf(
+              HEADLINE_FIGURES,
+              (name) =>
+                nullable(
+                  ref(Spread),
+                  `${name} of the reuse run / ${name} of the (first) per-message run, per round, and its spread over the rounds; null where no round has both, or a per-message figure is 0.`,
+                ),
+              "Each headline figure's ratio reuse / per-message with its 95 % confidence interval.",
+            ),
+          },
+          {
+            description:
+              "`compare --repeat N`: N rounds. `runs` holds the last round, each run with its `repeat` section over its mode's rounds. Absent without --repeat.",
+            additionalProperties: false,
+          },
+        ),
       ),
     },
     {
