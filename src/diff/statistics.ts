@@ -23,6 +23,7 @@ const stdlib = {
   ttest2: null as typeof Ttest2 | null,
 };
 
+/** The t distribution's quantile (stdlib): tCritical below, and nothing else. */
 function tQuantile(p: number, df: number): number {
   stdlib.tQuantile ??= createRequire(import.meta.url)(
     "@stdlib/stats-base-dists-t-quantile",
@@ -53,12 +54,17 @@ function variance(values: readonly number[]): number {
   return values.reduce((sum, v) => sum + (v - m) ** 2, 0) / (values.length - 1);
 }
 
+/** The two-sided 95 % critical value of Student's t with `df` degrees of freedom. */
+export function tCritical(df: number): number {
+  return tQuantile(1 - ALPHA / 2, df);
+}
+
 /** The spread of one figure over runs (at least one value). */
 export function spreadOf(values: readonly number[]): Spread {
   const n = values.length;
   const m = mean(values);
   const sd = Math.sqrt(variance(values));
-  const half = n < 2 ? null : tQuantile(1 - ALPHA / 2, n - 1) * (sd / Math.sqrt(n));
+  const half = n < 2 ? null : tCritical(n - 1) * (sd / Math.sqrt(n));
   return {
     runs: n,
     mean: m,
