@@ -106,6 +106,15 @@ describe("a diff of known cases", () => {
     assert.equal(f.verdict, "~");
   });
 
+  test("a figure that is 0 on both sides: change 0, not n/a", () => {
+    const zero = (n: number) => runs(Array(n).fill(0));
+    const f = diffFigure("throughput", zero(3), zero(3));
+    assert.equal(f?.change, 0);
+    assert.equal(f?.changeLow, 0);
+    assert.equal(f?.verdict, "~");
+    assert.equal(diffFigure("throughput", zero(3), runs([1, 2, 3]))?.change, null);
+  });
+
   test("which way is better comes from the figure's definition", () => {
     assert.equal(betterOf("throughput"), "higher");
     assert.equal(betterOf("transactionP99Ms"), "lower");

@@ -41,7 +41,8 @@ export function diffFigure(
   const tested = x.length >= 2 && y.length >= 2 ? welch(x, y) : null;
   const conclusive = x.length >= MIN_RUNS && y.length >= MIN_RUNS;
   const significant = conclusive && tested !== null && tested.p < ALPHA;
-  const relative = (v: number) => (sa.mean === 0 ? null : v / sa.mean);
+  // Relative to A's mean; where that is 0 only no difference has a relative size (0).
+  const relative = (v: number) => (sa.mean !== 0 ? v / sa.mean : v === 0 ? 0 : null);
   const better = betterOf(figure);
   const rose = sb.mean > sa.mean;
   return {

@@ -13,7 +13,7 @@ export function changeText(change: number): string {
   return change > 0 ? `+${text}` : text;
 }
 
-/** "-50.1 % (-51.9 % … -48.3 %)"; "n/a" when A's mean is 0. */
+/** "-50.1 % (-51.9 % … -48.3 %)"; "n/a" when A's mean is 0 and B's is not. */
 export function changeCell(f: DiffFigure): string {
   if (f.change === null) return "n/a";
   const interval =

@@ -34,11 +34,11 @@ export const DiffFigure = def(
       }),
       change: nullable(
         Type.Number(),
-        "(mean B − mean A) / mean A: -0.3 is 30 % less in B. null when A's mean is 0.",
+        "(mean B − mean A) / mean A: -0.3 is 30 % less in B; 0 when the means are equal. null when A's mean is 0 and B's is not.",
       ),
       changeLow: nullable(
         Type.Number(),
-        "Low end of the change's 95 % confidence interval: Welch's interval of mean B − mean A, over mean A. null with fewer than 2 runs a side, or when A's mean is 0.",
+        "Low end of the change's 95 % confidence interval: Welch's interval of mean B − mean A, over mean A. null with fewer than 2 runs a side, or when A's mean is 0 and the interval is not 0 … 0.",
       ),
       changeHigh: nullable(Type.Number(), "High end of that interval."),
       p: nullable(
