@@ -8,9 +8,16 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { type Sink, startSink } from "../src/sink/index.js";
 import { mailvolley } from "./helpers/cli.js";
+import { readSchema } from "./helpers/schema-fields.js";
 import { tempDir } from "./helpers/tmp.js";
+
+/** The shipped schema, strict, with mailvolley's one annotation keyword. */
+const valid = new Ajv2020({ strict: true, allErrors: true, keywords: ["better"] }).compile(
+  readSchema(),
+);
 
 interface DiffJson {
   schema: string;
@@ -97,6 +104,8 @@ describe("diff of a known difference and of none", () => {
     assert.equal(code, 0);
     const doc = read<DiffJson>("d.json");
     assert.equal(doc.schema, "mailvolley/diff@1");
+    assert.ok(valid(doc), JSON.stringify(valid.errors));
+    assert.ok(valid(read("a.json")), JSON.stringify(valid.errors));
     assert.equal(doc.diff.conclusive, true);
     const throughput = doc.diff.figures.find((f) => f.figure === "throughput");
     assert.ok(throughput);
@@ -197,5 +206,28 @@ describe("diff of a known difference and of none", () => {
     const forced = await mailvolley(["diff", at("a.json"), at("m50.json"), "--force"]);
     assert.equal(forced.code, 0, forced.stderr);
     assert.match(forced.stdout, /load differs \(--force\): .*m50\.json: messages: 300 vs 50/);
+  });
+
+  test("compare --repeat: rounds of both modes, and the ratio reuse / per-message with its interval", async () => {
+    const args = ["compare", targets[0], "-m", "100", "-s", "2", "--repeat", "2", "--pause", "0s"];
+    const { code, stdout } = await mailvolley([...args, "--json", at("c.json")]);
+    assert.equal(code, 0);
+    assert.match(stdout, /^Repeated {6}2 rounds; the columns above are the last round's$/m);
+    assert.match(stdout, /^ {2}reuse \/ per-message +mean ± 95 % CI/m);
+    assert.match(stdout, /^ {2}throughput +[\d.,]+× ± [\d.,]+ /m);
+    const doc = read<{
+      runs: { mode: string; repeat: { count: number } }[];
+      repeat: { rounds: number; ratios: { throughput: { runs: number } } };
+    }>("c.json");
+    assert.ok(valid(doc), JSON.stringify(valid.errors));
+    assert.deepEqual(
+      doc.runs.map((r) => [r.mode, r.repeat.count]),
+      [
+        ["per-message", 2],
+        ["reuse", 2],
+      ],
+    );
+    assert.equal(doc.repeat.rounds, 2);
+    assert.equal(doc.repeat.ratios.throughput.runs, 2);
   });
 });
