@@ -9,7 +9,7 @@ import { changeCell, inconclusiveText, pText, sideText } from "./diff.js";
 import { esc } from "./html-escape.js";
 import { headlineText, meanText } from "./repeat.js";
 
-const WIDTH = 520;
+const WIDTH = 340;
 const ROW = 26;
 const PAD = 12;
 
@@ -70,7 +70,7 @@ export function renderDiffHtml(doc: DiffDocument): string {
 </head><body>
 <header><h1>mailvolley diff</h1><p class="run">A: ${esc(sideText(diff.a))}</p><p class="run">B: ${esc(sideText(diff.b))}</p>${diff.a.load ? `<p class="run">Load: ${esc(diff.a.load)}</p>` : ""}</header>
 ${notes.map((n) => `<p class="note">${esc(n)}</p>`).join("")}
-<table><tr><th>figure</th><th>A</th><th>B</th><th>change (95 % CI)</th><th>p</th><th></th><th>every run: points; mean: bar; 95 % CI: line</th></tr>
+<table><tr><th>figure</th><th>A</th><th>B</th><th>change (95 % CI)</th><th>p</th><th></th><th>runs (dots), mean (bar), 95 % CI (line)</th></tr>
 ${diff.figures.map(figureRow).join("\n")}
 </table>
 <p class="run">A, B: mean ± 95 % confidence interval. p: Welch's t-test; ~: no significant difference (p ≥ 0.05).</p>
