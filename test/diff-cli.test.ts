@@ -210,7 +210,13 @@ describe("diff of a known difference and of none", () => {
 
   test("compare --repeat: rounds of both modes, and the ratio reuse / per-message with its interval", async () => {
     const args = ["compare", targets[0], "-m", "100", "-s", "2", "--repeat", "2", "--pause", "0s"];
-    const { code, stdout } = await mailvolley([...args, "--json", at("c.json")]);
+    const { code, stdout } = await mailvolley([
+      ...args,
+      "--json",
+      at("c.json"),
+      "--html",
+      at("c.html"),
+    ]);
     assert.equal(code, 0);
     assert.match(stdout, /^Repeated {6}2 rounds; the columns above are the last round's$/m);
     assert.match(stdout, /^ {2}reuse \/ per-message +mean ± 95 % CI/m);
@@ -229,5 +235,12 @@ describe("diff of a known difference and of none", () => {
     );
     assert.equal(doc.repeat.rounds, 2);
     assert.equal(doc.repeat.ratios.throughput.runs, 2);
+    const html = readFileSync(at("c.html"), "utf8");
+    assert.match(html, /<h2>Repeated: reuse \/ per-message over 2 rounds<\/h2>/);
+    assert.match(
+      html,
+      /<tr data-figure="throughput"><td>throughput<\/td><td data-value="[\d.]+">[\d.,]+× ± /,
+    );
+    assert.match(html, /<h2>Repeated: 2 runs — per-message<\/h2>/);
   });
 });

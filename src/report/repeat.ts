@@ -87,10 +87,10 @@ export function repeatBlock(
 }
 
 /** A ratio to two decimals, or two significant digits below 0.1 (0.0040, not 0.00). */
-const times = (v: number) => (v === 0 || Math.abs(v) >= 0.1 ? fmt(v, 2) : v.toPrecision(2));
+export const times = (v: number) => (v === 0 || Math.abs(v) >= 0.1 ? fmt(v, 2) : v.toPrecision(2));
 
 /** "2.31× ± 0.12"; the ratio alone for one round. */
-function ratioText(spread: Spread): string {
+export function ratioText(spread: Spread): string {
   const half = halfInterval(spread);
   const mean = `${times(spread.mean)}×`;
   return half === null ? mean : `${mean} ± ${times(half)}`;
