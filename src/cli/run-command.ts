@@ -94,8 +94,15 @@ async function runAndReport(
   repeat: RepeatOptions = { count: 1, pauseMs: 0 },
 ): Promise<ExitCode> {
   const runs: RunOutcome[] = [];
-  for (let i = 0; i < repeat.count && signals.received === null; i++) {
-    if (i > 0 && (await pauseBefore(i, repeat, signals, config.quiet))) break;
+  // The first run always starts (a signal already held applies at its start, as without
+  // --repeat); after a signal no further run does.
+  for (let i = 0; i < repeat.count; i++) {
+    if (
+      i > 0 &&
+      (signals.received !== null || (await pauseBefore(i, repeat, signals, config.quiet)))
+    ) {
+      break;
+    }
     // Each run its own id (its messages' X-Mailvolley-Run); --start-at starts the first only.
     const again =
       i === 0 ? config : withConfigHash({ ...config, runId: newRunId(), startAt: null });
