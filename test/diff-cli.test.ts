@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { type Sink, startSink } from "../src/sink/index.js";
-import { mailvolley } from "./helpers/cli.js";
+import { mailvolley, startMailvolley } from "./helpers/cli.js";
 import { readSchema } from "./helpers/schema-fields.js";
 import { tempDir } from "./helpers/tmp.js";
 
@@ -242,5 +242,23 @@ describe("diff of a known difference and of none", () => {
       /<tr data-figure="throughput"><td>throughput<\/td><td data-value="[\d.]+">[\d.,]+× ± /,
     );
     assert.match(html, /<h2>Repeated: 2 runs — per-message<\/h2>/);
+  });
+
+  test("run --repeat: Ctrl-C during --pause starts no further run and writes the runs made", async () => {
+    const args = [...lockStep(targets[0], "-m", "20"), "--repeat", "3", "--pause", "10m"];
+    const { child, done } = startMailvolley([...args, "--json", at("stopped.json")]);
+    let stderr = "";
+    child.stderr?.on("data", (chunk: Buffer | string) => {
+      stderr += String(chunk);
+      if (stderr.includes("pausing 600.0s before run 2 of 3")) child.kill("SIGINT");
+    });
+    const { code, stderr: all } = await done;
+    assert.equal(code, 130, all);
+    assert.match(all, /mailvolley: SIGINT: stopping; no further run/);
+    const result = read<{ messages: { accepted: number }; repeat: { count: number } }>(
+      "stopped.json",
+    );
+    assert.equal(result.repeat.count, 1);
+    assert.equal(result.messages.accepted, 20);
   });
 });

@@ -64,7 +64,12 @@ export const runCommand = {
     noteDefaultMessages(given, config);
     checkSeriesOut(report.seriesOut);
     // Listening from here to the last byte written: a signal never kills the process half-way.
-    const signals = new StopSignals((signal) => announceStop(signal, config.load.graceMs));
+    // Between --repeat's runs nothing is in flight: a signal only keeps the next run from starting.
+    const made: Result[] = [];
+    const signals = new StopSignals((signal, running) => {
+      if (running || made.length === 0) announceStop(signal, config.load.graceMs);
+      else process.stderr.write(`\nmailvolley: ${signal}: stopping; no further run\n`);
+    });
     const streams = new SeriesStreams(report.seriesOut, config.intervalMs);
     try {
       process.exitCode = await runAndReport(
@@ -74,6 +79,7 @@ export const runCommand = {
         exports,
         { signals, streams },
         repeat,
+        made,
       );
     } finally {
       streams.close();
@@ -91,7 +97,8 @@ async function runAndReport(
   { sink, receive }: Pick<RunCommandConfig, "sink" | "receive">,
   exports: Export<Result>[],
   { signals, streams }: { signals: StopSignals; streams: SeriesStreams },
-  repeat: RepeatOptions = { count: 1, pauseMs: 0 },
+  repeat: RepeatOptions,
+  made: Result[],
 ): Promise<ExitCode> {
   const runs: RunOutcome[] = [];
   // The first run always starts (a signal already held applies at its start, as without
@@ -111,6 +118,7 @@ async function runAndReport(
     }
     if (i > 0) streams.begin();
     runs.push(await runOnce(again, report, { sink, receive }, { signals, streams }));
+    made.push(runs[i].result);
   }
   const result = runs[runs.length - 1].result;
   if (repeat.count > 1) {
