@@ -81,3 +81,11 @@ test("the bundle leaves the Result's definition out: the bin reads the shipped s
     assert.doesNotMatch(readFileSync(file, "utf8"), /TypeBox\.Kind/, file);
   }
 });
+
+test("the bundle leaves stdlib's statistics to node_modules: required on first use by diff", () => {
+  // Bundled, stdlib's CommonJS would require Node's builtins where an ES module cannot; left
+  // out, a run without --repeat never loads it. test/diff-cli.test.ts runs it through the bin.
+  for (const file of scripts(BUNDLE)) {
+    assert.doesNotMatch(readFileSync(file, "utf8"), /Welch two-sample t-test/, file);
+  }
+});

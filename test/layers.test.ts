@@ -25,18 +25,23 @@ import { type ImportEdge, importsOf, readSources } from "./helpers/source-tree.j
  * other, so the type they share must sit below both; stats/ and smtp/ are about counting and
  * the wire, not about what the user typed.
  *
+ * diff/ is the capability of comparing sets of runs (`--repeat`'s spread, `mailvolley diff`):
+ * statistics, the comparison and the --fail-if gate, over stats/' Result and config/'s notion
+ * of a load; report/ renders what it computes, cli/ reads the files and sets the exit code.
+ *
  * client/ reads one module of stats/ beyond its types: stats/clock, the thread's clock, which
  * imports nothing of mailvolley; the session and the stats it feeds read the same clock.
  */
 export const LAYERS: Readonly<Record<string, readonly string[]>> = {
-  cli: ["config", "run", "report", "deploy", "sink/index", "usage"],
+  cli: ["config", "run", "report", "deploy", "diff", "sink/index", "usage"],
   deploy: ["config", "usage"],
   config: ["smtp/phases", "stats", "messages:types", "usage"],
   run: ["client", "messages", "sink", "stats", "config"],
   messages: ["smtp", "usage"],
   client: ["smtp", "stats:types", "stats/clock", "config:types"],
   sink: ["smtp", "stats", "usage"],
-  report: ["stats"],
+  report: ["diff", "stats"],
+  diff: ["config", "stats", "usage"],
   stats: ["smtp/phases"],
   smtp: [],
   usage: [],

@@ -80,6 +80,14 @@ test("npm pack gives a package that installs globally, runs with npx, and writes
   assert.equal(result.sink.messagesAccepted, 100);
   assert.equal(result.run.options.workers, 2);
   assert.equal(result.latency.tlsMs.count, result.connections.opened, "every session did TLS");
+  // diff's statistics: stdlib's CommonJS, required on first use from the package's node_modules
+  // (the bundle leaves it there); two results a side are enough for Welch's test to run.
+  const diffed = await run(bin, ["diff", "--json", "-", json, json, "--", json, json], {
+    cwd: work,
+  });
+  const diff = JSON.parse(diffed.stdout).diff;
+  assert.equal(diff.figures[0].figure, "throughput");
+  assert.equal(diff.figures[0].p, 1, "Welch's test ran: the same runs, no difference");
   // The installed package's report, as a user opens it: the chart script travels inside it.
   const reported = join(work, "report.html");
   await run(bin, ["report", json, "--html", reported, "-q"], { cwd: work });

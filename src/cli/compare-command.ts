@@ -6,12 +6,16 @@
  */
 import type { Argv } from "yargs";
 import { buildCompareCommandConfig } from "../config/command-config.js";
-import { COMPARE_OPTIONS, RUN_OPTIONS } from "../config/option-table.js";
-import type { RunConfig } from "../config/run-config.js";
+import { COMPARE_OPTIONS, REPEAT_OPTIONS, RUN_OPTIONS } from "../config/option-table.js";
+import { buildRepeatOptions } from "../config/repeat-options.js";
+import { newRunId, type RunConfig, withConfigHash } from "../config/run-config.js";
 import { runRecord } from "../config/run-record.js";
-import { renderCompare } from "../report/compare.js";
+import { headlineFigures } from "../diff/figures.js";
+import { ratioSpreads, repeatSection } from "../diff/repeat.js";
+import { type CompareRepeat, renderCompare } from "../report/compare.js";
 import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
+import { renderCompareRepeat } from "../report/repeat.js";
 import { renderSummary } from "../report/terminal.js";
 import { deliveryFailed, executeRun, type RunExtras, type RunIo } from "../run/run.js";
 import type { Mode, Result } from "../stats/result.js";
@@ -35,7 +39,9 @@ export const compareCommand = {
   command: "compare [target]",
   describe: "Run the same load per-message and with session reuse, and show them side by side",
   builder: (yargs: Argv) =>
-    tableOptions(loadOptions(yargs), COMPARE_OPTIONS)
+    tableOptions(tableOptions(loadOptions(yargs), COMPARE_OPTIONS), {
+      repeat: REPEAT_OPTIONS.repeat,
+    })
       // compare runs both modes (--order picks which first), so --mode is not its option.
       .hide("mode")
       .positional("target", {
@@ -50,11 +56,13 @@ export const compareCommand = {
       sink,
       receive,
     } = buildCompareCommandConfig(givenOptions(argv));
+    const { count: rounds } = buildRepeatOptions(givenOptions(argv));
     if (configs[0].target === null || receive !== null) checkEmbeddedSink(sink);
     warnPlaintextAuth(configs[0], configs[0].target);
     const { json, quiet } = configs[0];
+    let repeat: CompareRepeat | undefined;
     const exports = exportsOf<Result[]>([
-      ["--json", json, (runs) => renderJson(compareDoc(runs, notRun(configs, runs)))],
+      ["--json", json, (runs) => renderJson(compareDoc(runs, notRun(configs, runs), repeat))],
       ["--html", report.html, (runs) => (runs.length > 0 ? renderHtml(runs) : null)],
     ]);
     checkWritable(exports);
@@ -67,20 +75,32 @@ export const compareCommand = {
     try {
       // --receive: each run gets its own receiving sink at the address, one after the other.
       const extras = { sink, apdexMs: report.apdexMs, receive };
-      const runs = await runBoth(configs, pauseMs, { signals, streams }, extras);
-      const breaches = runs.flatMap((r) =>
+      const all = await runBoth(
+        inRounds(configs, rounds),
+        pauseMs,
+        { signals, streams },
+        extras,
+        configs.length,
+      );
+      const { runs, repeat: repeated } = lastRound(all, configs, rounds, pauseMs);
+      repeat = repeated;
+      const breaches = all.flatMap((r) =>
         applyThresholds(r, report.thresholds).map((line) => `${r.mode}: ${line}`),
       );
-      const written = writeOutput({ quiet, summary: compareSummary, exports }, runs);
+      const summary = (shown: Result[], options: { color: boolean }) => {
+        const text = compareSummary(shown, options);
+        return text !== null && repeat ? renderCompareRepeat(text, shown, repeat, options) : text;
+      };
+      const written = writeOutput({ quiet, summary, exports }, runs);
       printBreaches(breaches);
-      const generatorBound = generatorGate(runs, report.failOnGeneratorBound);
-      const sinkDiffers = runs.some(
+      const generatorBound = generatorGate(all, report.failOnGeneratorBound);
+      const sinkDiffers = all.some(
         (r) => r.sink !== undefined && r.sink.messagesAccepted !== r.messages.accepted,
       );
       const code = loadExitCode({
         signal: signals.received,
         breached: breaches.length > 0 || generatorBound,
-        failed: sinkDiffers || runs.some((r) => r.delivery && deliveryFailed(r.delivery)),
+        failed: sinkDiffers || all.some((r) => r.delivery && deliveryFailed(r.delivery)),
       });
       process.exitCode = written || code !== EXIT.ok ? code : EXIT.failed;
     } finally {
@@ -99,23 +119,26 @@ async function runBoth(
   pauseMs: number,
   { signals, streams }: { signals: StopSignals; streams: SeriesStreams },
   extras: RunExtras,
+  perRound = configs.length,
 ): Promise<Result[]> {
   const runs: Result[] = [];
   const quiet = configs[0].quiet;
+  // A run is named within its round: --repeat lists every mode once a round.
+  const round = configs.slice(0, perRound);
   for (const [i, config] of configs.entries()) {
     if (i > 0 && pauseMs > 0) {
       if (!quiet) {
         process.stderr.write(
-          `mailvolley compare: pausing ${(pauseMs / 1000).toFixed(1)}s before the ${runName(config, configs)} run\n`,
+          `mailvolley compare: pausing ${(pauseMs / 1000).toFixed(1)}s before the ${runName(config, round)} run\n`,
         );
       }
       const clear = quiet
         ? () => {}
-        : pauseCountdown(process.stderr, pauseMs, runName(config, configs));
+        : pauseCountdown(process.stderr, pauseMs, runName(config, round));
       await signals.pause(pauseMs).finally(clear);
     }
     if (signals.received !== null) break;
-    if (!quiet) process.stderr.write(`mailvolley compare: ${runName(config, configs)} run…\n`);
+    if (!quiet) process.stderr.write(`mailvolley compare: ${runName(config, round)} run…\n`);
     const printer = progressPrinter(process.stderr, config.quiet || config.verbose, {
       messages: config.messages,
       durationMs: config.load.durationMs,
@@ -124,13 +147,13 @@ async function runBoth(
     const io: RunIo = {
       onStart: (stop, drain) => signals.attach({ stop, drain }),
       progress: (progress) => {
-        streams.write(runName(config, configs), progress.points);
+        streams.write(runName(config, round), progress.points);
         printer.update(progress);
       },
     };
     const outcome = await executeRun(config, io, { ...extras, run: () => runRecord(config) });
     signals.attach(null);
-    streams.finish(outcome.result, runName(config, configs));
+    streams.finish(outcome.result, runName(config, round));
     printer.finish();
     if (signals.received !== null) outcome.result.stoppedBy = signals.received;
     runs.push(outcome.result);
@@ -142,6 +165,37 @@ async function runBoth(
     );
   }
   return runs;
+}
+
+/** --repeat: the runs of `rounds` rounds, each a fresh run id (--start-at starts the first). */
+function inRounds(configs: readonly RunConfig[], rounds: number): RunConfig[] {
+  const again = (c: RunConfig) => withConfigHash({ ...c, runId: newRunId(), startAt: null });
+  return Array.from({ length: rounds }, (_, r) => (r === 0 ? configs : configs.map(again))).flat();
+}
+
+/**
+ * The last whole round of --repeat's runs (what the report shows), each run with its mode's
+ * spread over the whole rounds, and the ratios reuse / per-message per round. A round cut
+ * short by a signal is left out of the spreads; without a whole round, the runs as they are.
+ */
+function lastRound(
+  all: Result[],
+  configs: readonly RunConfig[],
+  rounds: number,
+  pauseMs: number,
+): { runs: Result[]; repeat?: CompareRepeat } {
+  const k = configs.length;
+  const whole = Math.floor(all.length / k);
+  if (rounds < 2 || whole < 1) return { runs: all.slice(-k) };
+  const column = (i: number) => Array.from({ length: whole }, (_, r) => all[r * k + i]);
+  const runs = all.slice((whole - 1) * k, whole * k);
+  runs.forEach((run, i) => {
+    run.repeat = repeatSection(column(i), pauseMs);
+  });
+  const base = configs.findIndex((c) => c.mode === "per-message");
+  const reuse = configs.findIndex((c) => c.mode === "reuse");
+  const figures = (i: number) => column(i).map(headlineFigures);
+  return { runs, repeat: { rounds: whole, ratios: ratioSpreads(figures(base), figures(reuse)) } };
 }
 
 /** The modes a signal kept from running. */

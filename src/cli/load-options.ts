@@ -3,7 +3,12 @@
  * (config/option-table.ts), and the values a command line gives for them.
  */
 import type { ArgumentsCamelCase, Argv } from "yargs";
-import { COMPARE_OPTIONS, LOAD_OPTIONS, SECURITY_OPTIONS } from "../config/option-table.js";
+import {
+  COMPARE_OPTIONS,
+  LOAD_OPTIONS,
+  REPEAT_OPTIONS,
+  SECURITY_OPTIONS,
+} from "../config/option-table.js";
 import { helpText, type OptionTable, pickOptions } from "../config/options.js";
 import type { SinkSettings } from "../config/sink-config.js";
 import { fillSinkOptions, type SinkOptions } from "../sink/index.js";
@@ -42,7 +47,7 @@ export const securityOptions = <T>(yargs: Argv<T>) => tableOptions(yargs, SECURI
 
 /** The option values given on the command line (camelCase keys; aliases and yargs' own dropped). */
 export function givenOptions(argv: CommandArgv): Readonly<Record<string, unknown>> {
-  return pickOptions({ ...LOAD_OPTIONS, ...COMPARE_OPTIONS }, argv);
+  return pickOptions({ ...LOAD_OPTIONS, ...COMPARE_OPTIONS, ...REPEAT_OPTIONS }, argv);
 }
 
 /**

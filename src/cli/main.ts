@@ -10,6 +10,7 @@ import { mark } from "../stats/timeline.js";
 import { UsageError } from "../usage/usage-error.js";
 import { compareCommand } from "./compare-command.js";
 import { withSuggestions } from "./did-you-mean.js";
+import { diffCommand } from "./diff-command.js";
 import { takeEarlySignals } from "./early-signals.js";
 import { EXIT, signalExitCode } from "./exit-codes.js";
 import { skipHelpCache } from "./help-cache.js";
@@ -48,7 +49,7 @@ function joinDashValues(args: string[]): string[] {
   return out;
 }
 
-const COMMANDS = ["run", "sink", "compare", "report", "merge", "probe"];
+const COMMANDS = ["run", "sink", "compare", "report", "merge", "probe", "diff"];
 
 /** The options the instance knows (yargs 17 has getOptions at run time, not in its types). */
 function optionsOf(cli: unknown): Record<string, unknown> {
@@ -68,6 +69,7 @@ export async function main(args: string[]): Promise<void> {
     .command(mergeCommand)
     .command(probeCommand)
     .command(kubernetesCommand)
+    .command(diffCommand)
     .demandCommand(
       1,
       "name a command: run, compare, probe, report, merge, sink or kubernetes (see --help)",

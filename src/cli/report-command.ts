@@ -11,7 +11,7 @@ import { COMPARE_SCHEMA, type Comparison, renderCompare } from "../report/compar
 import { thresholdActual } from "../report/figures.js";
 import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
-import { renderSummary } from "../report/terminal.js";
+import { renderRunSummary } from "../report/repeat.js";
 import { generatorBoundLine } from "../report/verdict.js";
 import { type Mode, RESULT_SCHEMA, type Result } from "../stats/result.js";
 import { regroupSeries } from "../stats/series.js";
@@ -111,7 +111,7 @@ export const reportCommand = {
     const output: Output<Result[]> = {
       quiet: Boolean(argv.quiet),
       summary: (all, options) =>
-        all.length > 1 ? renderCompare(all, options) : renderSummary(all[0], options),
+        all.length > 1 ? renderCompare(all, options) : renderRunSummary(all[0], options),
       exports: exportsOf<Result[]>([
         ["--html", argv.html, renderHtml],
         ["--json", argv.json, (all) => renderJson(all.length > 1 ? compareDoc(all) : all[0])],
@@ -137,8 +137,15 @@ export const reportCommand = {
 };
 
 /** The JSON of a compare: both runs under one schema (and those a signal kept from running). */
-export function compareDoc(runs: Result[], notRun: Mode[] = []): Comparison {
-  return notRun.length > 0
-    ? { schema: COMPARE_SCHEMA, runs, notRun }
-    : { schema: COMPARE_SCHEMA, runs };
+export function compareDoc(
+  runs: Result[],
+  notRun: Mode[] = [],
+  repeat?: Comparison["repeat"],
+): Comparison {
+  return {
+    schema: COMPARE_SCHEMA,
+    runs,
+    ...(notRun.length > 0 ? { notRun } : {}),
+    ...(repeat ? { repeat } : {}),
+  };
 }

@@ -4,20 +4,29 @@
  */
 import type { Argv } from "yargs";
 import { buildRunCommandConfig } from "../config/command-config.js";
-import { RUN_OPTIONS } from "../config/option-table.js";
+import { REPEAT_OPTIONS, RUN_OPTIONS } from "../config/option-table.js";
+import { buildRepeatOptions, type RepeatOptions } from "../config/repeat-options.js";
+import { newRunId, withConfigHash } from "../config/run-config.js";
 import { runRecord } from "../config/run-record.js";
+import { repeatSection } from "../diff/repeat.js";
 import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
-import { renderSummary } from "../report/terminal.js";
+import { renderRunSummary } from "../report/repeat.js";
 import { executeRun, type RunIo } from "../run/run.js";
 import { printable } from "../stats/printable.js";
 import type { Result } from "../stats/result.js";
 import { breachedLive } from "../stats/thresholds.js";
 import { mark } from "../stats/timeline.js";
 import { EXIT, type ExitCode, loadExitCode, type StopSignal } from "./exit-codes.js";
-import { type CommandArgv, checkEmbeddedSink, givenOptions, loadOptions } from "./load-options.js";
+import {
+  type CommandArgv,
+  checkEmbeddedSink,
+  givenOptions,
+  loadOptions,
+  tableOptions,
+} from "./load-options.js";
 import { checkWritable, type Export, exportsOf, writeOutput } from "./output.js";
-import { progressPrinter } from "./progress.js";
+import { pauseCountdown, progressPrinter } from "./progress.js";
 import { applyThresholds, generatorGate, printBreaches } from "./report-command.js";
 import { checkSeriesOut, SeriesStreams } from "./series-stream.js";
 import { StopSignals } from "./signals.js";
@@ -27,7 +36,7 @@ export const runCommand = {
   command: "run [target]",
   describe: "Send load to an SMTP server (no target: self-test against the built-in sink)",
   builder: (yargs: Argv) =>
-    loadOptions(yargs)
+    tableOptions(loadOptions(yargs), REPEAT_OPTIONS)
       .positional("target", {
         type: "string",
         describe: `${RUN_OPTIONS.target.describe} (port 25 when none)`,
@@ -38,11 +47,13 @@ export const runCommand = {
         ["$0 run 127.0.0.1:2525 --mode per-message -s 20", "a connection per message"],
         ["$0 run 127.0.0.1:2525 --rate 500 -d 60s", "open model: 500 arrivals a second"],
         ["$0 run 127.0.0.1:2525 --threshold 'p99<50ms' --json r.json", "a CI gate: exit 99"],
+        ["$0 run 127.0.0.1:2525 --repeat 5 --json a.json", "five runs: each figure's mean ± CI"],
       ]),
   handler: async (argv: CommandArgv) => {
     mark("command started");
     const given = givenOptions(argv);
     const { run: config, report, sink, receive } = buildRunCommandConfig(given);
+    const repeat = buildRepeatOptions(given);
     if (config.target === null || receive !== null) checkEmbeddedSink(sink);
     const exports = exportsOf<Result>([
       ["--json", config.json, renderJson],
@@ -53,13 +64,23 @@ export const runCommand = {
     noteDefaultMessages(given, config);
     checkSeriesOut(report.seriesOut);
     // Listening from here to the last byte written: a signal never kills the process half-way.
-    const signals = new StopSignals((signal) => announceStop(signal, config.load.graceMs));
+    // Between --repeat's runs nothing is in flight: a signal only keeps the next run from starting.
+    const made: Result[] = [];
+    const signals = new StopSignals((signal, running) => {
+      if (running || made.length === 0) announceStop(signal, config.load.graceMs);
+      else process.stderr.write(`\nmailvolley: ${signal}: stopping; no further run\n`);
+    });
     const streams = new SeriesStreams(report.seriesOut, config.intervalMs);
     try {
-      process.exitCode = await runAndReport(config, report, { sink, receive }, exports, {
-        signals,
-        streams,
-      });
+      process.exitCode = await runAndReport(
+        config,
+        report,
+        { sink, receive },
+        exports,
+        { signals, streams },
+        repeat,
+        made,
+      );
     } finally {
       streams.close();
       signals.release();
@@ -69,14 +90,99 @@ export const runCommand = {
 
 type RunCommandConfig = ReturnType<typeof buildRunCommandConfig>;
 
-/** The run with its progress, then its reports; returns the exit code. */
+/** The run (each of --repeat's runs) with its progress, then its reports; returns the exit code. */
 async function runAndReport(
   config: RunCommandConfig["run"],
   report: RunCommandConfig["report"],
   { sink, receive }: Pick<RunCommandConfig, "sink" | "receive">,
   exports: Export<Result>[],
   { signals, streams }: { signals: StopSignals; streams: SeriesStreams },
+  repeat: RepeatOptions,
+  made: Result[],
 ): Promise<ExitCode> {
+  const runs: RunOutcome[] = [];
+  // The first run always starts (a signal already held applies at its start, as without
+  // --repeat); after a signal no further run does.
+  for (let i = 0; i < repeat.count; i++) {
+    if (
+      i > 0 &&
+      (signals.received !== null || (await pauseBefore(i, repeat, signals, config.quiet)))
+    ) {
+      break;
+    }
+    // Each run its own id (its messages' X-Mailvolley-Run); --start-at starts the first only.
+    const again =
+      i === 0 ? config : withConfigHash({ ...config, runId: newRunId(), startAt: null });
+    if (repeat.count > 1 && !config.quiet) {
+      process.stderr.write(`mailvolley: run ${i + 1} of ${repeat.count}…\n`);
+    }
+    if (i > 0) streams.begin();
+    runs.push(await runOnce(again, report, { sink, receive }, { signals, streams }));
+    made.push(runs[i].result);
+  }
+  const result = runs[runs.length - 1].result;
+  if (repeat.count > 1) {
+    result.repeat = repeatSection(
+      runs.map((r) => r.result),
+      repeat.pauseMs,
+    );
+  }
+  const breaches = runs.flatMap((r, i) =>
+    applyThresholds(r.result, report.thresholds).map((line) =>
+      runs.length > 1 ? `run ${i + 1}: ${line}` : line,
+    ),
+  );
+  const written = writeOutput({ quiet: config.quiet, summary: renderRunSummary, exports }, result);
+  mark("output written");
+  const abortedFor = runs.flatMap((r) => r.abortedFor);
+  if (abortedFor.length > 0) {
+    process.stderr.write(`mailvolley: --abort-on-fail stopped the run: ${abortedFor.join("; ")}\n`);
+  }
+  printBreaches(breaches);
+  const generatorBound = generatorGate(
+    runs.map((r) => r.result),
+    report.failOnGeneratorBound,
+  );
+  const code = loadExitCode({
+    signal: signals.received,
+    breached: breaches.length > 0 || abortedFor.length > 0 || generatorBound,
+    failed: runs.some((r) => r.failed),
+  });
+  return written || code !== EXIT.ok ? code : EXIT.failed;
+}
+
+/** --pause before run `i` (from 0) of --repeat; true when a signal ended it: no further run. */
+async function pauseBefore(
+  i: number,
+  repeat: RepeatOptions,
+  signals: StopSignals,
+  quiet: boolean,
+): Promise<boolean> {
+  if (repeat.pauseMs <= 0) return signals.received !== null;
+  const next = `run ${i + 1} of ${repeat.count}`;
+  if (!quiet) {
+    process.stderr.write(
+      `mailvolley: pausing ${(repeat.pauseMs / 1000).toFixed(1)}s before ${next}\n`,
+    );
+  }
+  const clear = quiet ? () => {} : pauseCountdown(process.stderr, repeat.pauseMs, next);
+  await signals.pause(repeat.pauseMs).finally(clear);
+  return signals.received !== null;
+}
+
+interface RunOutcome {
+  result: Result;
+  failed: boolean;
+  abortedFor: string[];
+}
+
+/** One run with its live progress; its Result, whether it failed and why it was aborted. */
+async function runOnce(
+  config: RunCommandConfig["run"],
+  report: RunCommandConfig["report"],
+  { sink, receive }: Pick<RunCommandConfig, "sink" | "receive">,
+  { signals, streams }: { signals: StopSignals; streams: SeriesStreams },
+): Promise<RunOutcome> {
   const printer = progressPrinter(process.stderr, config.quiet || config.verbose, {
     messages: config.messages,
     durationMs: config.load.durationMs,
@@ -97,6 +203,7 @@ async function runAndReport(
       if (abortedFor.length > 0) signals.stopNow();
     },
   };
+  // With --receive the run drains (every message joined, or --drain-timeout) before it returns.
   const outcome = await executeRun(config, io, {
     sink,
     apdexMs: report.apdexMs,
@@ -108,23 +215,7 @@ async function runAndReport(
   streams.finish(outcome.result);
   printer.finish();
   if (signals.received !== null) outcome.result.stoppedBy = signals.received;
-  const breaches = applyThresholds(outcome.result, report.thresholds);
-  const written = writeOutput(
-    { quiet: config.quiet, summary: renderSummary, exports },
-    outcome.result,
-  );
-  mark("output written");
-  if (abortedFor.length > 0) {
-    process.stderr.write(`mailvolley: --abort-on-fail stopped the run: ${abortedFor.join("; ")}\n`);
-  }
-  printBreaches(breaches);
-  const generatorBound = generatorGate([outcome.result], report.failOnGeneratorBound);
-  const code = loadExitCode({
-    signal: signals.received,
-    breached: breaches.length > 0 || abortedFor.length > 0 || generatorBound,
-    failed: outcome.exitCode !== 0,
-  });
-  return written || code !== EXIT.ok ? code : EXIT.failed;
+  return { result: outcome.result, failed: outcome.exitCode !== 0, abortedFor };
 }
 
 /** Non-TTY: one drain line per this many seconds (the drain reports once a second). */

@@ -291,6 +291,25 @@ export const COMPARE_OPTIONS = {
   },
 } as const satisfies OptionTable;
 
+/**
+ * `run` and `compare`: the same load N times, for each figure's spread; `mailvolley diff`
+ * compares two such sets. `run` takes compare's --pause between its runs.
+ */
+export const REPEAT_OPTIONS = {
+  repeat: {
+    kind: "text",
+    group: "Repeat:",
+    describe:
+      "Run the load N times (--pause between) and report each headline figure's mean ± 95 % CI",
+    default: 1,
+  },
+  pause: {
+    ...COMPARE_OPTIONS.pause,
+    group: "Repeat:",
+    describe: "With --repeat: pause between runs",
+  },
+} as const satisfies OptionTable;
+
 /** Every option of `run`, in help order. */
 export const LOAD_OPTIONS = {
   ...RUN_OPTIONS,

@@ -3,6 +3,8 @@
  * reuse, side by side, with the ratio reuse / per-message of every figure. Pure: Results in,
  * text out.
  */
+import type { HeadlineFigure } from "../diff/figures.js";
+import type { Spread } from "../diff/statistics.js";
 import { ERROR_CLASS_LABELS, ERROR_CLASSES, type ErrorClass } from "../stats/errors.js";
 import { printable } from "../stats/printable.js";
 import { COMPARE_SCHEMA, type Mode, type Result } from "../stats/result.js";
@@ -34,12 +36,19 @@ import { compareVerdictLines } from "./verdict.js";
 
 export { COMPARE_SCHEMA };
 
+export interface CompareRepeat {
+  rounds: number;
+  ratios: Record<HeadlineFigure, Spread | null>;
+}
+
 export interface Comparison {
   schema: typeof COMPARE_SCHEMA;
   /** In the order they ran; each carries its `mode`. */
   runs: Result[];
   /** The modes not run because a signal stopped the compare first; absent when both ran. */
   notRun?: Mode[];
+  /** `compare --repeat`: the rounds and each figure's ratio reuse / per-message. */
+  repeat?: CompareRepeat;
 }
 
 /**

@@ -51,6 +51,7 @@ import { chartRun } from "./html-chart-runs.js";
 import { chartScript } from "./html-charts.js";
 import { deliveryHtml } from "./html-delivery.js";
 import { esc } from "./html-escape.js";
+import { repeatHtml } from "./html-repeat.js";
 import { warningsHtml } from "./html-warnings.js";
 import {
   ceilingLine,
@@ -89,6 +90,7 @@ export function renderHtml(runs: readonly Result[], options: HtmlOptions = {}): 
     `<header><h1>${esc(title)}</h1>${runs.map((r) => runLine(r)).join("")}</header>`,
     verdictBanner(runs),
     thresholdBanner(runs),
+    repeatHtml(runs),
     compare
       ? `<div class="headline">${headline(runs)
           .map((l) => `<p>${esc(l)}</p>`)

@@ -84,6 +84,7 @@ export const MERGE_RULES: readonly MergeRule[] = [
   rule("generator", "perShard", "every shard's threads, judged again together"),
   rule("delivery", "absent", "joined again from the kept ledgers (merge --arrivals)"),
   rule("acceptLedger", "perShard"),
+  rule("repeat", "absent", "the spread of repeated runs; merge joins the shards of one run"),
 ];
 
 /** The rule for a field's path: its own row, or the row of a section it lies in; else null. */

@@ -81,3 +81,15 @@ export function recordOf<const K extends string, T extends TSchema>(
     }),
   );
 }
+
+/** Which way a figure is better: the keyword `better` a diff reads off the shipped schema. */
+export type Better = "higher" | "lower";
+
+/**
+ * `schema` with the annotation `better`: whether more or less of the figure is the better run.
+ * A keyword of the figure's own definition (JSON Schema lets a schema carry annotations beyond
+ * its vocabulary), so that `mailvolley diff` reads it where the figure is defined.
+ */
+export function better<T extends TSchema>(direction: Better, schema: T): T {
+  return { ...schema, better: direction } as T;
+}

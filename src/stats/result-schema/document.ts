@@ -7,7 +7,8 @@
 import { type TSchema, Type } from "@sinclair/typebox";
 import { ClassResult } from "./classes.js";
 import { Knee, RunRecord, ThresholdOutcome } from "./context.js";
-import { def, defName, enumOf, ref } from "./define.js";
+import { def, defName, enumOf, nullable, recordOf, ref } from "./define.js";
+import { DiffFigure, DiffSchema } from "./diff.js";
 import { ErrorRow, FirstSeen } from "./errors.js";
 import { EventLoopDelay, Generator, ThreadLoad, ThreadLoadPoint } from "./generator.js";
 import {
@@ -25,7 +26,8 @@ import {
   PositiveInteger,
   Seconds,
 } from "./kinds.js";
-import { COMPARE_SCHEMA, MODES, RESULT_SCHEMA } from "./names.js";
+import { COMPARE_SCHEMA, DIFF_SCHEMA, HEADLINE_FIGURES, MODES, RESULT_SCHEMA } from "./names.js";
+import { HeadlineFigures, Spread } from "./repeat.js";
 import { ResultSchema } from "./result.js";
 import { SeriesPoint } from "./series.js";
 import { ShardHeader } from "./shard.js";
@@ -42,6 +44,27 @@ export const ComparisonSchema = def(
         Type.Array(enumOf(MODES), {
           description: "Runs a signal kept from starting (during --pause); absent when both ran.",
         }),
+      ),
+      repeat: Type.Optional(
+        Type.Object(
+          {
+            rounds: ref(PositiveInteger, "Rounds run: each runs every mode once, in --order."),
+            ratios: recordOf(
+              HEADLINE_FIGURES,
+              (name) =>
+                nullable(
+                  ref(Spread),
+                  `${name} of the reuse run / ${name} of the (first) per-message run, per round, and its spread over the rounds; null where no round has both, or a per-message figure is 0.`,
+                ),
+              "Each headline figure's ratio reuse / per-message with its 95 % confidence interval.",
+            ),
+          },
+          {
+            description:
+              "`compare --repeat N`: N rounds. `runs` holds the last round, each run with its `repeat` section over its mode's rounds. Absent without --repeat.",
+            additionalProperties: false,
+          },
+        ),
       ),
     },
     {
@@ -81,6 +104,10 @@ const DEFS: readonly TSchema[] = [
   EventLoopDelay,
   ThreadLoad,
   ThreadLoadPoint,
+  HeadlineFigures,
+  Spread,
+  DiffSchema,
+  DiffFigure,
 ];
 
 /** Keys of a schema object in this order; any other key after them, as written. */
@@ -152,14 +179,19 @@ function plain(schema: unknown): unknown {
 export function resultJsonSchema(): Record<string, unknown> {
   return plain({
     $schema: "https://json-schema.org/draft/2020-12/schema",
-    title: `mailvolley result (${RESULT_SCHEMA}) or comparison (${COMPARE_SCHEMA})`,
-    description: `What \`mailvolley run --json\`, \`compare --json\` and \`merge --json\` write. A document whose \`schema\` is ${COMPARE_SCHEMA} is a Comparison, any other a Result. Generated from src/stats/result-schema/ (each figure's description is its definition); \`#/$defs/result\` alone validates one Result.`,
+    title: `mailvolley result (${RESULT_SCHEMA}), comparison (${COMPARE_SCHEMA}) or diff (${DIFF_SCHEMA})`,
+    description: `What \`mailvolley run --json\`, \`compare --json\`, \`merge --json\` and \`diff --json\` write. A document whose \`schema\` is ${COMPARE_SCHEMA} is a Comparison, one whose \`schema\` is ${DIFF_SCHEMA} a Diff, any other a Result. Generated from src/stats/result-schema/ (each figure's description is its definition); \`#/$defs/result\` alone validates one Result.`,
     type: "object",
     if: { type: "object", required: ["schema"], properties: { schema: { const: COMPARE_SCHEMA } } },
     // JSON Schema's own keyword, not a promise's: the document is never awaited.
     // biome-ignore lint/suspicious/noThenProperty: the if/then/else of JSON Schema.
     then: { $ref: "#/$defs/comparison" },
-    else: { $ref: "#/$defs/result" },
+    else: {
+      if: { type: "object", required: ["schema"], properties: { schema: { const: DIFF_SCHEMA } } },
+      // biome-ignore lint/suspicious/noThenProperty: the if/then/else of JSON Schema.
+      then: { $ref: "#/$defs/diff" },
+      else: { $ref: "#/$defs/result" },
+    },
     $defs: Object.fromEntries(DEFS.map((schema) => [defName(schema), schema])),
   }) as Record<string, unknown>;
 }

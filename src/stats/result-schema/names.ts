@@ -50,3 +50,28 @@ export const MODES = ["reuse", "per-message"] as const;
 
 /** The signals that stop a run early, as a Result's `stoppedBy` names them. */
 export const STOP_SIGNALS = ["SIGINT", "SIGTERM"] as const;
+
+/**
+ * The headline figures of a run: what `--repeat` gives a spread for and `mailvolley diff`
+ * compares, in report order. Each is defined once, with its description and which way is
+ * better, in result-schema/repeat.ts (HeadlineFigures).
+ */
+export const HEADLINE_FIGURES = [
+  "throughput",
+  "plateauThroughput",
+  "transactionP50Ms",
+  "transactionP99Ms",
+  "connectP99Ms",
+  "errorPercent",
+  "connectionsPerMessage",
+  "cpuMsPerMessage",
+  "tlsHandshakeP50Ms",
+  "deliveryP95Ms",
+  "relayedPerSecond",
+  "backlogMax",
+] as const;
+
+export type HeadlineFigure = (typeof HEADLINE_FIGURES)[number];
+
+/** `mailvolley diff --json`: two sets of runs compared figure by figure. */
+export const DIFF_SCHEMA = "mailvolley/diff@1";

@@ -32,6 +32,7 @@ import {
   PositiveInteger,
 } from "./kinds.js";
 import { HISTOGRAM_NAMES, MODES, RESULT_SCHEMA, STOP_SIGNALS } from "./names.js";
+import { RepeatSection } from "./repeat.js";
 import { SeriesPoint } from "./series.js";
 import { ShardHeader } from "./shard.js";
 import { SinkSection } from "./sink.js";
@@ -198,6 +199,7 @@ export const ResultSchema = def(
         ),
       ),
       delivery: Type.Optional(DeliverySection),
+      repeat: Type.Optional(RepeatSection),
       acceptLedger: Type.Optional(
         Type.Array(AcceptLedger, {
           description:
