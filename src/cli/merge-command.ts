@@ -26,6 +26,7 @@ import {
   compareDoc,
   generatorGate,
   printBreaches,
+  readingUntilSignal,
   readResultFile,
 } from "./report-command.js";
 import { readerSignals, stoppedBeforeWriting } from "./signals.js";
@@ -70,15 +71,15 @@ export const mergeCommand = {
     checkWritable(exports);
     const signals = readerSignals("merge");
     try {
-      const read: ResultFile[] = [];
-      for (const file of files) read.push({ file, runs: await readResultFile(file) });
-      const merged = mergeFiles(read);
-      const undelivered = await joinArrivalFiles(
-        merged.map((m) => m.result),
-        arrivals,
-      );
-      if (await stoppedBeforeWriting(signals, "merge")) return;
-      process.exitCode = report(merged, exports, argv, undelivered);
+      const done = await readingUntilSignal(signals, async (signal) => {
+        const read: ResultFile[] = [];
+        for (const file of files) read.push({ file, runs: await readResultFile(file, signal) });
+        const merged = mergeFiles(read);
+        const results = merged.map((m) => m.result);
+        return { merged, undelivered: await joinArrivalFiles(results, arrivals, signal) };
+      });
+      if ((await stoppedBeforeWriting(signals, "merge")) || done === null) return;
+      process.exitCode = report(done.merged, exports, argv, done.undelivered);
     } finally {
       signals.release();
     }

@@ -5,7 +5,6 @@
  * Every error names the file, the line and the field.
  */
 
-import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type * as Yaml from "yaml";
 import type { Node, YAMLMap } from "yaml";
@@ -20,6 +19,7 @@ export type {
 } from "../messages/spec.js";
 
 import type { MessageClassSpec as ClassSpec } from "../messages/spec.js";
+import { readInputFileSync } from "../usage/input-file.js";
 import { UsageError } from "../usage/usage-error.js";
 
 export interface Plan {
@@ -106,16 +106,10 @@ type LineOf = (node: Node | null | undefined) => string;
 
 /** The plan file parsed: its top-level mapping, and "file:line" of any node in it. */
 function readPlanFile(path: string): { root: YAMLMap; lineOf: LineOf } {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new UsageError(
-      "--plan",
-      `cannot read "${path}" (${code}); give a YAML or JSON plan file`,
-    );
-  }
+  // Read while the config is checked, so synchronously: a pipe is refused, never waited on.
+  const text = readInputFileSync(path, { option: "--plan", what: "YAML or JSON plan" }).toString(
+    "utf8",
+  );
   const lines = new (yaml().LineCounter)();
   const doc = yaml().parseDocument(text, { lineCounter: lines, prettyErrors: false });
   if (doc.errors.length > 0) {

@@ -1,5 +1,5 @@
 /** TLS and AUTH options, as `run` and `probe` take them, checked. */
-import { readFileSync } from "node:fs";
+import { readInputFileSync } from "../usage/input-file.js";
 import { UsageError } from "../usage/usage-error.js";
 import type { SECURITY_OPTIONS } from "./option-table.js";
 import type { RawOf } from "./options.js";
@@ -63,14 +63,11 @@ function credentials(
   }
   if (raw.auth !== undefined) return { text: String(raw.auth), option: "--auth" };
   if (raw.authFile !== undefined) {
-    const path = String(raw.authFile);
-    let text: string;
-    try {
-      text = readFileSync(path, "utf8");
-    } catch (error) {
-      const reason = (error as NodeJS.ErrnoException).code ?? String(error);
-      throw new UsageError("--auth-file", `cannot read "${path}" (${reason})`);
-    }
+    // Read while the config is checked, so synchronously: a pipe is refused, never waited on.
+    const text = readInputFileSync(String(raw.authFile), {
+      option: "--auth-file",
+      what: "file of user:password",
+    }).toString("utf8");
     return { text: text.split(/\r?\n/)[0], option: "--auth-file" };
   }
   const fromEnv = env[AUTH_ENV];

@@ -6,8 +6,8 @@
 
 import { constants } from "node:crypto";
 import { EventEmitter } from "node:events";
-import { readFile } from "node:fs/promises";
 import { createSecureContext, type SecureContext, type TLSSocket } from "node:tls";
+import { readInputFile } from "../usage/input-file.js";
 import { UsageError } from "../usage/usage-error.js";
 import type { FilledSinkOptions } from "./options.js";
 
@@ -54,16 +54,13 @@ export async function loadTlsMaterial(o: FilledSinkOptions): Promise<TlsMaterial
   if (o.tlsCert === undefined || o.tlsKey === undefined) {
     throw new UsageError("--tls-cert", "give --tls-key with it; the two go together");
   }
-  const read = async (path: string, option: string) => {
-    try {
-      return await readFile(path, "utf8");
-    } catch (error) {
-      throw new UsageError(`--${option}`, (error as Error).message, path);
-    }
-  };
+  // A pipe is refused: the sink installs its signal handlers once it listens, too late to end
+  // a wait for a writer.
+  const read = async (path: string, option: string, what: string) =>
+    (await readInputFile(path, { option, what })).toString("utf8");
   const material = {
-    cert: await read(o.tlsCert, "tls-cert"),
-    key: await read(o.tlsKey, "tls-key"),
+    cert: await read(o.tlsCert, "--tls-cert", "PEM certificate"),
+    key: await read(o.tlsKey, "--tls-key", "PEM private key"),
   };
   try {
     secureContextOf(material); // a PEM that does not parse is the certificate's fault, not --listen's
