@@ -13,6 +13,7 @@ import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
 import { renderSummary } from "../report/terminal.js";
 import { type MergeInput, mergeShards } from "../stats/merge-results.js";
+import { printable } from "../stats/printable.js";
 import type { Result } from "../stats/result.js";
 import { describeShardStarts } from "../stats/shard-check.js";
 import { UsageError } from "../usage/usage-error.js";
@@ -171,7 +172,8 @@ function checkTargets(files: readonly ResultFile[]): void {
   const distinct = [...new Set(others.map((t) => t.target))];
   if (distinct.length > 1) {
     process.stderr.write(
-      `mailvolley merge: note: the shards name ${distinct.length} targets (${distinct.join(", ")}); merged as one run\n`,
+      // The targets are the files' text: shown as the terminal can take it.
+      `mailvolley merge: note: the shards name ${distinct.length} targets (${printable(distinct.join(", "))}); merged as one run\n`,
     );
   }
 }
