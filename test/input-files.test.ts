@@ -1,14 +1,15 @@
 /**
- * Every file the command line names as input, given as a FIFO, through the built bin: the
- * offline readers (report, merge, --arrivals) read a pipe and a SIGTERM or SIGINT while they
- * wait for its writer ends them (128 + the signal, nothing written); the readers that cannot
- * wait (--plan, --auth-file, the sink's certificate) refuse it in one line with exit 2; a
- * directory or a device is refused everywhere. The signal is sent once the child holds the
- * FIFO open (a writer's non-blocking open succeeds), never after a fixed sleep.
+ * Every file the command line names as input, given as a FIFO, through the built bin. report,
+ * merge and --arrivals read a pipe; run, compare and probe read their --plan and --auth-file
+ * ahead from one; a SIGTERM or SIGINT while any of them waits for its writer ends the command
+ * (128 + the signal, nothing sent or written). The sink's certificate, read once the sink
+ * starts, refuses a FIFO in one line with exit 2; a directory or a device is refused
+ * everywhere. The signal is sent once the child holds the FIFO open (a writer's non-blocking
+ * open then succeeds), never after a fixed sleep.
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { closeSync, constants, openSync, writeFileSync } from "node:fs";
+import { closeSync, constants, openSync, readFileSync, writeFileSync } from "node:fs";
 import { Socket } from "node:net";
 import { join } from "node:path";
 import { describe, test } from "node:test";
@@ -57,27 +58,34 @@ async function signalWhileReading(
   return outcome;
 }
 
-describe("a FIFO read by report, merge and --arrivals: a signal ends the wait", () => {
-  const cases: [string, (pipe: string) => string[]][] = [
-    ["report", (pipe) => ["report", pipe, "--html", join(dir, "r.html")]],
-    ["merge", (pipe) => ["merge", pipe, good, "--json", join(dir, "m.json")]],
-    ["report --arrivals", (pipe) => ["report", good, "--arrivals", pipe]],
-    ["merge --arrivals", (pipe) => ["merge", good, good, "--arrivals", pipe]],
+describe("a FIFO read by report, merge, --arrivals, --plan, --auth-file: a signal ends the wait", () => {
+  const NOTHING_WRITTEN = "stopped before writing; nothing written";
+  const NOTHING_SENT = "stopped while reading its input files; nothing sent";
+  const cases: [string, (pipe: string) => string[], string][] = [
+    ["report", (pipe) => ["report", pipe, "--html", join(dir, "r.html")], NOTHING_WRITTEN],
+    ["merge", (pipe) => ["merge", pipe, good, "--json", join(dir, "m.json")], NOTHING_WRITTEN],
+    ["report --arrivals", (pipe) => ["report", good, "--arrivals", pipe], NOTHING_WRITTEN],
+    ["merge --arrivals", (pipe) => ["merge", good, good, "--arrivals", pipe], NOTHING_WRITTEN],
+    ["run --plan", (pipe) => ["run", "-m", "1", "--plan", pipe], NOTHING_SENT],
+    ["run --auth-file", (pipe) => ["run", "-m", "1", "--auth-file", pipe], NOTHING_SENT],
+    ["compare --plan", (pipe) => ["compare", "-m", "1", "--plan", pipe], NOTHING_SENT],
+    [
+      "probe --auth-file",
+      (pipe) => ["probe", "127.0.0.1:1", "--probe", "concurrency", "--auth-file", pipe],
+      NOTHING_SENT,
+    ],
   ];
-  for (const [name, args] of cases) {
+  for (const [name, args, said] of cases) {
     for (const [signal, code] of [
       ["SIGTERM", 143],
       ["SIGINT", 130],
     ] as const) {
-      test(`${name}: ${signal} while it waits for a writer → exit ${code}, nothing written`, async () => {
+      test(`${name}: ${signal} while it waits for a writer → exit ${code}, nothing done`, async () => {
         const pipe = fifo();
         const command = name.split(" ")[0];
         const { code: exit, stdout, stderr } = await signalWhileReading(args(pipe), pipe, signal);
         assert.equal(exit, code, stderr);
-        assert.match(
-          stderr,
-          new RegExp(`mailvolley ${command}: ${signal}: stopped before writing`),
-        );
+        assert.match(stderr, new RegExp(`mailvolley ${command}: ${signal}: ${said}`));
         assert.equal(stdout, "");
       });
     }
@@ -93,20 +101,36 @@ describe("a FIFO read by report, merge and --arrivals: a signal ends the wait", 
     assert.equal(code, 0, stderr);
     assert.match(stdout, /accepted/);
   });
+
+  test("run takes its plan and credentials from pipes", async () => {
+    const plan = fifo();
+    const auth = fifo();
+    const json = join(dir, "piped.json");
+    const { done } = startMailvolley(
+      ["run", "-q", "--plan", plan, "--auth-file", auth, "--json", json],
+      60_000,
+    );
+    for (const [pipe, text] of [
+      [plan, "messages: 4\nsessions: 2\n"],
+      [auth, "user:secret\n"],
+    ]) {
+      const writer = new Socket({
+        fd: await writerOnceRead(pipe),
+        readable: false,
+        writable: true,
+      });
+      writer.end(text);
+    }
+    const { code, stderr } = await done;
+    assert.equal(code, 0, stderr);
+    const result = JSON.parse(readFileSync(json, "utf8"));
+    assert.equal(result.messages.accepted, 4);
+    assert.equal(result.sessions, 2);
+  });
 });
 
-describe("inputs that cannot wait refuse a FIFO; no input may be a directory or a device", () => {
+describe("the sink's certificate refuses a FIFO; no input may be a directory or a device", () => {
   const cases: [string, (pipe: string) => string[], RegExp][] = [
-    [
-      "--plan",
-      (pipe) => ["run", "-m", "1", "--plan", pipe],
-      /^mailvolley: --plan ".*fifo-\d+": is a FIFO \(named pipe\); give the YAML or JSON plan as a regular file\n$/,
-    ],
-    [
-      "--auth-file",
-      (pipe) => ["run", "-m", "1", "--auth-file", pipe],
-      /^mailvolley: --auth-file ".*fifo-\d+": is a FIFO \(named pipe\); give the file of user:password as a regular file\n$/,
-    ],
     [
       "sink --tls-cert",
       (pipe) => [

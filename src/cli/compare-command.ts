@@ -23,6 +23,7 @@ import {
   loadOptions,
   tableOptions,
 } from "./load-options.js";
+import { readNamedInputs } from "./named-inputs.js";
 import { checkWritable, exportsOf, writeOutput } from "./output.js";
 import { pauseCountdown, progressPrinter } from "./progress.js";
 import { applyThresholds, compareDoc, generatorGate, printBreaches } from "./report-command.js";
@@ -43,13 +44,9 @@ export const compareCommand = {
         describe: `${RUN_OPTIONS.target.describe} (none: two built-in sinks)`,
       }),
   handler: async (argv: CommandArgv) => {
-    const {
-      runs: configs,
-      pauseMs,
-      report,
-      sink,
-      receive,
-    } = buildCompareCommandConfig(givenOptions(argv));
+    const given = givenOptions(argv);
+    await readNamedInputs("compare", given);
+    const { runs: configs, pauseMs, report, sink, receive } = buildCompareCommandConfig(given);
     if (configs[0].target === null || receive !== null) checkEmbeddedSink(sink);
     warnPlaintextAuth(configs[0], configs[0].target);
     const { json, quiet } = configs[0];

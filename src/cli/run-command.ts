@@ -16,6 +16,7 @@ import { breachedLive } from "../stats/thresholds.js";
 import { mark } from "../stats/timeline.js";
 import { EXIT, type ExitCode, loadExitCode, type StopSignal } from "./exit-codes.js";
 import { type CommandArgv, checkEmbeddedSink, givenOptions, loadOptions } from "./load-options.js";
+import { readNamedInputs } from "./named-inputs.js";
 import { checkWritable, type Export, exportsOf, writeOutput } from "./output.js";
 import { progressPrinter } from "./progress.js";
 import { applyThresholds, generatorGate, printBreaches } from "./report-command.js";
@@ -42,6 +43,7 @@ export const runCommand = {
   handler: async (argv: CommandArgv) => {
     mark("command started");
     const given = givenOptions(argv);
+    await readNamedInputs("run", given);
     const { run: config, report, sink, receive } = buildRunCommandConfig(given);
     if (config.target === null || receive !== null) checkEmbeddedSink(sink);
     const exports = exportsOf<Result>([

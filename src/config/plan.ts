@@ -56,6 +56,9 @@ const CLASS_FIELDS = new Set([
   "order",
 ]);
 
+/** The plan file as an input (usage/input-file.ts): read ahead by the CLI, then here. */
+export const PLAN_INPUT = { option: "--plan", what: "YAML or JSON plan" } as const;
+
 /** `--set` overrides alone, without a plan file: options only, no classes, no plan lines. */
 export function planFromSets(sets: readonly string[]): Plan {
   const options = Object.fromEntries(parseSets(sets).map(([key, value]) => [camel(key), value]));
@@ -106,10 +109,9 @@ type LineOf = (node: Node | null | undefined) => string;
 
 /** The plan file parsed: its top-level mapping, and "file:line" of any node in it. */
 function readPlanFile(path: string): { root: YAMLMap; lineOf: LineOf } {
-  // Read while the config is checked, so synchronously: a pipe is refused, never waited on.
-  const text = readInputFileSync(path, { option: "--plan", what: "YAML or JSON plan" }).toString(
-    "utf8",
-  );
+  // Read while the config is checked, so synchronously: a pipe the command did not read ahead
+  // (cli/named-inputs.ts) is refused, never waited on.
+  const text = readInputFileSync(path, PLAN_INPUT).toString("utf8");
   const lines = new (yaml().LineCounter)();
   const doc = yaml().parseDocument(text, { lineCounter: lines, prettyErrors: false });
   if (doc.errors.length > 0) {

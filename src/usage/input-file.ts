@@ -65,11 +65,27 @@ export async function readInputFile(path: string, input: InputFile): Promise<Buf
   }
 }
 
+/** Files read ahead by prereadInputFile, by path as given. */
+const preread = new Map<string, Buffer>();
+
+/**
+ * Reads `path` now, as readInputFile does with pipes allowed, for a reader that will want it
+ * synchronously (a plan, credentials: read while a config is checked, where nothing can wait):
+ * readInputFileSync then returns these bytes. `--auth-file <(pass show smtp)` works so.
+ */
+export async function prereadInputFile(path: string, input: InputFile): Promise<void> {
+  if (preread.has(path)) return;
+  preread.set(path, await readInputFile(path, { ...input, pipes: true }));
+}
+
 /**
  * The whole file, read on the calling thread: for readers that cannot wait (a plan, credentials
- * read while a config is checked). A pipe is refused: reading it could block the event loop.
+ * read while a config is checked). A file read ahead (prereadInputFile) is not read again; else
+ * a pipe is refused: reading it could block the event loop.
  */
 export function readInputFileSync(path: string, input: InputFile): Buffer {
+  const early = preread.get(path);
+  if (early !== undefined) return early;
   const fd = openInput(path, input);
   try {
     refuseUnlessRegular(fstatSync(fd), path, input);
