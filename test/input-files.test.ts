@@ -1,11 +1,11 @@
 /**
  * Every file the command line names as input, given as a FIFO, through the built bin. report,
  * merge and --arrivals read a pipe; run, compare and probe read their --plan and --auth-file
- * ahead from one; a SIGTERM or SIGINT while any of them waits for its writer ends the command
- * (128 + the signal, nothing sent or written). The sink's certificate, read once the sink
- * starts, refuses a FIFO in one line with exit 2; a directory or a device is refused
- * everywhere. The signal is sent once the child holds the FIFO open (a writer's non-blocking
- * open then succeeds), never after a fixed sleep.
+ * ahead from one, the sink its --tls-cert and --tls-key; a SIGTERM or SIGINT while any of them
+ * waits for its writer ends the command (128 + the signal, nothing sent or written). A
+ * directory or a device is refused everywhere, one line, exit 2. The signal is sent once the
+ * child holds the FIFO open (a writer's non-blocking open then succeeds), never after a fixed
+ * sleep.
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -58,9 +58,9 @@ async function signalWhileReading(
   return outcome;
 }
 
-describe("a FIFO read by report, merge, --arrivals, --plan, --auth-file: a signal ends the wait", () => {
+describe("an input that is a FIFO: read, and a signal ends the wait for its writer", () => {
   const NOTHING_WRITTEN = "stopped before writing; nothing written";
-  const NOTHING_SENT = "stopped while reading its input files; nothing sent";
+  const NOTHING_SENT = "stopped while reading its input files, before anything began";
   const cases: [string, (pipe: string) => string[], string][] = [
     ["report", (pipe) => ["report", pipe, "--html", join(dir, "r.html")], NOTHING_WRITTEN],
     ["merge", (pipe) => ["merge", pipe, good, "--json", join(dir, "m.json")], NOTHING_WRITTEN],
@@ -72,6 +72,34 @@ describe("a FIFO read by report, merge, --arrivals, --plan, --auth-file: a signa
     [
       "probe --auth-file",
       (pipe) => ["probe", "127.0.0.1:1", "--probe", "concurrency", "--auth-file", pipe],
+      NOTHING_SENT,
+    ],
+    [
+      "sink --tls-cert",
+      (pipe) => [
+        "sink",
+        "--listen",
+        "127.0.0.1:0",
+        "--starttls",
+        "--tls-cert",
+        pipe,
+        "--tls-key",
+        good,
+      ],
+      NOTHING_SENT,
+    ],
+    [
+      "sink --tls-key",
+      (pipe) => [
+        "sink",
+        "--listen",
+        "127.0.0.1:0",
+        "--starttls",
+        "--tls-cert",
+        good,
+        "--tls-key",
+        pipe,
+      ],
       NOTHING_SENT,
     ],
   ];
@@ -129,35 +157,12 @@ describe("a FIFO read by report, merge, --arrivals, --plan, --auth-file: a signa
   });
 });
 
-describe("the sink's certificate refuses a FIFO; no input may be a directory or a device", () => {
-  const cases: [string, (pipe: string) => string[], RegExp][] = [
+describe("no input may be a directory or a device", () => {
+  const cases: [string, () => string[], RegExp][] = [
     [
-      "sink --tls-cert",
-      (pipe) => [
-        "sink",
-        "--listen",
-        "127.0.0.1:0",
-        "--starttls",
-        "--tls-cert",
-        pipe,
-        "--tls-key",
-        good,
-      ],
-      /^mailvolley: --tls-cert ".*fifo-\d+": is a FIFO \(named pipe\); give the PEM certificate as a regular file\n$/,
-    ],
-    [
-      "sink --tls-key",
-      (pipe) => [
-        "sink",
-        "--listen",
-        "127.0.0.1:0",
-        "--starttls",
-        "--tls-cert",
-        good,
-        "--tls-key",
-        pipe,
-      ],
-      /^mailvolley: --tls-key ".*fifo-\d+": is a FIFO \(named pipe\); give the PEM private key as a regular file\n$/,
+      "sink --tls-key, a directory",
+      () => ["sink", "--listen", "127.0.0.1:0", "--starttls", "--tls-cert", good, "--tls-key", dir],
+      /^mailvolley: --tls-key ".*": is a directory; give the path of the PEM private key\n$/,
     ],
     [
       "report, a directory",
@@ -177,7 +182,7 @@ describe("the sink's certificate refuses a FIFO; no input may be a directory or 
   ];
   for (const [name, args, line] of cases) {
     test(`${name}: one line, exit 2`, async () => {
-      const { code, stdout, stderr } = await startMailvolley(args(fifo()), 30_000).done;
+      const { code, stdout, stderr } = await startMailvolley(args(), 30_000).done;
       assert.equal(code, 2, stderr);
       assert.match(stderr, line);
       assert.equal(stdout, "");

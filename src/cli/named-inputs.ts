@@ -1,20 +1,25 @@
 /**
- * The files config/ reads while it checks a command's options (--plan, --auth-file), read
- * first, asynchronously: config/ reads synchronously, and a pipe read so would block the event
- * loop (`--auth-file <(pass show smtp)`, a FIFO whose writer has not come). Here a pipe waits
- * for its writer off the event loop, and a SIGINT or SIGTERM meanwhile ends the command at once:
- * nothing has been sent or written yet.
+ * The files read where nothing can wait, read first, asynchronously: config/ reads --plan and
+ * --auth-file synchronously while it checks a command's options, and the sink reads its
+ * certificate before its signal handlers exist; a pipe read there would block the event loop,
+ * or wait where no signal ends it (`--auth-file <(pass show smtp)`, a FIFO whose writer has not
+ * come). Here a pipe waits for its writer off the event loop, and a SIGINT or SIGTERM meanwhile
+ * ends the command at once: nothing has begun.
  */
 import { PLAN_INPUT } from "../config/plan.js";
 import { AUTH_FILE_INPUT } from "../config/security.js";
-import { prereadInputFile } from "../usage/input-file.js";
+import { TLS_INPUTS } from "../sink/index.js";
+import { type InputFile, prereadInputFile } from "../usage/input-file.js";
 import { type StopSignal, signalExitCode } from "./exit-codes.js";
 
-/** The options naming such a file, by their camelCase key, with how config/ reads them. */
-const NAMED = [
-  ["plan", PLAN_INPUT],
-  ["authFile", AUTH_FILE_INPUT],
-] as const;
+/** The options of run, compare and probe naming such a file (camelCase keys), as read. */
+export const LOAD_INPUTS: Readonly<Record<string, InputFile>> = {
+  plan: PLAN_INPUT,
+  authFile: AUTH_FILE_INPUT,
+};
+
+/** The sink command's. */
+export const SINK_INPUTS: Readonly<Record<string, InputFile>> = TLS_INPUTS;
 
 const SIGNALS: readonly StopSignal[] = ["SIGINT", "SIGTERM"];
 
@@ -22,8 +27,9 @@ const SIGNALS: readonly StopSignal[] = ["SIGINT", "SIGTERM"];
 export async function readNamedInputs(
   command: string,
   values: Readonly<Record<string, unknown>>,
+  inputs = LOAD_INPUTS,
 ): Promise<void> {
-  const named = NAMED.filter(([key]) => typeof values[key] === "string");
+  const named = Object.entries(inputs).filter(([key]) => typeof values[key] === "string");
   if (named.length === 0) return;
   const reading = new AbortController();
   let received: StopSignal | null = null;
@@ -39,7 +45,7 @@ export async function readNamedInputs(
   } catch (error) {
     if (received === null) throw error;
     process.stderr.write(
-      `mailvolley ${command}: ${received}: stopped while reading its input files; nothing sent\n`,
+      `mailvolley ${command}: ${received}: stopped while reading its input files, before anything began\n`,
     );
     process.exit(signalExitCode(received));
   } finally {

@@ -38,9 +38,17 @@ export interface InputFile {
 // O_NOCTTY: a terminal device named as input must not become this process's controlling tty.
 const NO_WAIT = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
 
-/** The whole file; a pipe (when allowed) until its writer closes it. */
+/** Files read ahead by prereadInputFile, by path as given. */
+const preread = new Map<string, Buffer>();
+
+/**
+ * The whole file; a pipe (when allowed) until its writer closes it. A file read ahead
+ * (prereadInputFile) is not read again.
+ */
 export async function readInputFile(path: string, input: InputFile): Promise<Buffer> {
   input.signal?.throwIfAborted();
+  const early = preread.get(path);
+  if (early !== undefined) return early;
   // open(2) and fstat(2) here return at once whatever the path names (O_NONBLOCK).
   const fd = openInput(path, input);
   let stats: Stats;
@@ -65,13 +73,11 @@ export async function readInputFile(path: string, input: InputFile): Promise<Buf
   }
 }
 
-/** Files read ahead by prereadInputFile, by path as given. */
-const preread = new Map<string, Buffer>();
-
 /**
  * Reads `path` now, as readInputFile does with pipes allowed, for a reader that will want it
- * synchronously (a plan, credentials: read while a config is checked, where nothing can wait):
- * readInputFileSync then returns these bytes. `--auth-file <(pass show smtp)` works so.
+ * where nothing can wait (a plan, credentials: read synchronously while a config is checked; a
+ * certificate, read before the sink's signal handlers exist): readInputFileSync and
+ * readInputFile then return these bytes. `--auth-file <(pass show smtp)` works so.
  */
 export async function prereadInputFile(path: string, input: InputFile): Promise<void> {
   if (preread.has(path)) return;
