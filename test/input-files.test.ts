@@ -44,6 +44,18 @@ async function writerOnceRead(path: string): Promise<number> {
   }
 }
 
+/** A STARTTLS sink's command line with these certificate and key files. */
+const tlsSink = (cert: string, key: string) => [
+  "sink",
+  "--listen",
+  "127.0.0.1:0",
+  "--starttls",
+  "--tls-cert",
+  cert,
+  "--tls-key",
+  key,
+];
+
 /** Starts mailvolley on `args`, signals it once it reads `pipe`; its outcome. */
 async function signalWhileReading(
   args: string[],
@@ -74,34 +86,8 @@ describe("an input that is a FIFO: read, and a signal ends the wait for its writ
       (pipe) => ["probe", "127.0.0.1:1", "--probe", "concurrency", "--auth-file", pipe],
       NOTHING_SENT,
     ],
-    [
-      "sink --tls-cert",
-      (pipe) => [
-        "sink",
-        "--listen",
-        "127.0.0.1:0",
-        "--starttls",
-        "--tls-cert",
-        pipe,
-        "--tls-key",
-        good,
-      ],
-      NOTHING_SENT,
-    ],
-    [
-      "sink --tls-key",
-      (pipe) => [
-        "sink",
-        "--listen",
-        "127.0.0.1:0",
-        "--starttls",
-        "--tls-cert",
-        good,
-        "--tls-key",
-        pipe,
-      ],
-      NOTHING_SENT,
-    ],
+    ["sink --tls-cert", (pipe) => tlsSink(pipe, good), NOTHING_SENT],
+    ["sink --tls-key", (pipe) => tlsSink(good, pipe), NOTHING_SENT],
   ];
   for (const [name, args, said] of cases) {
     for (const [signal, code] of [
@@ -161,7 +147,7 @@ describe("no input may be a directory or a device", () => {
   const cases: [string, () => string[], RegExp][] = [
     [
       "sink --tls-key, a directory",
-      () => ["sink", "--listen", "127.0.0.1:0", "--starttls", "--tls-cert", good, "--tls-key", dir],
+      () => tlsSink(good, dir),
       /^mailvolley: --tls-key ".*": is a directory; give the path of the PEM private key\n$/,
     ],
     [
