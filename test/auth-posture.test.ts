@@ -37,7 +37,7 @@ describe("credentials outside argv", () => {
     assert.throws(() => parseSecurity({ auth: "a:b", authFile }, {}), /--auth-file: give either/);
     assert.throws(
       () => parseSecurity({ authFile: join(dir, "missing") }, {}),
-      /--auth-file: cannot read/,
+      /--auth-file "[^"]*missing": no such file; check the path of the file of user:password/,
     );
     const noColon = join(dir, "no-colon");
     writeFileSync(noColon, "topsecret\n");

@@ -8,6 +8,7 @@ import { execFileSync } from "node:child_process";
 import {
   chmodSync,
   existsSync,
+  linkSync,
   lstatSync,
   mkdirSync,
   readdirSync,
@@ -111,6 +112,87 @@ describe("an output path that cannot be written: one line naming the option", ()
     ]);
     assert.equal(out.code, 1, out.stderr);
     oneLine(out.stderr, /--json: cannot write "\/dev\/full" \(ENOSPC\)/);
+  });
+});
+
+describe("outputs compared as the files they name, before traffic", () => {
+  /** A fresh directory for one case. */
+  const fresh = (() => {
+    let n = 0;
+    return () => {
+      const sub = join(dir, `same-${n++}`);
+      mkdirSync(sub);
+      return sub;
+    };
+  })();
+  const cases: [string, (sub: string) => [string, string]][] = [
+    [
+      "a symlink to the other output, not yet written",
+      (sub) => {
+        symlinkSync("a.json", join(sub, "l.json"));
+        return [join(sub, "a.json"), join(sub, "l.json")];
+      },
+    ],
+    [
+      "a symlink to the other output, already there",
+      (sub) => {
+        writeFileSync(join(sub, "a.json"), "old\n");
+        symlinkSync(join(sub, "a.json"), join(sub, "l.json"));
+        return [join(sub, "a.json"), join(sub, "l.json")];
+      },
+    ],
+    [
+      "a hard link to the other output",
+      (sub) => {
+        writeFileSync(join(sub, "a.json"), "old\n");
+        linkSync(join(sub, "a.json"), join(sub, "h.json"));
+        return [join(sub, "a.json"), join(sub, "h.json")];
+      },
+    ],
+    [
+      "one name through a symlinked directory",
+      (sub) => {
+        mkdirSync(join(sub, "d"));
+        symlinkSync("d", join(sub, "e"));
+        return [join(sub, "d", "r.json"), join(sub, "e", "r.json")];
+      },
+    ],
+  ];
+  for (const [what, make] of cases) {
+    test(`--json and --html on ${what}: exit 2, no traffic, nothing written`, async () => {
+      const sub = fresh();
+      const [json, html] = make(sub);
+      const before = readdirSync(sub, { recursive: true }).sort();
+      const server = await startScriptedServer({});
+      try {
+        const target = `127.0.0.1:${server.port}`;
+        const out = await mailvolley(["run", target, "-m", "5", "--json", json, "--html", html]);
+        assert.equal(out.code, 2, out.stderr);
+        oneLine(
+          out.stderr,
+          /^mailvolley: --html: --json already writes ".*" \(the same file\); give each output its own file$/m,
+        );
+        assert.equal(server.connections.length, 0, "no traffic before the check");
+      } finally {
+        await server.close();
+      }
+      assert.deepEqual(readdirSync(sub, { recursive: true }).sort(), before);
+    });
+  }
+
+  test("a symlink into a missing directory: exit 2 before traffic", async () => {
+    const sub = fresh();
+    const link = join(sub, "m.json");
+    symlinkSync(join(sub, "missing", "r.json"), link);
+    const server = await startScriptedServer({});
+    try {
+      const out = await mailvolley(["run", `127.0.0.1:${server.port}`, "-m", "5", "--json", link]);
+      assert.equal(out.code, 2, out.stderr);
+      oneLine(out.stderr, /^mailvolley: --json: cannot write ".*m\.json" \(ENOENT\)/);
+      assert.equal(server.connections.length, 0, "no traffic before the check");
+    } finally {
+      await server.close();
+    }
   });
 });
 

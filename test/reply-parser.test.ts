@@ -148,6 +148,23 @@ describe("recorded transcripts", () => {
   });
 });
 
+describe("reply text decoding", () => {
+  test("UTF-8 where the octets are valid UTF-8 (SMTPUTF8, RFC 6531), whatever the chunking", () => {
+    const buf = Buffer.from(
+      "550-5.1.1 Empfänger unbekannt ›\r\n550 5.1.1 Пользователь\r\n",
+      "utf8",
+    );
+    const want = ["5.1.1 Empfänger unbekannt ›", "5.1.1 Пользователь"];
+    assert.deepEqual(parse([buf]).replies, [{ code: 550, lines: want }]);
+    assert.deepEqual(parse(byteByByte(buf)).replies, [{ code: 550, lines: want }]);
+  });
+
+  test("latin-1 where they are not: one character per octet, never a failure", () => {
+    const buf = Buffer.from([...Buffer.from("550 caf"), 0xe9, 0x20, 0x9b, 0x0d, 0x0a]);
+    assert.deepEqual(parse([buf]).replies, [{ code: 550, lines: ["caf\u00e9 \u009b"] }]);
+  });
+});
+
 describe("state", () => {
   test("midReply is true inside a reply and inside a line", () => {
     const parser = new ReplyParser({ onReply: () => {}, onProtocolError: () => {} });

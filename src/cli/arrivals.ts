@@ -3,10 +3,10 @@
  * on another host (`run GATEWAY --receive elsewhere` on one, `mailvolley sink --json` on the
  * other), made offline from the run's accept ledger and the sink's arrivals.
  */
-import { readFile } from "node:fs/promises";
 import { checkArrivals, joinArrivals, mergeArrivals } from "../stats/arrivals-file.js";
 import { deliveryFailed } from "../stats/delivery.js";
 import type { Result } from "../stats/result.js";
+import { readInputFile } from "../usage/input-file.js";
 import { UsageError } from "../usage/usage-error.js";
 
 /** The --arrivals values as a list of files (the option may repeat). */
@@ -22,14 +22,21 @@ export function arrivalFiles(value: unknown): string[] {
 /**
  * Joins each run with the arrivals in `files` into its `delivery` section; true when a message
  * was lost, partial, bounced or duplicated (the exit code is then 1, as `run --receive` gives).
+ * A pipe is read too, until `signal` ends the wait.
  */
-export async function joinArrivalFiles(runs: Result[], files: readonly string[]): Promise<boolean> {
+export async function joinArrivalFiles(
+  runs: Result[],
+  files: readonly string[],
+  signal?: AbortSignal,
+): Promise<boolean> {
   if (files.length === 0) return false;
   const read = [];
   for (const file of files) {
+    const input = { option: "--arrivals", what: "arrivals JSON", pipes: true, signal };
+    const text = (await readInputFile(file, input)).toString("utf8");
     let doc: unknown;
     try {
-      doc = JSON.parse(await readFile(file, "utf8"));
+      doc = JSON.parse(text);
     } catch (error) {
       throw new UsageError("--arrivals", `cannot read "${file}": ${(error as Error).message}`);
     }

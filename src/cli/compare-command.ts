@@ -27,6 +27,7 @@ import {
   loadOptions,
   tableOptions,
 } from "./load-options.js";
+import { readNamedInputs } from "./named-inputs.js";
 import { checkWritable, exportsOf, writeOutput } from "./output.js";
 import { pauseCountdown, progressPrinter } from "./progress.js";
 import { applyThresholds, compareDoc, generatorGate, printBreaches } from "./report-command.js";
@@ -49,14 +50,10 @@ export const compareCommand = {
         describe: `${RUN_OPTIONS.target.describe} (none: two built-in sinks)`,
       }),
   handler: async (argv: CommandArgv) => {
-    const {
-      runs: configs,
-      pauseMs,
-      report,
-      sink,
-      receive,
-    } = buildCompareCommandConfig(givenOptions(argv));
-    const { count: rounds } = buildRepeatOptions(givenOptions(argv));
+    const given = givenOptions(argv);
+    await readNamedInputs("compare", given);
+    const { runs: configs, pauseMs, report, sink, receive } = buildCompareCommandConfig(given);
+    const { count: rounds } = buildRepeatOptions(given);
     if (configs[0].target === null || receive !== null) checkEmbeddedSink(sink);
     warnPlaintextAuth(configs[0], configs[0].target);
     const { json, quiet } = configs[0];

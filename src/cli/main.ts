@@ -6,6 +6,7 @@ import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 
 import { toolVersion } from "../config/run-record.js";
+import { printable } from "../stats/printable.js";
 import { mark } from "../stats/timeline.js";
 import { UsageError } from "../usage/usage-error.js";
 import { compareCommand } from "./compare-command.js";
@@ -22,7 +23,8 @@ import { runCommand } from "./run-command.js";
 import { sinkCommand } from "./sink-command.js";
 
 function usageError(message: string): never {
-  process.stderr.write(`mailvolley: ${message}\n`);
+  // One line, no raw control byte: the message may quote a file's content or a server's text.
+  process.stderr.write(`mailvolley: ${printable(message)}\n`);
   process.exit(EXIT.usage);
 }
 

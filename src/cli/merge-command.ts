@@ -13,6 +13,7 @@ import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
 import { renderSummary } from "../report/terminal.js";
 import { type MergeInput, mergeShards } from "../stats/merge-results.js";
+import { printable } from "../stats/printable.js";
 import type { Result } from "../stats/result.js";
 import { describeShardStarts } from "../stats/shard-check.js";
 import { UsageError } from "../usage/usage-error.js";
@@ -26,6 +27,7 @@ import {
   compareDoc,
   generatorGate,
   printBreaches,
+  readingUntilSignal,
   readResultFile,
 } from "./report-command.js";
 import { readerSignals, stoppedBeforeWriting } from "./signals.js";
@@ -70,15 +72,15 @@ export const mergeCommand = {
     checkWritable(exports);
     const signals = readerSignals("merge");
     try {
-      const read: ResultFile[] = [];
-      for (const file of files) read.push({ file, runs: await readResultFile(file) });
-      const merged = mergeFiles(read);
-      const undelivered = await joinArrivalFiles(
-        merged.map((m) => m.result),
-        arrivals,
-      );
-      if (await stoppedBeforeWriting(signals, "merge")) return;
-      process.exitCode = report(merged, exports, argv, undelivered);
+      const done = await readingUntilSignal(signals, async (signal) => {
+        const read: ResultFile[] = [];
+        for (const file of files) read.push({ file, runs: await readResultFile(file, signal) });
+        const merged = mergeFiles(read);
+        const results = merged.map((m) => m.result);
+        return { merged, undelivered: await joinArrivalFiles(results, arrivals, signal) };
+      });
+      if ((await stoppedBeforeWriting(signals, "merge")) || done === null) return;
+      process.exitCode = report(done.merged, exports, argv, done.undelivered);
     } finally {
       signals.release();
     }
@@ -170,7 +172,8 @@ function checkTargets(files: readonly ResultFile[]): void {
   const distinct = [...new Set(others.map((t) => t.target))];
   if (distinct.length > 1) {
     process.stderr.write(
-      `mailvolley merge: note: the shards name ${distinct.length} targets (${distinct.join(", ")}); merged as one run\n`,
+      // The targets are the files' text: shown as the terminal can take it.
+      `mailvolley merge: note: the shards name ${distinct.length} targets (${printable(distinct.join(", "))}); merged as one run\n`,
     );
   }
 }

@@ -15,7 +15,6 @@ import {
   closeSync,
   constants,
   fsyncSync,
-  lstatSync,
   openSync,
   readlinkSync,
   realpathSync,
@@ -64,31 +63,66 @@ export function checkWritable(exports: readonly { option: string; path: string }
 
 /**
  * Two outputs on one file would leave only the last one written (the JSON lost under the
- * HTML): refused before any traffic. Paths are compared as the files they name (a symlink as
- * its target); devices (`/dev/null`) take any number of writers.
+ * HTML): refused before any traffic. Paths are compared as the files they name, not as
+ * strings: an existing file by its inode (a symlink or a hard link to it is the same file), a
+ * new one by the real path it will be written at (through symlinked directories and a dangling
+ * link's target); devices (`/dev/null`) take any number of writers.
  */
 export function checkDistinctPaths(outputs: readonly { option: string; path: string }[]): void {
   const seen = new Map<string, string>();
   for (const { option, path } of outputs) {
-    const existing = path === "-" ? null : statOrNull(path);
-    if (existing !== null && !existing.isFile()) continue;
-    const key = path === "-" ? "-" : existing !== null ? realpathSync(path) : resolve(path);
+    const key = fileKey(path);
+    if (key === null) continue;
     const first = seen.get(key);
     if (first !== undefined) {
-      const where = path === "-" ? "stdout" : `"${path}"`;
+      const where = path === "-" ? "stdout" : JSON.stringify(path);
       throw new UsageError(
         option,
-        `${first} already writes ${where}; give each output its own file`,
+        `${first} already writes ${where}${key === "-" ? "" : " (the same file)"}; give each output its own file`,
       );
     }
     seen.set(key, option);
   }
 }
 
+/** What an output writes to, as a key equal for one file however named; null: a device. */
+function fileKey(path: string): string | null {
+  if (path === "-") return "-";
+  const existing = statOrNull(path);
+  if (existing === null) return `new ${outputTarget(path)}`;
+  return existing.isFile() ? `inode ${existing.dev}:${existing.ino}` : null;
+}
+
+/** Links followed before a path is given up as a loop, as the kernel's limit (ELOOP). */
+const MAX_LINKS = 40;
+
+/**
+ * The real path an output that does not exist yet will be written at: dangling symlinks
+ * followed to their target, the directory that target lies in resolved. Throws ENOENT when that
+ * directory does not exist (a link into a missing directory), ELOOP on a loop of links.
+ */
+function outputTarget(path: string): string {
+  let target = resolve(path);
+  for (let links = 0; links < MAX_LINKS; links++) {
+    let link: string;
+    try {
+      link = readlinkSync(target);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // EINVAL: not a symlink, the file to create; ENOENT: nothing there yet.
+      if (code !== "EINVAL" && code !== "ENOENT") throw error;
+      return join(realpathSync(dirname(target)), basename(target));
+    }
+    target = resolve(dirname(target), link);
+  }
+  throw Object.assign(new Error(), { code: "ELOOP" });
+}
+
 /**
  * Throws a UsageError naming `option` unless `path` can be written whole: a device or pipe
  * that may be written, or a file (new or not) in a directory where a file may be created.
- * Creates nothing.
+ * Creates nothing. A new file is checked where it will be written: a symlink's target's
+ * directory must exist.
  */
 export function checkOutputPath(option: string, path: string): void {
   if (path === "-") return;
@@ -96,16 +130,15 @@ export function checkOutputPath(option: string, path: string): void {
     const existing = statOrNull(path);
     if (existing?.isDirectory()) throw Object.assign(new Error(), { code: "EISDIR" });
     if (existing !== null) accessSync(path, constants.W_OK);
-    if (existing !== null && !existing.isFile()) return;
-    if (existing !== null) return; // a writable file: whole when its directory lets us, else in place
-    if (!statSync(dirname(path)).isDirectory()) {
-      throw Object.assign(new Error(), { code: "ENOTDIR" });
-    }
-    accessSync(dirname(path), constants.W_OK | constants.X_OK);
+    // A device, or a writable file: whole when its directory lets us, else in place.
+    if (existing !== null) return;
+    const directory = dirname(outputTarget(path));
+    if (!statSync(directory).isDirectory()) throw Object.assign(new Error(), { code: "ENOTDIR" });
+    accessSync(directory, constants.W_OK | constants.X_OK);
   } catch (error) {
     throw new UsageError(
       option,
-      `cannot write "${path}" (${reason(error)}); give a writable file path`,
+      `cannot write ${JSON.stringify(path)} (${reason(error)}); give a writable file path`,
     );
   }
 }
@@ -126,7 +159,7 @@ export function writeWhole(path: string, data: string): void {
     }
     return;
   }
-  const final = existing === null ? danglingTarget(path) : realpathSync(path);
+  const final = existing === null ? outputTarget(path) : realpathSync(path);
   const temp = join(
     dirname(final),
     `.${basename(final)}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`,
@@ -160,16 +193,6 @@ function writeAll(fd: number, data: string): void {
   } finally {
     closeSync(fd);
   }
-}
-
-/** A symlink whose target does not exist yet names that target; any other path itself. */
-function danglingTarget(path: string): string {
-  try {
-    if (!lstatSync(path).isSymbolicLink()) return path;
-  } catch {
-    return path;
-  }
-  return resolve(dirname(path), readlinkSync(path));
 }
 
 /** How long a write to a FIFO may make no progress (its reader stopped reading). */

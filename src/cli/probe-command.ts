@@ -10,6 +10,7 @@ import { ProbeStop, runProbe } from "../run/probe.js";
 import type { ProbeResult } from "../stats/probe-result.js";
 import { EXIT, signalExitCode } from "./exit-codes.js";
 import { securityOptions } from "./load-options.js";
+import { readNamedInputs } from "./named-inputs.js";
 import { checkWritable, exportsOf, writeOutput } from "./output.js";
 import { StopSignals } from "./signals.js";
 import { warnPlaintextAuth } from "./warnings.js";
@@ -52,6 +53,7 @@ export const probeCommand = {
       })
       .option("quiet", { alias: "q", type: "boolean", describe: "Print no summary" }),
   handler: async (argv: ProbeArgv) => {
+    await readNamedInputs("probe", argv);
     const config = buildProbeConfig(argv as RawProbeOptions);
     const exports = exportsOf<ProbeResult>([
       ["--json", argv.json, (probe) => `${JSON.stringify(probe, null, 2)}\n`],

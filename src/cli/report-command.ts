@@ -3,7 +3,6 @@
  * result (or compare result) without running anything: JMeter's `-g`; and the threshold verdicts
  * `run` and `compare` print.
  */
-import { readFile } from "node:fs/promises";
 import type { ArgumentsCamelCase, Argv } from "yargs";
 import { parseDuration } from "../config/parse.js";
 import { checkResultShape } from "../config/result-shape.js";
@@ -17,11 +16,12 @@ import { type Mode, RESULT_SCHEMA, type Result } from "../stats/result.js";
 import { regroupSeries } from "../stats/series.js";
 import { seriesResult, seriesSnapshot } from "../stats/summarise.js";
 import { evaluateThresholds, type Threshold } from "../stats/thresholds.js";
+import { readInputFile } from "../usage/input-file.js";
 import { UsageError } from "../usage/usage-error.js";
 import { arrivalFiles, joinArrivalFiles } from "./arrivals.js";
 import { EXIT } from "./exit-codes.js";
 import { checkWritable, exportsOf, type Output, writeOutput } from "./output.js";
-import { readerSignals, stoppedBeforeWriting } from "./signals.js";
+import { readerSignals, type StopSignals, stoppedBeforeWriting } from "./signals.js";
 
 /**
  * Evaluates the thresholds into the Result (so JSON and HTML show them) and returns the
@@ -62,12 +62,42 @@ export const ARRIVALS_OPTION = {
 
 type ReportArgv = ArgumentsCamelCase<Record<string, unknown>>;
 
-/** A saved result or compare result, checked enough to render. */
-export async function readResultFile(path: string): Promise<Result[]> {
+/**
+ * Runs `read` (the inputs of a command that only reads, then writes) with a signal that a
+ * SIGINT or SIGTERM fires: a FIFO waiting for its writer, or a long read, ends there, and
+ * nothing has been written. Null when a signal ended it.
+ */
+export async function readingUntilSignal<T>(
+  signals: StopSignals,
+  read: (signal: AbortSignal) => Promise<T>,
+): Promise<T | null> {
+  const reading = new AbortController();
+  const abort = () => reading.abort();
+  signals.attach({ drain: abort, stop: abort });
+  try {
+    return await read(reading.signal);
+  } catch (error) {
+    if (reading.signal.aborted) return null;
+    throw error;
+  } finally {
+    signals.attach(null);
+  }
+}
+
+/**
+ * A saved result or compare result, checked enough to render. A pipe is read too (`report
+ * <(zcat r.json.gz)`), until `signal` ends the wait.
+ */
+export async function readResultFile(path: string, signal?: AbortSignal): Promise<Result[]> {
+  const text = await readInputFile(path, {
+    option: "result",
+    what: "JSON result",
+    pipes: true,
+    signal,
+  });
   let parsed: { schema?: string; runs?: Result[] };
   try {
-    // Read asynchronously: a signal while a slow file (a pipe) is read is still handled.
-    parsed = JSON.parse(await readFile(path, "utf8"));
+    parsed = JSON.parse(text.toString("utf8"));
   } catch (error) {
     throw new UsageError("result", `cannot read "${path}": ${(error as Error).message}`);
   }
@@ -120,14 +150,17 @@ export const reportCommand = {
     checkWritable(output.exports);
     const signals = readerSignals("report");
     try {
-      let runs = await readResultFile(String(argv.result));
-      if (argv.granularity !== undefined) {
-        const ms = parseDuration("--granularity", argv.granularity);
-        if (ms <= 0) throw new UsageError("--granularity", "must be above 0");
-        runs = regranulate(runs, ms);
-      }
-      const undelivered = await joinArrivalFiles(runs, arrivals);
-      if (await stoppedBeforeWriting(signals, "report")) return;
+      const read = await readingUntilSignal(signals, async (signal) => {
+        let runs = await readResultFile(String(argv.result), signal);
+        if (argv.granularity !== undefined) {
+          const ms = parseDuration("--granularity", argv.granularity);
+          if (ms <= 0) throw new UsageError("--granularity", "must be above 0");
+          runs = regranulate(runs, ms);
+        }
+        return { runs, undelivered: await joinArrivalFiles(runs, arrivals, signal) };
+      });
+      if ((await stoppedBeforeWriting(signals, "report")) || read === null) return;
+      const { runs, undelivered } = read;
       const written = writeOutput(output, runs);
       process.exitCode = written && !undelivered ? EXIT.ok : EXIT.failed;
     } finally {

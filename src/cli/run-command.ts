@@ -25,6 +25,7 @@ import {
   loadOptions,
   tableOptions,
 } from "./load-options.js";
+import { readNamedInputs } from "./named-inputs.js";
 import { checkWritable, type Export, exportsOf, writeOutput } from "./output.js";
 import { pauseCountdown, progressPrinter } from "./progress.js";
 import { applyThresholds, generatorGate, printBreaches } from "./report-command.js";
@@ -52,6 +53,7 @@ export const runCommand = {
   handler: async (argv: CommandArgv) => {
     mark("command started");
     const given = givenOptions(argv);
+    await readNamedInputs("run", given);
     const { run: config, report, sink, receive } = buildRunCommandConfig(given);
     const repeat = buildRepeatOptions(given);
     if (config.target === null || receive !== null) checkEmbeddedSink(sink);

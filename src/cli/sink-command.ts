@@ -21,6 +21,7 @@ import { UsageError } from "../usage/usage-error.js";
 import { takeEarlySignals } from "./early-signals.js";
 import { EXIT } from "./exit-codes.js";
 import { tableOptions } from "./load-options.js";
+import { readNamedInputs, SINK_INPUTS } from "./named-inputs.js";
 import { checkOutputPath, writeExport } from "./output.js";
 
 export const SINK_SCHEMA = "mailvolley/sink@1";
@@ -159,6 +160,7 @@ async function startSinkCommand(argv: SinkArgv): Promise<StartedSink> {
   let started: StartedSink;
   let backlog: number | undefined;
   try {
+    await readNamedInputs("sink", argv, SINK_INPUTS);
     const { options, settings } = sinkConfigFromArgv(argv);
     // Before listening, and without creating it: a bad path is bad input, not a lost count.
     if (settings.json !== undefined) checkOutputPath("--json", settings.json);

@@ -5,7 +5,6 @@
  * Every error names the file, the line and the field.
  */
 
-import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type * as Yaml from "yaml";
 import type { Node, YAMLMap } from "yaml";
@@ -20,6 +19,7 @@ export type {
 } from "../messages/spec.js";
 
 import type { MessageClassSpec as ClassSpec } from "../messages/spec.js";
+import { readInputFileSync } from "../usage/input-file.js";
 import { UsageError } from "../usage/usage-error.js";
 
 export interface Plan {
@@ -55,6 +55,9 @@ const CLASS_FIELDS = new Set([
   "template",
   "order",
 ]);
+
+/** The plan file as an input (usage/input-file.ts): read ahead by the CLI, then here. */
+export const PLAN_INPUT = { option: "--plan", what: "YAML or JSON plan" } as const;
 
 /** `--set` overrides alone, without a plan file: options only, no classes, no plan lines. */
 export function planFromSets(sets: readonly string[]): Plan {
@@ -106,16 +109,9 @@ type LineOf = (node: Node | null | undefined) => string;
 
 /** The plan file parsed: its top-level mapping, and "file:line" of any node in it. */
 function readPlanFile(path: string): { root: YAMLMap; lineOf: LineOf } {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new UsageError(
-      "--plan",
-      `cannot read "${path}" (${code}); give a YAML or JSON plan file`,
-    );
-  }
+  // Read while the config is checked, so synchronously: a pipe the command did not read ahead
+  // (cli/named-inputs.ts) is refused, never waited on.
+  const text = readInputFileSync(path, PLAN_INPUT).toString("utf8");
   const lines = new (yaml().LineCounter)();
   const doc = yaml().parseDocument(text, { lineCounter: lines, prettyErrors: false });
   if (doc.errors.length > 0) {

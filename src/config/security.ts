@@ -1,5 +1,5 @@
 /** TLS and AUTH options, as `run` and `probe` take them, checked. */
-import { readFileSync } from "node:fs";
+import { readInputFileSync } from "../usage/input-file.js";
 import { UsageError } from "../usage/usage-error.js";
 import type { SECURITY_OPTIONS } from "./option-table.js";
 import type { RawOf } from "./options.js";
@@ -53,6 +53,9 @@ export function parseSecurity(
   };
 }
 
+/** The --auth-file as an input (usage/input-file.ts): read ahead by the CLI, then here. */
+export const AUTH_FILE_INPUT = { option: "--auth-file", what: "file of user:password" } as const;
+
 /** user:password from --auth, --auth-file or MAILVOLLEY_AUTH, with the option it came from. */
 function credentials(
   raw: RawSecurityOptions,
@@ -63,14 +66,9 @@ function credentials(
   }
   if (raw.auth !== undefined) return { text: String(raw.auth), option: "--auth" };
   if (raw.authFile !== undefined) {
-    const path = String(raw.authFile);
-    let text: string;
-    try {
-      text = readFileSync(path, "utf8");
-    } catch (error) {
-      const reason = (error as NodeJS.ErrnoException).code ?? String(error);
-      throw new UsageError("--auth-file", `cannot read "${path}" (${reason})`);
-    }
+    // Read while the config is checked, so synchronously: a pipe the command did not read
+    // ahead (cli/named-inputs.ts) is refused, never waited on.
+    const text = readInputFileSync(String(raw.authFile), AUTH_FILE_INPUT).toString("utf8");
     return { text: text.split(/\r?\n/)[0], option: "--auth-file" };
   }
   const fromEnv = env[AUTH_ENV];

@@ -2,8 +2,9 @@
  * Turning octets read from disk into content that is safe to send after DATA (RFC 5321 §4.5):
  * CRLF line ends, dot-stuffed, ending with CRLF, no NUL. Shared by every file source.
  */
-import { readFile, stat } from "node:fs/promises";
 import { dotStuff } from "../smtp/message.js";
+import { readInputFile } from "../usage/input-file.js";
+import { UsageError } from "../usage/usage-error.js";
 import { type MessageContent, SourceError } from "./source.js";
 
 const CR = 13;
@@ -20,35 +21,19 @@ export interface PreparedContent extends MessageContent {
   readonly longLines: number;
 }
 
-/** The whole file, without a UTF-8 byte order mark; read failures become a SourceError. */
+/**
+ * The whole file, without a UTF-8 byte order mark; a failure or a file that is not a regular
+ * one (a FIFO: each thread may read a source, and a pipe reads once) becomes a SourceError.
+ */
 export async function readSourceFile(file: string, what: string): Promise<Buffer> {
   let data: Buffer;
   try {
-    // Opening a FIFO waits for a writer, for good if none comes, with a thread of the pool
-    // stuck in open(2) where no signal reaches it: the run could neither start nor stop.
-    if ((await stat(file)).isFIFO()) {
-      throw new SourceError(file, `is a FIFO (named pipe); give the ${what} as a regular file`);
-    }
-    data = await readFile(file);
+    data = await readInputFile(file, { what });
   } catch (error) {
-    if (error instanceof SourceError) throw error;
-    throw new SourceError(file, readFailure(error as NodeJS.ErrnoException, what));
+    if (error instanceof UsageError) throw new SourceError(file, error.problem);
+    throw error;
   }
   return data.subarray(0, 3).equals(BOM) ? data.subarray(3) : data;
-}
-
-function readFailure(error: NodeJS.ErrnoException, what: string): string {
-  switch (error.code) {
-    case "ENOENT":
-      return `no such file; check the path of the ${what}`;
-    case "EISDIR":
-      return `is a directory; give the path of the ${what}`;
-    case "EACCES":
-    case "EPERM":
-      return "cannot be read (permission denied); make it readable";
-    default:
-      return `cannot be read (${error.message})`;
-  }
 }
 
 /**

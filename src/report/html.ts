@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { ERROR_CLASS_LABELS, ERROR_CLASSES } from "../stats/errors.js";
+import { jsonPrintable } from "../stats/printable.js";
 import type { Result } from "../stats/result.js";
 import { endedLines } from "./accounting.js";
 import { headline, runLabel } from "./compare.js";
@@ -115,7 +116,7 @@ export function renderHtml(runs: readonly Result[], options: HtmlOptions = {}): 
         .join(""),
     ),
   ].join("\n");
-  const data = JSON.stringify({ runs: chartRuns, labels }).replace(/</g, "\\u003c");
+  const data = jsonPrintable(JSON.stringify({ runs: chartRuns, labels })).replace(/</g, "\\u003c");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

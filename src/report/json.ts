@@ -1,6 +1,8 @@
 /** The JSON result: the versioned Result object as it is, pretty-printed. */
+import { jsonPrintable } from "../stats/printable.js";
 import type { Result } from "../stats/result.js";
 
+/** No raw control character: a server's text in it may hold one (stats/printable.ts). */
 export function renderJson(result: Result | { schema: string; runs: Result[] }): string {
-  return `${JSON.stringify(result, null, 2)}\n`;
+  return `${jsonPrintable(JSON.stringify(result, null, 2))}\n`;
 }

@@ -15,6 +15,7 @@ export type { BareLfPolicy, FilledSinkOptions, ListenSpec, Rate, SinkOptions } f
 export { fillSinkOptions, parseListen } from "./options.js";
 export { Receiver } from "./receive.js";
 export type { SinkAddress, SinkStopReason } from "./server.js";
+export { TLS_INPUTS } from "./tls.js";
 
 export interface Sink {
   /** The bound addresses, port 0 resolved; unix listeners carry `path`. */

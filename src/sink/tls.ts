@@ -6,8 +6,8 @@
 
 import { constants } from "node:crypto";
 import { EventEmitter } from "node:events";
-import { readFile } from "node:fs/promises";
 import { createSecureContext, type SecureContext, type TLSSocket } from "node:tls";
+import { type InputFile, readInputFile } from "../usage/input-file.js";
 import { UsageError } from "../usage/usage-error.js";
 import type { FilledSinkOptions } from "./options.js";
 
@@ -49,21 +49,24 @@ async function makeSelfSigned(): Promise<TlsMaterial> {
   return { cert: pems.cert, key: pems.private };
 }
 
+/** The certificate and key files as inputs (usage/input-file.ts), by their option's key. */
+export const TLS_INPUTS = {
+  tlsCert: { option: "--tls-cert", what: "PEM certificate" },
+  tlsKey: { option: "--tls-key", what: "PEM private key" },
+} as const;
+
 export async function loadTlsMaterial(o: FilledSinkOptions): Promise<TlsMaterial> {
   if (o.tlsCert === undefined && o.tlsKey === undefined) return selfSignedMaterial();
   if (o.tlsCert === undefined || o.tlsKey === undefined) {
     throw new UsageError("--tls-cert", "give --tls-key with it; the two go together");
   }
-  const read = async (path: string, option: string) => {
-    try {
-      return await readFile(path, "utf8");
-    } catch (error) {
-      throw new UsageError(`--${option}`, (error as Error).message, path);
-    }
-  };
+  // A pipe the command did not read ahead is refused: the sink's signal handlers come once it
+  // listens, too late to end a wait for a writer.
+  const read = async (path: string, input: InputFile) =>
+    (await readInputFile(path, input)).toString("utf8");
   const material = {
-    cert: await read(o.tlsCert, "tls-cert"),
-    key: await read(o.tlsKey, "tls-key"),
+    cert: await read(o.tlsCert, TLS_INPUTS.tlsCert),
+    key: await read(o.tlsKey, TLS_INPUTS.tlsKey),
   };
   try {
     secureContextOf(material); // a PEM that does not parse is the certificate's fault, not --listen's

@@ -9,6 +9,8 @@
  * no allocation.
  */
 
+import { isUtf8 } from "node:buffer";
+
 const LF = 10;
 const CR = 13;
 const SPACE = 32;
@@ -92,9 +94,7 @@ export class ReplyParser {
    * "" outside onReply.
    */
   replyLine(): string {
-    return this.lastLine === null
-      ? ""
-      : this.lastLine.toString("latin1", this.lastStart, this.lastEnd);
+    return this.lastLine === null ? "" : replyText(this.lastLine, this.lastStart, this.lastEnd);
   }
 
   /** True while a reply has begun but its last line has not arrived. */
@@ -169,7 +169,7 @@ export class ReplyParser {
     this.lineCount++;
     if (this.lineCount > MAX_REPLY_LINES) return this.fail("reply has too many lines");
     if (this.lines !== null) {
-      this.lines.push(end - start > 4 ? buf.toString("latin1", start + 4, end) : "");
+      this.lines.push(end - start > 4 ? replyText(buf, start + 4, end) : "");
     }
     if (last) {
       const lines = this.lines;
@@ -248,4 +248,15 @@ export function namesSessionLimit(lines: string[] | null): boolean {
   const first = lines?.[0] ?? "";
   if (enhancedCode(first) === "4.5.3") return true;
   return /too many messages/i.test((lines ?? []).join(" "));
+}
+
+/**
+ * A reply's text as the server wrote it: UTF-8 where its octets are valid UTF-8 (an SMTPUTF8
+ * server, RFC 6531, may answer in it), else latin-1, which gives every octet one character and
+ * never fails. Only captured text is decoded: error replies and EHLO, not the hot path's 250s.
+ */
+function replyText(buf: Buffer, start: number, end: number): string {
+  return isUtf8(buf.subarray(start, end))
+    ? buf.toString("utf8", start, end)
+    : buf.toString("latin1", start, end);
 }

@@ -11,3 +11,17 @@ const CONTROL = /[\x00-\x1f\x7f-\x9f]/g;
 export function printable(text: string): string {
   return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
 }
+
+const LEFT_RAW_BY_JSON = /[\x7f-\x9f]/g;
+
+/**
+ * JSON text (from JSON.stringify) with DEL and the C1 controls written as `\u` escapes too:
+ * JSON.stringify escapes the C0 controls only, and a terminal acts on U+009B (CSI) as on
+ * ESC [ when `cat` shows the file. The value parsed back is the same.
+ */
+export function jsonPrintable(json: string): string {
+  return json.replace(
+    LEFT_RAW_BY_JSON,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
