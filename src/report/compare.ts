@@ -30,7 +30,7 @@ import {
   figureValue,
 } from "./figure-table.js";
 import { painter, table } from "./terminal.js";
-import { compareVerdictLines } from "./verdict.js";
+import { compareVerdictLines, wrapLines } from "./verdict.js";
 
 export { COMPARE_SCHEMA };
 
@@ -128,13 +128,18 @@ function loadLines(runs: readonly Result[]): string[] {
   return runs.map((r) => `Load (${r.mode}): ${r.run?.load ?? "not recorded"}`);
 }
 
-export function renderCompare(runs: readonly Result[], options: { color: boolean }): string {
+export function renderCompare(
+  runs: readonly Result[],
+  options: { color: boolean; width?: number },
+): string {
   const paint = painter(options.color);
   const first = runs[0];
   const out: string[] = [
     paint.bold(`mailvolley compare → ${first.target}`) +
       `  (${fmt(first.sessions)} sessions, ${fmt(first.messages.attempted)} messages each)`,
-    ...compareVerdictLines(runs).map((l) => (l.alarm ? paint.red(l.text) : l.text)),
+    ...compareVerdictLines(runs).flatMap((l) =>
+      wrapLines([l.text], options.width).map((text) => (l.alarm ? paint.red(text) : text)),
+    ),
     ...loadLines(runs),
     "",
     ...headline(runs),

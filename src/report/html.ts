@@ -54,9 +54,12 @@ import { esc } from "./html-escape.js";
 import { warningsHtml } from "./html-warnings.js";
 import {
   ceilingLine,
+  deliveryAlarm,
   latenessLine,
   measuredLine,
+  rateVerdictLines,
   ratioVerdict,
+  selfTestRefusals,
   sinkClassesText,
   THREAD_COLUMNS,
   threadRows,
@@ -150,7 +153,7 @@ th { background: #f4f6f7; font-weight: 600; }
 .pass { color: #1e8449; } .fail { color: #c0392b; font-weight: 600; }
 .chart { min-height: 40px; } .mv-idle .u-legend th::after { content: ""; }
 .verdict { padding: 8px 12px; margin: 12px 0; border-left: 4px solid #b7950b; background: #fef9e7; }
-.verdict.generator { border-color: #c0392b; background: #fdedec; } .verdict.target, .verdict.ceiling { border-color: #1e8449; background: #eafaf1; }
+.verdict.generator, .verdict.lost { border-color: #c0392b; background: #fdedec; } .verdict.target, .verdict.ceiling { border-color: #1e8449; background: #eafaf1; }
 .verdict p { margin: 0; }
 .thresholds-banner { padding: 8px 12px; margin: 12px 0; font-size: 16px; }
 .thresholds-banner.pass { background: #eafaf1; color: #1e8449; } .thresholds-banner.fail { background: #fdedec; color: #c0392b; }
@@ -327,25 +330,36 @@ function thresholdBanner(runs: readonly Result[]): string {
   return `<div class="thresholds-banner ${verdict.toLowerCase()}" data-thresholds="${verdict}"><strong>${verdict}</strong> ${esc(summary)}${items ? `<ul>${items}</ul>` : ""}</div>`;
 }
 
-/** Who set the rate, at the top of the page (the terminal's first lines). */
+/**
+ * Mail lost through a gateway, then who set the rate, at the top of the page (the terminal's
+ * first lines).
+ */
 function verdictBanner(runs: readonly Result[]): string {
+  const who = (r: Result) => (runs.length > 1 ? `${runLabel(r, runs)} run` : "");
+  const lost = runs.map((r) => {
+    const [alarm] = deliveryAlarm(r) ? verdictLines(r, who(r)) : [];
+    return alarm
+      ? `<div class="verdict lost" data-delivery="lost"><p><strong>${esc(alarm)}</strong></p></div>`
+      : "";
+  });
   const boxes = runs.map((r) => {
     const g = r.generator;
     if (!g) return "";
-    const [head, ...reasons] = verdictLines(r, runs.length > 1 ? `${r.mode} run` : "");
+    const [head, ...reasons] = rateVerdictLines(r, who(r));
     const classes = sinkClassesText(r);
     const sink = classes ? [`the sink counted per class: ${classes}`] : [];
     const items = [...reasons, ...endedLines(r), ...sink]
       .map((line) => `<li>${esc(line.trim())}</li>`)
       .join("");
-    const look = ceilingLine(r) !== null ? "ceiling" : g.limitedBy;
+    const look =
+      ceilingLine(r) !== null ? "ceiling" : selfTestRefusals(r) !== null ? "refused" : g.limitedBy;
     const m = runs.length > 1 ? measuredLine(r) : null;
     const said = m ? `<p class="measured" data-measured="${m.measured}">${esc(m.text)}</p>` : "";
     return `<div class="verdict ${look}" data-limited-by="${g.limitedBy}"><p><strong>${esc(head)}</strong></p>${said}<ul>${items}</ul></div>`;
   });
   const ratios = runs.length > 1 ? ratioVerdict(runs) : null;
   const note = ratios ? `<p class="${ratios.alarm ? "bad" : "good"}">${esc(ratios.text)}</p>` : "";
-  return boxes.join("") + note;
+  return lost.join("") + boxes.join("") + note;
 }
 
 /** The generator's own load per thread; the open model's start lateness under it. */

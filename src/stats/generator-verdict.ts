@@ -8,6 +8,7 @@ import {
   type ThreadLoadPoint,
   waitFraction,
 } from "./generator-load.js";
+import { grouped } from "./number-format.js";
 import type { GeneratorResult, LimitedBy, Result } from "./result.js";
 
 export type { GeneratorResult, LimitedBy } from "./result.js";
@@ -44,8 +45,10 @@ export interface LimitedByInputs {
   open: {
     /** Milliseconds between two arrivals of the whole run, at its highest rate. */
     arrivalIntervalMs: number;
-    /** p99 of start lateness (actual − intended start), ms. */
+    /** p99 of start lateness (actual − intended start) after the start-up, ms. */
     latenessP99Ms: number;
+    /** The start-up's arrivals and how many of them started late: reported, never judged. */
+    startup?: { started: number; late: number };
     /** Arrivals no session started in time (Result.messages.dropped). */
     dropped: number;
   } | null;
@@ -136,7 +139,7 @@ export const ADVICE = {
     "the target set this rate: every session was waiting on it; raise --sessions if the target should take more concurrency",
   short: "nothing to judge: the run sampled no generator thread",
   schedule:
-    "the schedule set this rate: every arrival started on time and none was dropped; raise --rate or the ramp to load the target harder",
+    "the schedule set this rate: the arrivals started on time and none was dropped; raise --rate or the ramp to load the target harder",
   nobody:
     "no connection reached the target, so nothing was measured: check its address and that it listens",
   noneAccepted: "no message got through, so no rate was measured: read the error classes below",
@@ -169,7 +172,10 @@ export const ADVICE = {
  * - **target** when every thread was busy < 70% in more than half of its steady intervals (late
  *   or dropped arrivals then mean every session was waiting on the target).
  * - **schedule** instead of target in the open model when no arrival was dropped and start
- *   lateness p99 stayed within the tolerance: the user's --rate or ramp was met on time.
+ *   lateness p99 after the start-up stayed within the tolerance: the user's --rate or ramp was
+ *   met on time. The start-up (StartupWindow: the first interval, and until an arrival first
+ *   started on time, while the first sessions connect) is reported, never judged: lateness
+ *   there is the sessions' handshakes, not a target every session waits on.
  * - **target** instead of schedule (applyOutcome) when any message was rejected or failed, or
  *   any connection refused: the target turned load away.
  * - **nobody** over every other answer (applyOutcome) when no connection reached a banner, or
@@ -242,7 +248,7 @@ function generatorReasons(
       `start lateness p99 ${ms(open.latenessP99Ms)}, over the ${ms(toleranceMs)} tolerance, ${busy}`,
     );
   }
-  if (open.dropped > 0) reasons.push(`${open.dropped} arrivals dropped ${busy}`);
+  if (open.dropped > 0) reasons.push(`${grouped(open.dropped, 0, 0)} arrivals dropped ${busy}`);
   return reasons;
 }
 
@@ -263,16 +269,29 @@ function targetVerdict(
     advice = ADVICE.targetSessions;
   }
   if (open && open.dropped > 0) {
-    reasons.push(`${open.dropped} arrivals dropped with the generator idle: no session was free`);
+    reasons.push(
+      `${grouped(open.dropped, 0, 0)} arrivals dropped with the generator idle: no session was free`,
+    );
     advice = ADVICE.targetSessions;
   }
   if (open && open.dropped === 0 && open.latenessP99Ms <= toleranceMs) {
+    const after = open.startup?.started ? " after the start-up" : "";
     reasons.push(
-      `start lateness p99 ${ms(open.latenessP99Ms)}, within the ${ms(toleranceMs)} tolerance, and no arrival dropped`,
+      `start lateness p99 ${ms(open.latenessP99Ms)}${after}, within the ${ms(toleranceMs)} tolerance, and no arrival dropped`,
+      ...startupReason(open),
     );
     return { verdict: "schedule", reasons, advice: ADVICE.schedule };
   }
-  return { verdict: "target", reasons, advice };
+  return { verdict: "target", reasons: [...reasons, ...startupReason(open)], advice };
+}
+
+/** The start-up's late arrivals, said and set aside: "start-up: 29 of 30 arrivals …". */
+function startupReason(open: LimitedByInputs["open"]): string[] {
+  const s = open?.startup;
+  if (!s || s.late === 0) return [];
+  return [
+    `start-up: ${grouped(s.late, 0, 0)} of its ${grouped(s.started, 0, 0)} arrivals started late while the first sessions connected (the first interval, and until an arrival started on time); not held against the target`,
+  ];
 }
 
 /** Builds the section from the run's thread rows and, in the open model, its lateness. */
@@ -290,7 +309,8 @@ export function generatorResult(
     threads,
     open: open && {
       arrivalIntervalMs: open.arrivalIntervalMs,
-      latenessP99Ms: lateness?.startMs.p99 ?? 0,
+      latenessP99Ms: lateness?.steadyStartMs.p99 ?? 0,
+      startup: lateness?.startup,
       dropped: open.dropped,
     },
   });

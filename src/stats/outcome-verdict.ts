@@ -7,6 +7,9 @@ import { ADVICE } from "./generator-verdict.js";
 import { grouped } from "./number-format.js";
 import type { Result } from "./result.js";
 
+/** A count as every report prints it: 12,345. */
+const n = (count: number) => grouped(count, 0, 0);
+
 /** Messages and connections the target turned away or that failed on the way. */
 function refusals(result: Result): number {
   return result.messages.rejected + result.messages.failed + result.connections.refused;
@@ -28,13 +31,13 @@ export function applyOutcome(result: Result): void {
   if (connections.established === 0) {
     g.limitedBy = "nobody";
     g.reasons = [
-      `no connection reached a banner: ${connections.opened} opened, ${connections.refused} refused`,
+      `no connection reached a banner: ${n(connections.opened)} opened, ${n(connections.refused)} refused`,
     ];
     g.advice = ADVICE.nobody;
   } else if (messages.accepted === 0 && messages.rejected === 0) {
     g.limitedBy = "nobody";
     g.reasons = [
-      `none of ${messages.attempted} attempted messages was answered: ${messages.failed} failed`,
+      `none of ${n(messages.attempted)} attempted messages was answered: ${n(messages.failed)} failed`,
     ];
     g.advice = ADVICE.noneAccepted;
   } else if (result.accounting?.endedEarly) {
@@ -42,7 +45,7 @@ export function applyOutcome(result: Result): void {
     // threads' load, the target ended the run.
     g.limitedBy = "target";
     g.reasons = [
-      `every session gave up at ${result.elapsedSeconds.toFixed(3)} s after the target had accepted ${messages.accepted}: ${result.accounting.unsent} messages unsent`,
+      `every session gave up at ${result.elapsedSeconds.toFixed(3)} s after the target had accepted ${n(messages.accepted)}: ${n(result.accounting.unsent)} messages unsent`,
     ];
     g.advice = ADVICE.targetStopped;
   } else if (turnedAway(result) * 2 >= messages.attempted && g.limitedBy !== "target") {
@@ -50,7 +53,7 @@ export function applyOutcome(result: Result): void {
     // target refused half the load or more, what was accepted is the target's policy.
     g.limitedBy = "target";
     g.reasons = [
-      `the target turned away ${grouped(turnedAway(result), 0, 0)} of ${grouped(messages.attempted, 0, 0)} messages: ${grouped(connections.refused, 0, 0)} connections refused, ${grouped(messages.rejected, 0, 0)} messages rejected`,
+      `the target turned away ${n(turnedAway(result))} of ${n(messages.attempted)} messages: ${n(connections.refused)} connections refused, ${n(messages.rejected)} messages rejected`,
       ...g.reasons.slice(0, 1),
     ];
     g.advice = ADVICE.targetRefused;
@@ -59,7 +62,7 @@ export function applyOutcome(result: Result): void {
     g.limitedBy = "target";
     g.reasons = [
       ...g.reasons.slice(0, 1),
-      `the target refused: ${messages.rejected} messages rejected, ${messages.failed} failed, ${connections.refused} connections refused`,
+      `the target refused: ${n(messages.rejected)} messages rejected, ${n(messages.failed)} failed, ${n(connections.refused)} connections refused`,
     ];
     g.advice = ADVICE.target;
   }
