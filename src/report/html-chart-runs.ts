@@ -9,10 +9,10 @@ import type { ChartMarker, ChartRun } from "./browser/chart-data.js";
 import { fmt } from "./figures.js";
 
 /**
- * One run as the charts draw it: x in seconds since the first connect (the clock of Result.knee
+ * One run as the charts draw it, named by its label (runLabel in a compare): x in seconds since the first connect (the clock of Result.knee
  * and Result.firstSeen), each interval from its start (the first one from the first connect).
  */
-export function chartRun(r: Result): ChartRun {
+export function chartRun(r: Result, label: string = r.mode): ChartRun {
   const start = Date.parse(r.startedAt);
   const points = (r.series?.points ?? []).map(({ histogram: _h, t, ...p }) => ({
     x: Math.max(0, (t - start) / 1000),
@@ -20,7 +20,7 @@ export function chartRun(r: Result): ChartRun {
   }));
   const delivery = r.delivery?.perSecond;
   return {
-    label: r.mode,
+    label,
     intervalMs: r.series?.intervalMs ?? 1000,
     endX: Math.max(r.elapsedSeconds, ...points.map((p) => p.x)),
     markers: chartMarkers(r),

@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import { ERROR_CLASS_LABELS, ERROR_CLASSES } from "../stats/errors.js";
 import type { Result } from "../stats/result.js";
 import { endedLines } from "./accounting.js";
-import { headline, runLabel } from "./compare.js";
+import { headline, ratioColumns, runLabel } from "./compare.js";
 import {
   type Column,
   columnValue,
@@ -86,10 +86,10 @@ export function renderHtml(runs: readonly Result[], options: HtmlOptions = {}): 
     (compare
       ? `mailvolley compare: ${runs.map((r) => runLabel(r, runs)).join(" vs ")} → ${runs[0].target}`
       : `mailvolley ${runs[0].mode} → ${runs[0].target}`);
-  const chartRuns = runs.map(chartRun);
+  const chartRuns = runs.map((r) => chartRun(r, runLabel(r, runs)));
   const labels = Object.fromEntries(ERROR_CLASSES.map((c) => [c, ERROR_CLASS_LABELS[c]]));
   const body = [
-    `<header><h1>${esc(title)}</h1>${runs.map((r) => runLine(r)).join("")}</header>`,
+    `<header><h1>${esc(title)}</h1>${runs.map((r) => runLine(r, runLabel(r, runs))).join("")}</header>`,
     verdictBanner(runs),
     thresholdBanner(runs),
     compare
@@ -104,7 +104,10 @@ export function renderHtml(runs: readonly Result[], options: HtmlOptions = {}): 
     ),
     section("Latency per phase (ms)", phases(runs, prefix)),
     generatorSection(runs, prefix),
-    section("Errors", runs.map((r, i) => errors(r, prefix(i), compare)).join("")),
+    section(
+      "Errors",
+      runs.map((r, i) => errors(r, prefix(i), compare ? runLabel(r, runs) : "")).join(""),
+    ),
     warningsHtml(runs, prefix),
     thresholds(runs, prefix),
     section(
@@ -165,18 +168,18 @@ function knees(runs: readonly Result[]): string {
   return runs
     .map((r) => {
       const text = kneeText(r.knee);
-      const who = runs.length > 1 ? `${esc(r.mode)}: ` : "";
+      const who = runs.length > 1 ? `${esc(runLabel(r, runs))}: ` : "";
       return text ? `<p class="knee">Knee — ${who}${esc(text)}</p>` : "";
     })
     .join("");
 }
 
-function runLine(r: Result): string {
+function runLine(r: Result, label: string): string {
   const load = r.run
-    ? `<p class="run load">${esc(r.mode)} load: ${esc(r.run.load)} (mailvolley ${esc(r.run.version)}, Node.js ${esc(r.run.node)}, on ${esc(r.run.host)})</p>`
+    ? `<p class="run load">${esc(label)} load: ${esc(r.run.load)} (mailvolley ${esc(r.run.version)}, Node.js ${esc(r.run.node)}, on ${esc(r.run.host)})</p>`
     : "";
   const shard = shardText(r);
-  return `<p class="run">${esc(r.mode)}: run ${esc(r.runId)}, started ${esc(r.startedAt)}, ${fmt(r.sessions)} sessions, ${esc(r.target)}${shard ? `, ${esc(shard)}` : ""}</p>${load}`;
+  return `<p class="run">${esc(label)}: run ${esc(r.runId)}, started ${esc(r.startedAt)}, ${fmt(r.sessions)} sessions, ${esc(r.target)}${shard ? `, ${esc(shard)}` : ""}</p>${load}`;
 }
 
 function section(title: string, html: string): string {
@@ -203,20 +206,20 @@ function overview(runs: readonly Result[], prefix: (i: number) => string): strin
     ...(runs.some((r) => r.tls) ? TLS_ROWS : []),
   ];
   const rows = names.map((name): Figure => FIGURES[name]);
-  const compare = runs.length === 2;
-  const head = `<tr><th></th>${runs.map((r) => `<th>${esc(runLabel(r, runs))}</th>`).join("")}${compare ? `<th>${esc(runs[1].mode)} / ${esc(runs[0].mode)}</th>` : ""}</tr>`;
+  // The terminal compare's ratio columns, the same rule (compare.ts ratioColumns).
+  const columns = runs.length > 1 ? ratioColumns(runs) : [];
+  const head = `<tr><th></th>${runs.map((r) => `<th>${esc(runLabel(r, runs))}</th>`).join("")}${columns.map((c) => `<th>${esc(c.name)}</th>`).join("")}</tr>`;
   const body = rows.map((figure) => {
     const pick = (r: Result) => figureValue(figure, r);
     const cells = runs.map((r, i) => {
       const v = pick(r);
       return v === null ? "<td>n/a</td>" : num(prefix(i) + figure.path, v, figureText(figure, v));
     });
-    const a = pick(runs[0]);
-    const b = compare ? pick(runs[1]) : null;
-    const ratioCell = compare
-      ? `<td class="ratio">${a === null || b === null ? "" : esc(ratio(a, b))}</td>`
-      : "";
-    return `<tr><th${titleOf(figure.path, esc)}>${esc(figure.label)}</th>${cells.join("")}${ratioCell}</tr>`;
+    const ratios = columns.map((c) => {
+      const [a, b] = [pick(c.base), pick(c.other)];
+      return `<td class="ratio">${a === null || b === null ? "" : esc(ratio(a, b))}</td>`;
+    });
+    return `<tr><th${titleOf(figure.path, esc)}>${esc(figure.label)}</th>${cells.join("")}${ratios.join("")}</tr>`;
   });
   return `<table>${head}${body.join("")}</table>`;
 }
@@ -237,25 +240,32 @@ function statistics(r: Result, prefix: string): string {
   return `<table><tr>${head.map((h, i) => `<th${titles[i]}>${esc(h)}</th>`).join("")}</tr>${rows.join("")}</table><p class="run">Transaction latency (MAIL to the final reply) of accepted messages; error % = (rejected + failed) / count.</p>`;
 }
 
+/**
+ * Each phase's latency, one row a run (named in its own column in a compare), and on each row
+ * a ratio column compares, its p50 and p99 against the column's base (compare.ts ratioColumns).
+ */
 function phases(runs: readonly Result[], prefix: (i: number) => string): string {
-  const compare = runs.length === 2;
-  const head = `<tr><th>phase</th>${compare ? "<th>run</th>" : ""}${LATENCY_COLUMNS.map((c) => `<th>${c.heading}</th>`).join("")}${compare ? "<th>p50 ratio</th><th>p99 ratio</th>" : ""}</tr>`;
+  const compare = runs.length > 1;
+  const columns = compare ? ratioColumns(runs) : [];
+  const base = columns[0]?.base;
+  const against = base ? ` (÷ ${runLabel(base, runs)})` : "";
+  const head = `<tr><th>phase</th>${compare ? "<th>run</th>" : ""}${LATENCY_COLUMNS.map((c) => `<th>${c.heading}</th>`).join("")}${compare ? `<th>p50 ratio${esc(against)}</th><th>p99 ratio${esc(against)}</th>` : ""}</tr>`;
   const rows: string[] = [];
-  const repeats = runs.filter(quitRepeatsData).map((r) => r.mode);
+  const repeats = runs.filter(quitRepeatsData).map((r) => runLabel(r, runs));
   for (const [phase, key] of PHASE_ROWS) {
     if (runs.every((r) => r.latency[key].count === 0)) continue;
     const name = phase === "quit" && repeats.length > 0 ? "quit *" : phase;
     runs.forEach((r, i) => {
       const l = r.latency[key];
       const cells = LATENCY_COLUMNS.map((c) => columnCell(c, l, `${prefix(i)}latency.${key}.`));
-      const ratios =
-        compare && i === 1
-          ? `<td class="ratio">${ratio(runs[0].latency[key].p50, l.p50)}</td><td class="ratio">${ratio(runs[0].latency[key].p99, l.p99)}</td>`
-          : compare
-            ? "<td></td><td></td>"
-            : "";
+      const divided = columns.some((c) => c.other === r) && base;
+      const ratios = divided
+        ? `<td class="ratio">${ratio(base.latency[key].p50, l.p50)}</td><td class="ratio">${ratio(base.latency[key].p99, l.p99)}</td>`
+        : compare
+          ? "<td></td><td></td>"
+          : "";
       rows.push(
-        `<tr><td>${i === 0 ? esc(name) : ""}</td>${compare ? `<td>${esc(r.mode)}</td>` : ""}${cells.join("")}${ratios}</tr>`,
+        `<tr><td>${i === 0 ? esc(name) : ""}</td>${compare ? `<td>${esc(runLabel(r, runs))}</td>` : ""}${cells.join("")}${ratios}</tr>`,
       );
     });
   }
@@ -265,8 +275,8 @@ function phases(runs: readonly Result[], prefix: (i: number) => string): string 
   return `<table>${head}${rows.join("")}</table>${said}`;
 }
 
-function errors(r: Result, prefix: string, compare: boolean): string {
-  const title = compare ? `<h3>${esc(r.mode)}</h3>` : "";
+function errors(r: Result, prefix: string, label: string): string {
+  const title = label ? `<h3>${esc(label)}</h3>` : "";
   if (r.errors.length === 0) return `${title}<p class="good">no errors</p>`;
   const where = (c: string) => {
     const f = r.firstSeen?.find((s) => s.class === c);
@@ -315,7 +325,7 @@ function thresholdBanner(runs: readonly Result[]): string {
   const judged = runs.flatMap((r) => (r.thresholds ?? []).map((t) => ({ run: r, t })));
   if (judged.length === 0) return "";
   const failed = judged.filter(({ t }) => !t.passed);
-  const who = (r: Result) => (runs.length > 1 ? `${r.mode}: ` : "");
+  const who = (r: Result) => (runs.length > 1 ? `${runLabel(r, runs)}: ` : "");
   const items = failed
     .map(({ run, t }) => {
       const actual = t.actual === null ? "no data" : `actual ${thresholdActual(t)}`;
@@ -379,7 +389,7 @@ function generatorSection(runs: readonly Result[], prefix: (i: number) => string
       return `<tr><td>${esc(cells[0])}</td>${cpu}${rest}</tr>`;
     });
     const lateness = latenessLine(g);
-    const title = runs.length > 1 ? `<h3>${esc(r.mode)}</h3>` : "";
+    const title = runs.length > 1 ? `<h3>${esc(runLabel(r, runs))}</h3>` : "";
     return `${title}<table>${head}${rows.join("")}</table>${lateness ? `<p>Open model: ${esc(lateness)}</p>` : ""}`;
   });
   const html = parts.join("");

@@ -86,10 +86,10 @@ function turnedAway(result: Result): number {
  * built-in sink, not a generator ceiling: 5,235 of 21,000 messages (24.9%) …"; null otherwise.
  */
 export function selfTestRefusals(result: Result): string | null {
-  if (result.target !== "embedded-sink") return null;
-  const away = turnedAway(result);
-  if (away === 0) return null;
+  // A sink that refused connections plays a gateway: the usual verdict applies (isSelfTest).
+  if (!isSelfTest(result) || turnedAway(result) === 0) return null;
   const { messages, connections } = result;
+  const away = messages.rejected + messages.failed;
   const share = messages.attempted > 0 ? ` (${fmt((100 * away) / messages.attempted, 1)}%)` : "";
   return `refused by the built-in sink, not a generator ceiling: ${fmt(away)} of ${fmt(messages.attempted)} messages${share} turned away by its limits or faults (${fmt(messages.rejected)} rejected, ${fmt(messages.failed)} failed, ${fmt(connections.refused)} connections refused)`;
 }
