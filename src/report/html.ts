@@ -48,7 +48,7 @@ import {
   thresholdActual,
 } from "./figures.js";
 import { chartRun } from "./html-chart-runs.js";
-import { chartScript } from "./html-charts.js";
+import { chartBoxes, chartScript } from "./html-charts.js";
 import { deliveryHtml } from "./html-delivery.js";
 import { esc } from "./html-escape.js";
 import { warningsHtml } from "./html-warnings.js";
@@ -110,14 +110,7 @@ export function renderHtml(runs: readonly Result[], options: HtmlOptions = {}): 
     ),
     warningsHtml(runs, prefix),
     thresholds(runs, prefix),
-    section(
-      "Over time",
-      // Through a gateway, what came out of it beside what it accepted.
-      ["throughput", ...(runs.some((r) => r.delivery) ? ["delivery"] : [])]
-        .concat(["latency", "errors", "sessions", "generator"])
-        .map((c) => `<h3>${CHART_TITLES[c] ?? c}</h3><div class="chart" id="chart-${c}"></div>`)
-        .join(""),
-    ),
+    section("Over time", chartBoxes(runs.some((r) => r.delivery))),
   ].join("\n");
   const data = JSON.stringify({ runs: chartRuns, labels }).replace(/</g, "\\u003c");
   return `<!doctype html>
@@ -137,8 +130,6 @@ ${chartScript("data")}
 </body></html>
 `;
 }
-
-const CHART_TITLES: Record<string, string> = { delivery: "through the gateway" };
 
 export { esc } from "./html-escape.js";
 
