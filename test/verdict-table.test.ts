@@ -167,7 +167,7 @@ const ROWS: Row[] = [
     terminal: [
       SCHEDULE,
       "  every generator thread had headroom; the busiest, main thread, was 10% busy, < 70% in 8 of 8 steady intervals",
-      "  start lateness p99 1 ms after the start-up, within the 10 ms tolerance, and no arrival dropped",
+      "  start lateness p99 1.000 ms after the start-up, within the 10.0 ms tolerance, and no arrival dropped",
       `  start-up: 29 of its 200 arrivals started late ${STARTUP_NOTE}`,
     ],
     firstBox: [],
@@ -179,7 +179,7 @@ const ROWS: Row[] = [
     terminal: [
       SCHEDULE,
       "  every generator thread had headroom; the busiest, main thread, was 10% busy, < 70% in 8 of 8 steady intervals",
-      "  start lateness p99 1 ms after the start-up, within the 10 ms tolerance, and no arrival dropped",
+      "  start lateness p99 1.000 ms after the start-up, within the 10.0 ms tolerance, and no arrival dropped",
       `  start-up: 1,500 of its 2,000 arrivals started late ${STARTUP_NOTE}`,
     ],
     firstBox: [],
@@ -191,7 +191,7 @@ const ROWS: Row[] = [
     terminal: [
       "Limited by the target: the target set this rate: every session was waiting on it; raise --sessions if the target should take more concurrency.",
       "  every generator thread had headroom; the busiest, main thread, was 10% busy, < 70% in 8 of 8 steady intervals",
-      "  start lateness p99 60 ms with the generator idle: arrivals waited for a free session",
+      "  start lateness p99 60.031 ms with the generator idle: arrivals waited for a free session",
       `  start-up: 29 of its 200 arrivals started late ${STARTUP_NOTE}`,
     ],
     firstBox: [],
@@ -275,6 +275,19 @@ describe("the verdict table", () => {
     assert.match(wrapped[1], /^ {2}\S/);
     assert.deepEqual(wrapLines(["short"], 80), ["short"]);
     assert.deepEqual(wrapLines(["a b"], undefined), ["a b"], "no terminal: no wrapping");
+  });
+
+  test("the verdict prints the lateness it judged as the generator table prints it", () => {
+    const r = openRun(200, { startupLate: 29, steadyLate: 300, steadyLateMs: 60 });
+    const text = renderSummary(r, { color: false });
+    const judged = /start lateness p99 ([\d,.]+) ms with the generator idle/.exec(text)?.[1];
+    assert.equal(judged, "60.031");
+    assert.match(
+      text,
+      /\nOpen model: start lateness p50 [\d.]+ \/ p99 [\d.]+ \/ max [\d.]+ ms; 329 of 2,000 arrivals started more than 10\.0 ms late; after the start-up p99 60\.031 ms \(start-up: 29 of its 200 late\)\n/,
+    );
+    const html = renderHtml([r]);
+    assert.ok(html.includes("after the start-up p99 60.031 ms (start-up: 29 of its 200 late)"));
   });
 
   test("the HTML box of lost mail comes before the overview, escaped", () => {

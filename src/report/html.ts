@@ -326,8 +326,8 @@ function thresholdBanner(runs: readonly Result[]): string {
   const verdict = failed.length === 0 ? "PASS" : "FAIL";
   const summary =
     failed.length === 0
-      ? `all ${judged.length} thresholds held`
-      : `${failed.length} of ${judged.length} thresholds breached`;
+      ? `all ${fmt(judged.length)} thresholds held`
+      : `${fmt(failed.length)} of ${fmt(judged.length)} thresholds breached`;
   return `<div class="thresholds-banner ${verdict.toLowerCase()}" data-thresholds="${verdict}"><strong>${verdict}</strong> ${esc(summary)}${items ? `<ul>${items}</ul>` : ""}</div>`;
 }
 

@@ -57,7 +57,7 @@ export function renderSummary(result: Result, options: TerminalOptions): string 
   const paint = painter(options.color);
   const out: string[] = [
     paint.bold(`mailvolley ${result.mode} → ${result.target}`) +
-      `  (${[`${result.sessions} sessions`, `run ${result.runId}`, shardText(result)].filter(Boolean).join(", ")})`,
+      `  (${[`${fmt(result.sessions)} sessions`, `run ${result.runId}`, shardText(result)].filter(Boolean).join(", ")})`,
     ...verdictLine(result, paint, options.width),
     "",
     ...overview(result, paint),

@@ -264,11 +264,18 @@ export const THREAD_COLUMNS = [
   "loop delay p50 / p99 / max ms",
 ];
 
-/** Open model: "start lateness p50 0.9 / p99 85.8 / max 95.8 ms; 155 of 2,000 started late". */
+/**
+ * Open model: "start lateness p50 0.664 / p99 59.679 / max 158.591 ms; 30 of 2,000 arrivals
+ * started more than 10.0 ms late; after the start-up p99 4.551 ms (start-up: 18 of its 200
+ * late)": the figures the verdict judges, printed as it prints them.
+ */
 export function latenessLine(g: GeneratorResult): string | null {
   const l = g.lateness;
   if (!l) return null;
-  return `start lateness p50 ${ms(l.startMs.p50)} / p99 ${ms(l.startMs.p99)} / max ${ms(l.startMs.max)} ms; ${fmt(l.late)} of ${fmt(l.started)} arrivals started more than ${fmt(l.toleranceMs, 1)} ms late`;
+  const t = (value: number) => fmt(value, 3);
+  const all = `start lateness p50 ${t(l.startMs.p50)} / p99 ${t(l.startMs.p99)} / max ${t(l.startMs.max)} ms; ${fmt(l.late)} of ${fmt(l.started)} arrivals started more than ${fmt(l.toleranceMs, 1)} ms late`;
+  if (!l.startup?.started || !l.steadyStartMs) return all;
+  return `${all}; after the start-up p99 ${t(l.steadyStartMs.p99)} ms (start-up: ${fmt(l.startup.late)} of its ${fmt(l.startup.started)} late)`;
 }
 
 /**

@@ -75,11 +75,16 @@ interface ThreadJudgement {
 /** More than half: "most" in the rule. */
 const most = (count: number, of: number) => 2 * count > of;
 const pct = (fraction: number) => `${Math.round(fraction * 100)}%`;
-const ms = (value: number) => `${Math.round(value * 10) / 10} ms`;
+/** A measured time as the reports' tables print it: 59.679 ms. */
+const ms = (value: number) => `${grouped(value, 3, 3)} ms`;
+/** The tolerance as the open model's lateness line prints it: 10.0 ms. */
+const tolerance = (value: number) => `${grouped(value, 1, 1)} ms`;
 
 /** "in 8 of 9 steady intervals", or for a short run "over its whole 0.8 s (too short for …)". */
 function within(t: ThreadJudgement, count: number): string {
-  if (t.windowSeconds === null) return `in ${count} of ${t.steady} steady intervals`;
+  if (t.windowSeconds === null) {
+    return `in ${grouped(count, 0, 0)} of ${grouped(t.steady, 0, 0)} steady intervals`;
+  }
   const secs = Math.round(t.windowSeconds * 10) / 10;
   return `over the whole ${secs} s run (too short for ${MIN_STEADY_INTERVALS} steady intervals)`;
 }
@@ -235,7 +240,7 @@ function generatorReasons(
     }
     if (most(t.stalled, t.steady)) {
       reasons.push(
-        `${t.label} event loop late by up to ${ms(t.worstDelayMs)} (p99): above ${ms(toleranceMs)} ${within(t, t.stalled)}`,
+        `${t.label} event loop late by up to ${ms(t.worstDelayMs)} (p99): above ${tolerance(toleranceMs)} ${within(t, t.stalled)}`,
       );
     }
   }
@@ -245,7 +250,7 @@ function generatorReasons(
   const busy = `while ${warm.label} was ≥ ${pct(HEADROOM_BUSY)} busy ${within(warm, warm.warm)}`;
   if (open.latenessP99Ms > toleranceMs) {
     reasons.push(
-      `start lateness p99 ${ms(open.latenessP99Ms)}, over the ${ms(toleranceMs)} tolerance, ${busy}`,
+      `start lateness p99 ${ms(open.latenessP99Ms)}, over the ${tolerance(toleranceMs)} tolerance, ${busy}`,
     );
   }
   if (open.dropped > 0) reasons.push(`${grouped(open.dropped, 0, 0)} arrivals dropped ${busy}`);
@@ -277,7 +282,7 @@ function targetVerdict(
   if (open && open.dropped === 0 && open.latenessP99Ms <= toleranceMs) {
     const after = open.startup?.started ? " after the start-up" : "";
     reasons.push(
-      `start lateness p99 ${ms(open.latenessP99Ms)}${after}, within the ${ms(toleranceMs)} tolerance, and no arrival dropped`,
+      `start lateness p99 ${ms(open.latenessP99Ms)}${after}, within the ${tolerance(toleranceMs)} tolerance, and no arrival dropped`,
       ...startupReason(open),
     );
     return { verdict: "schedule", reasons, advice: ADVICE.schedule };
