@@ -66,7 +66,14 @@ function mainThread(busy: number): ThreadLoad {
  */
 function openRun(
   rate: number,
-  counts: { startupLate: number; steadyLate?: number; steadyLateMs?: number; busy?: number },
+  counts: {
+    startupLate: number;
+    steadyLate?: number;
+    steadyLateMs?: number;
+    busy?: number;
+    /** Every one of the 1,000 sessions busy with the target for the run's 10 s. */
+    sessionsBusy?: boolean;
+  },
 ): Result {
   const interval = 1000 / rate;
   const lateness = new StartLateness(interval, { originMs: 0, intervalMs: 1000 });
@@ -82,7 +89,12 @@ function openRun(
           : 1;
     lateness.record(intended, intended + late);
   }
-  const r = run(total, { target: "127.0.0.1:25" });
+  const r = run(total, { target: "127.0.0.1:25", sessions: 1000, elapsedSeconds: 10 });
+  const held = counts.sessionsBusy ? (1000 * 10_000) / total : 2;
+  r.latency = {
+    ...r.latency,
+    transactionMs: { ...r.latency.transactionMs, count: total, mean: held },
+  };
   r.generator = generatorResult([mainThread(counts.busy ?? 0.1)], {
     arrivalIntervalMs: interval,
     lateness: lateness.snapshot(),
@@ -139,7 +151,12 @@ function htmlVerdict(r: Result): string[][] {
     .slice(1)
     .map((box) =>
       [...box.matchAll(/<(?:strong|li)>(.*?)<\/(?:strong|li)>/g)].map((m) =>
-        m[1].replace(/&amp;/g, "&").replace(/&lt;/g, "<").replace(/&gt;/g, ">"),
+        m[1]
+          .replace(/&#39;/g, "'")
+          .replace(/&quot;/g, '"')
+          .replace(/&lt;/g, "<")
+          .replace(/&gt;/g, ">")
+          .replace(/&amp;/g, "&"),
       ),
     );
 }
@@ -186,12 +203,25 @@ const ROWS: Row[] = [
   },
   {
     case: "late all through the run with the generator idle: every session was waiting on the target",
-    result: () => openRun(200, { startupLate: 29, steadyLate: 300, steadyLateMs: 60 }),
+    result: () =>
+      openRun(200, { startupLate: 29, steadyLate: 300, steadyLateMs: 60, sessionsBusy: true }),
     limitedBy: "target",
     terminal: [
       "Limited by the target: the target set this rate: every session was waiting on it; raise --sessions if the target should take more concurrency.",
       "  every generator thread had headroom; the busiest, main thread, was 10% busy, < 70% in 8 of 8 steady intervals",
       "  start lateness p99 60.031 ms with the generator idle: arrivals waited for a free session",
+      `  start-up: 29 of its 200 arrivals started late ${STARTUP_NOTE}`,
+    ],
+    firstBox: [],
+  },
+  {
+    case: "late after the start-up on a loaded machine, sessions free: the timers, not the target",
+    result: () => openRun(200, { startupLate: 29, steadyLate: 43, steadyLateMs: 17 }),
+    limitedBy: "schedule",
+    terminal: [
+      SCHEDULE,
+      "  every generator thread had headroom; the busiest, main thread, was 10% busy, < 70% in 8 of 8 steady intervals",
+      "  start lateness p99 17.007 ms after the start-up, over the 10.0 ms tolerance, with sessions free (on average 0 of 1,000 busy with the target): mailvolley's timers ran late, not the target",
       `  start-up: 29 of its 200 arrivals started late ${STARTUP_NOTE}`,
     ],
     firstBox: [],
@@ -278,7 +308,12 @@ describe("the verdict table", () => {
   });
 
   test("the verdict prints the lateness it judged as the generator table prints it", () => {
-    const r = openRun(200, { startupLate: 29, steadyLate: 300, steadyLateMs: 60 });
+    const r = openRun(200, {
+      startupLate: 29,
+      steadyLate: 300,
+      steadyLateMs: 60,
+      sessionsBusy: true,
+    });
     const text = renderSummary(r, { color: false });
     const judged = /start lateness p99 ([\d,.]+) ms with the generator idle/.exec(text)?.[1];
     assert.equal(judged, "60.031");

@@ -181,6 +181,10 @@ export const ADVICE = {
  *   met on time. The start-up (StartupWindow: the first interval, and until an arrival first
  *   started on time, while the first sessions connect) is reported, never judged: lateness
  *   there is the sessions' handshakes, not a target every session waits on.
+ * - **schedule** instead of target (applyOutcome) when arrivals ran late after the start-up, none
+ *   was dropped, and the sessions were free: busy with the target on average (Little's law over
+ *   the phases' latencies, outcome-verdict.ts sessionsInUse) under 90% of -s (SESSIONS_BUSY).
+ *   The starts then ran late on mailvolley's side, not because every session waited.
  * - **target** instead of schedule (applyOutcome) when any message was rejected or failed, or
  *   any connection refused: the target turned load away.
  * - **nobody** over every other answer (applyOutcome) when no connection reached a banner, or
