@@ -145,6 +145,8 @@ export const ADVICE = {
   short: "nothing to judge: the run sampled no generator thread",
   schedule:
     "the schedule set this rate: the arrivals started on time and none was dropped; raise --rate or the ramp to load the target harder",
+  scheduleLate:
+    "the schedule set this rate, met without a drop, though starts ran late on mailvolley's side with sessions free; give it a quieter machine for exact start times",
   nobody:
     "no connection reached the target, so nothing was measured: check its address and that it listens",
   noneAccepted: "no message got through, so no rate was measured: read the error classes below",

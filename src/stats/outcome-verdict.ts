@@ -102,7 +102,7 @@ function sessionsFree(result: Result): void {
   const p99 = grouped((l.steadyStartMs ?? l.startMs).p99, 3, 3);
   const after = l.startup?.started ? " after the start-up" : "";
   g.limitedBy = "schedule";
-  g.advice = ADVICE.schedule;
+  g.advice = ADVICE.scheduleLate;
   const [threads, ...rest] = g.reasons.filter((r) => !r.startsWith("start lateness"));
   g.reasons = [
     threads,
