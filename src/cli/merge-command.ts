@@ -75,6 +75,8 @@ export const mergeCommand = {
     try {
       const read: ResultFile[] = [];
       for (const file of files) read.push({ file, runs: await readResultFile(file) });
+      // A signal while the files were read: nothing merged, nothing judged, nothing written.
+      if (await stoppedBeforeWriting(signals, "merge")) return;
       const merged = mergeFiles(read);
       const undelivered = await joinArrivalFiles(
         merged.map((m) => m.result),
