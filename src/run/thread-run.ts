@@ -166,6 +166,7 @@ class ThreadShareRun implements SessionHost {
       this.stats.sample(epochMs(this.startMs), 0); // opens the time series
       this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
       this.fillSlots();
+      this.stats.sample(epochMs(), this.slotOf.size); // the sessions just opened: a first level
       this.finishIfIdle();
     });
   }

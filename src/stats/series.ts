@@ -59,6 +59,7 @@ export class SeriesRecorder {
   /** The open interval's samples of the open sessions: their sum and count. */
   private sessionsSum = 0;
   private sessionsSamples = 0;
+  private lastSessions = 0;
 
   constructor(
     readonly intervalMs: number,
@@ -84,10 +85,15 @@ export class SeriesRecorder {
       this.rebase(totals, errors);
       return;
     }
-    // The final sample (force) comes after every session closed: not a level the run held.
-    if (!force || this.sessionsSamples === 0) {
+    // The final sample (force) comes after every session closed: not a level the run held; an
+    // interval shorter than a sweep then keeps the level last sampled.
+    if (!force) {
       this.sessionsSum += openSessions;
       this.sessionsSamples++;
+      this.lastSessions = openSessions;
+    } else if (this.sessionsSamples === 0) {
+      this.sessionsSum = this.lastSessions;
+      this.sessionsSamples = 1;
     }
     if (!force && start === this.openStart) return;
     const b = this.base;
