@@ -73,11 +73,13 @@ function openRun(
     busy?: number;
     /** Every one of the 1,000 sessions busy with the target for the run's 10 s. */
     sessionsBusy?: boolean;
+    /** The run's length; 10 s unless given. */
+    seconds?: number;
   },
 ): Result {
   const interval = 1000 / rate;
   const lateness = new StartLateness(interval, { originMs: 0, intervalMs: 1000 });
-  const total = rate * 10;
+  const total = rate * (counts.seconds ?? 10);
   for (let i = 0; i < total; i++) {
     const intended = i * interval;
     const steady = i - total / 2;
@@ -211,6 +213,29 @@ const ROWS: Row[] = [
       "  every generator thread had headroom; the busiest, main thread, was 10% busy, < 70% in 8 of 8 steady intervals",
       "  start lateness p99 60.031 ms with the generator idle: arrivals waited for a free session",
       `  start-up: 29 of its 200 arrivals started late ${STARTUP_NOTE}`,
+    ],
+    firstBox: [],
+  },
+  {
+    case: "a target too slow from the first arrival: the start-up ends after 3 intervals",
+    result: () => openRun(200, { startupLate: 2000, sessionsBusy: true }),
+    limitedBy: "target",
+    terminal: [
+      "Limited by the target: the target set this rate: every session was waiting on it; raise --sessions if the target should take more concurrency.",
+      "  every generator thread had headroom; the busiest, main thread, was 10% busy, < 70% in 8 of 8 steady intervals",
+      "  start lateness p99 107.071 ms with the generator idle: arrivals waited for a free session",
+      `  start-up: 600 of its 600 arrivals started late ${STARTUP_NOTE}`,
+    ],
+    firstBox: [],
+  },
+  {
+    case: "a 2 s run late throughout: its start-up is the run, every arrival judged",
+    result: () => openRun(200, { startupLate: 400, sessionsBusy: true, seconds: 2 }),
+    limitedBy: "target",
+    terminal: [
+      "Limited by the target: the target set this rate: every session was waiting on it; raise --sessions if the target should take more concurrency.",
+      "  every generator thread had headroom; the busiest, main thread, was 10% busy, < 70% in 8 of 8 steady intervals",
+      "  start lateness p99 148.607 ms with the generator idle: arrivals waited for a free session",
     ],
     firstBox: [],
   },

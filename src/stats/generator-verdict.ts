@@ -181,8 +181,9 @@ export const ADVICE = {
  * - **schedule** instead of target in the open model when no arrival was dropped and start
  *   lateness p99 after the start-up stayed within the tolerance: the user's --rate or ramp was
  *   met on time. The start-up (StartupWindow: the first interval, and until an arrival first
- *   started on time, while the first sessions connect) is reported, never judged: lateness
- *   there is the sessions' handshakes, not a target every session waits on.
+ *   started on time, while the first sessions connect; 3 intervals at most) is reported, not
+ *   judged: lateness there is the sessions' handshakes, not a target every session waits on.
+ *   When the start-up held half the run's arrivals or more, every arrival is judged.
  * - **schedule** instead of target (applyOutcome) when arrivals ran late after the start-up, none
  *   was dropped, and the sessions were free: busy with the target on average (Little's law over
  *   the phases' latencies, outcome-verdict.ts sessionsInUse) under 90% of -s (SESSIONS_BUSY).
@@ -316,12 +317,14 @@ export function generatorResult(
     ...summariseStartLateness(open.lateness),
     histogram: open.lateness.histogram,
   };
+  // A start-up that held most of the arrivals is the run itself: then every arrival is judged.
+  const excused = lateness !== null && 2 * lateness.startup.started < lateness.started;
   const { verdict, reasons, advice } = limitedBy({
     threads,
     open: open && {
       arrivalIntervalMs: open.arrivalIntervalMs,
-      latenessP99Ms: lateness?.steadyStartMs.p99 ?? 0,
-      startup: lateness?.startup,
+      latenessP99Ms: (excused ? lateness?.steadyStartMs : lateness?.startMs)?.p99 ?? 0,
+      startup: excused ? lateness?.startup : undefined,
       dropped: open.dropped,
     },
   });

@@ -37,10 +37,16 @@ export interface StartLatenessSnapshot {
   steadyHistogram?: string;
 }
 
+/** The start-up lasts this many intervals at most: a target that never lets an arrival start on
+ * time is slow, not starting up. */
+export const STARTUP_MAX_INTERVALS = 3;
+
 /**
  * Where a run's start-up ends: the first interval of the time series, and beyond it for as long
  * as no arrival has yet started on time (the first sessions are still connecting, so the
- * arrivals queue behind their handshakes). That lateness is the start-up's, not the target's.
+ * arrivals queue behind their handshakes), STARTUP_MAX_INTERVALS at most. That lateness is the
+ * start-up's, not the target's, unless the start-up held most of the run's arrivals (the
+ * verdict then judges them all: generatorResult).
  */
 export interface StartupWindow {
   /** The schedule's origin, on the clock of record() (performance.now()). */
@@ -107,7 +113,8 @@ export class StartLateness {
   private inStartup(intendedMs: number): boolean {
     const w = this.startup;
     if (w === null) return false;
-    return intendedMs < w.originMs + w.intervalMs || !this.onTime;
+    const since = intendedMs - w.originMs;
+    return since < w.intervalMs || (!this.onTime && since < STARTUP_MAX_INTERVALS * w.intervalMs);
   }
 
   snapshot(): StartLatenessSnapshot {
