@@ -75,14 +75,18 @@ export function applyOutcome(result: Result): void {
 export const SESSIONS_BUSY = 0.9;
 
 /**
- * Sessions busy with the target on average over the run (Little's law): the time every session
- * spent in a phase the target answers (connect, banner, EHLO, TLS, AUTH, the transactions,
- * QUIT), over the run's time.
+ * Sessions busy with the target on average over the run (Little's law): the time sessions
+ * spent in their transactions and in the handshakes (connect, banner, EHLO, TLS, AUTH, QUIT) of
+ * the connections beyond each session's first, over the run's time. A session's first
+ * handshake is its start-up, however long the target keeps it waiting for a banner.
  */
 export function sessionsInUse(result: Result): number {
   const l = result.latency;
-  const phases = [l.connectMs, l.bannerMs, l.ehloMs, l.tlsMs, l.authMs, l.transactionMs, l.quitMs];
-  const ms = phases.reduce((sum, p) => sum + (p ? p.mean * p.count : 0), 0);
+  const total = (p: { mean: number; count: number } | undefined) => (p ? p.mean * p.count : 0);
+  const handshakes = [l.connectMs, l.bannerMs, l.ehloMs, l.tlsMs, l.authMs, l.quitMs];
+  const opened = result.connections.opened;
+  const again = opened > 0 ? Math.max(0, opened - result.sessions) / opened : 0;
+  const ms = total(l.transactionMs) + again * handshakes.reduce((sum, p) => sum + total(p), 0);
   return result.elapsedSeconds > 0 ? ms / (result.elapsedSeconds * 1000) : 0;
 }
 
