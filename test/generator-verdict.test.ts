@@ -135,7 +135,7 @@ describe("limitedBy", () => {
     const v = limitedBy(closed(idle(), stalled));
     assert.equal(v.verdict, "generator");
     assert.deepEqual(v.reasons, [
-      "worker 1 event loop late by up to 45 ms (p99): above 10 ms in 6 of 6 steady intervals",
+      "worker 1 event loop late by up to 45.000 ms (p99): above 10.0 ms in 6 of 6 steady intervals",
     ]);
     // Within the tolerance (one arrival interval of 50 ms here) the delay is not a problem.
     const slowRate = {
@@ -151,7 +151,7 @@ describe("limitedBy", () => {
     const v = limitedBy(open([warm], { latenessP99Ms: 42 }));
     assert.equal(v.verdict, "generator");
     assert.deepEqual(v.reasons, [
-      "start lateness p99 42 ms, over the 20 ms tolerance, while main thread was ≥ 70% busy in 6 of 6 steady intervals",
+      "start lateness p99 42.000 ms, over the 20.0 ms tolerance, while main thread was ≥ 70% busy in 6 of 6 steady intervals",
     ]);
   });
 
@@ -177,7 +177,7 @@ describe("limitedBy", () => {
     const v = limitedBy(open([idle()], { latenessP99Ms: 900, dropped: 35 }));
     assert.equal(v.verdict, "target");
     assert.equal(v.reasons.length, 3);
-    assert.match(v.reasons[1], /start lateness p99 900 ms with the generator idle/);
+    assert.match(v.reasons[1], /start lateness p99 900\.000 ms with the generator idle/);
     assert.match(v.reasons[2], /35 arrivals dropped with the generator idle/);
     assert.match(v.advice, /raise --sessions/);
   });
@@ -187,7 +187,7 @@ describe("limitedBy", () => {
     assert.equal(v.verdict, "schedule");
     assert.match(
       v.reasons[1],
-      /start lateness p99 1 ms, within the 20 ms tolerance, and no arrival dropped/,
+      /start lateness p99 1\.000 ms, within the 20\.0 ms tolerance, and no arrival dropped/,
     );
     assert.match(v.advice, /^the schedule set this rate/);
     // One arrival dropped and the target, not the schedule, set the rate.
@@ -247,7 +247,7 @@ describe("the generator section", () => {
     assert.equal(section.lateness?.toleranceMs, 20);
     const p99 = section.lateness?.startMs.p99 ?? 0;
     assert.ok(Math.abs(p99 - 60) <= 0.06, `p99 ${p99}`); // HDR: 3 significant digits
-    assert.match(section.reasons[0], /start lateness p99 60 ms/);
+    assert.match(section.reasons[0], /start lateness p99 60\.\d{3} ms/);
     assert.deepEqual(structuredClone(section), section);
   });
 

@@ -21,6 +21,9 @@ import { tempDir } from "./helpers/tmp.js";
 const dir = tempDir("mailvolley-inputs-");
 const good = join(dir, "good.json");
 writeFileSync(good, JSON.stringify(fixedResult("reuse")));
+// merge refuses one run given twice: a second result of another run id to merge with `good`.
+const other = join(dir, "other.json");
+writeFileSync(other, JSON.stringify({ ...fixedResult("reuse"), runId: "ba9876543210" }));
 let fifos = 0;
 
 function fifo(): string {
@@ -77,7 +80,7 @@ describe("an input that is a FIFO: read, and a signal ends the wait for its writ
     ["report", (pipe) => ["report", pipe, "--html", join(dir, "r.html")], NOTHING_WRITTEN],
     ["merge", (pipe) => ["merge", pipe, good, "--json", join(dir, "m.json")], NOTHING_WRITTEN],
     ["report --arrivals", (pipe) => ["report", good, "--arrivals", pipe], NOTHING_WRITTEN],
-    ["merge --arrivals", (pipe) => ["merge", good, good, "--arrivals", pipe], NOTHING_WRITTEN],
+    ["merge --arrivals", (pipe) => ["merge", good, other, "--arrivals", pipe], NOTHING_WRITTEN],
     ["run --plan", (pipe) => ["run", "-m", "1", "--plan", pipe], NOTHING_SENT],
     ["run --auth-file", (pipe) => ["run", "-m", "1", "--auth-file", pipe], NOTHING_SENT],
     ["compare --plan", (pipe) => ["compare", "-m", "1", "--plan", pipe], NOTHING_SENT],

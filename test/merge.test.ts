@@ -91,4 +91,20 @@ test("mailvolley merge: files in, one result out; a compare file or mixed modes 
   ]);
   assert.equal(compare.code, 2);
   assert.match(compare.stderr, /compare/);
+  // A result given twice would count its run twice: one line naming it, exit 2.
+  const twice = await mailvolley(["merge", fa, fa, "--json", "-"]);
+  assert.equal(twice.code, 2);
+  assert.equal(twice.stdout, "");
+  assert.match(
+    twice.stderr,
+    /^mailvolley: merge: .*a\.json: one file given twice; give each result once\n$/,
+  );
+  const copy = await mailvolley(["merge", fa, file("copy.json", a)]);
+  assert.equal(copy.code, 2);
+  assert.match(
+    copy.stderr,
+    new RegExp(
+      `^mailvolley: merge: .*copy\\.json and .*a\\.json are the same result \\(run ${a.runId}\\) given twice; give each run or shard once\n$`,
+    ),
+  );
 });

@@ -127,6 +127,31 @@ describe("time series", () => {
     assert.deepEqual([points[3].p50Ms, points[3].p99Ms], [null, null]);
   });
 
+  test("open sessions: the interval's mean of its samples; the final sample is not a level", () => {
+    const stats = new RunStats(["default"], 1000);
+    stats.sample(T0, 0); // opens the series
+    for (const [ms, open] of [
+      [100, 2],
+      [400, 4],
+      [900, 6],
+      [1100, 10],
+      [1500, 10],
+    ]) {
+      stats.sample(T0 + ms, open);
+    }
+    stats.sample(T0 + 2050, 10); // closes the second second; opens a third
+    stats.sample(T0 + 2080, 0, true); // every session closed: the run's end
+    const points = seriesResult(stats.snapshot().series).points;
+    assert.deepEqual(
+      points.map((p) => [p.t - T0, p.openSessions, p.openSessionsMean]),
+      [
+        [0, 10, 5.5], // 2, 4, 6 and the sample that closed it (10)
+        [1000, 10, 10],
+        [2000, 0, 10], // shorter than a sweep: the level last sampled, not the end's 0
+      ],
+    );
+  });
+
   test("regrouping into longer intervals adds counts and keeps the last open-session count", () => {
     const snap = worker([5, 7, 9, 11], 0).snapshot();
     const grouped = regroupSeries(snap.series, 2000);

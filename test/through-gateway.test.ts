@@ -178,6 +178,11 @@ describe("through a Postfix relay", { timeout: 300_000 }, () => {
     assert.equal(d.lost, 100);
     assert.equal(d.duplicated, 0);
     assert.equal(d.classes.spam.lost, 100);
+    // The lost mail leads the page, before who set the rate.
+    assert.match(
+      html,
+      /<\/header>\n<div class="verdict lost" data-delivery="lost"><p><strong>Mail lost through the gateway: 100 lost of 2,000 accepted messages /,
+    );
     assert.equal(d.classes.bulk.lost, 0);
     assert.equal(d.firstLost[0].className, "spam");
     assert.match(d.firstLost[0].queueId, /^[0-9A-Za-z]+$/, "the gateway's queue id is recorded");

@@ -6,7 +6,7 @@
  * and after `report` and `merge`. The built-in sink answers RSET `250 2.0.0`: no warning.
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { Result } from "../src/stats/result.js";
@@ -72,7 +72,12 @@ for (const mode of ["reuse", "per-message"] as const) {
     assert.equal(report.code, 0, report.stderr);
     assert.match(report.stdout, line);
     const merged = join(dir, "merged.json");
-    const merge = await mailvolley(["merge", json, json, "-q", "--json", merged]);
+    // A second run of the same figures (one result given twice is refused).
+    const twin = join(dir, "twin.json");
+    const other = readResult(json);
+    other.runId = other.runId.split("").reverse().join("");
+    writeFileSync(twin, JSON.stringify(other));
+    const merge = await mailvolley(["merge", json, twin, "-q", "--json", merged]);
     assert.equal(merge.code, 0, merge.stderr);
     assert.equal(rsetWarnings(readResult(merged)), 2 * rsets);
   });

@@ -4,6 +4,8 @@
  * shards are checked first (stats/shard-check.ts): a missing or doubled shard, another load or
  * mixed modes is one line and exit 2. Compare results merge mode by mode into one compare.
  */
+import { realpathSync } from "node:fs";
+import { resolve } from "node:path";
 import type { ArgumentsCamelCase, Argv } from "yargs";
 import { REPORT_OPTIONS } from "../config/option-table.js";
 
@@ -62,6 +64,7 @@ export const mergeCommand = {
   handler: async (argv: MergeArgv) => {
     const files = (argv.results as string[]) ?? [];
     if (files.length < 2) throw new UsageError("merge", "give at least two result files");
+    checkFilesOnce(files);
     parseThresholds(argv.threshold); // bad threshold text: exit 2 before anything is read
     const arrivals = arrivalFiles(argv.arrivals);
     const json = (all: Result[]) => renderJson(all.length > 1 ? compareDoc(all) : all[0]);
@@ -120,6 +123,25 @@ function report(
     failed: undelivered,
   });
   return written || code !== EXIT.ok ? code : EXIT.failed;
+}
+
+/** One file given twice (under one name or two) would count its run twice: refused. */
+function checkFilesOnce(files: readonly string[]): void {
+  const seen = new Map<string, string>();
+  for (const file of files) {
+    let real = resolve(file);
+    try {
+      real = realpathSync(file);
+    } catch {
+      // A missing file is refused when it is read, naming it.
+    }
+    const first = seen.get(real);
+    if (first !== undefined) {
+      const names = first === file ? file : `${first} and ${file}`;
+      throw new UsageError("merge", `${names}: one file given twice; give each result once`);
+    }
+    seen.set(real, file);
+  }
 }
 
 /**

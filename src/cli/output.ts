@@ -41,7 +41,7 @@ export interface Export<T> {
 
 export interface Output<T> {
   /** The terminal summary; not printed when quiet or when it returns null. */
-  readonly summary: (value: T, options: { color: boolean }) => string | null;
+  readonly summary: (value: T, options: { color: boolean; width?: number }) => string | null;
   readonly quiet: boolean;
   readonly exports: readonly Export<T>[];
 }
@@ -272,7 +272,8 @@ export function writeOutput<T>(output: Output<T>, value: T): boolean {
   const toStdout = output.exports.some((e) => e.path === "-");
   if (!output.quiet) {
     const stream = toStdout ? process.stderr : process.stdout;
-    const summary = output.summary(value, { color: colorWanted(stream) });
+    const width = stream.isTTY ? stream.columns : undefined;
+    const summary = output.summary(value, { color: colorWanted(stream), width });
     if (summary !== null) stream.write(summary);
   }
   let written = true;

@@ -32,7 +32,7 @@ import {
   figureValue,
 } from "./figure-table.js";
 import { painter, table } from "./terminal.js";
-import { compareVerdictLines } from "./verdict.js";
+import { compareVerdictLines, wrapLines } from "./verdict.js";
 
 export { COMPARE_SCHEMA };
 
@@ -134,16 +134,21 @@ function loadLines(runs: readonly Result[]): string[] {
   const loads = runs.map((r) => r.run?.load).filter((l): l is string => l !== undefined);
   if (loads.length === 0) return [];
   if (new Set(loads).size === 1) return [`Load: ${loads[0]}`];
-  return runs.map((r) => `Load (${r.mode}): ${r.run?.load ?? "not recorded"}`);
+  return runs.map((r) => `Load (${runLabel(r, runs)}): ${r.run?.load ?? "not recorded"}`);
 }
 
-export function renderCompare(runs: readonly Result[], options: { color: boolean }): string {
+export function renderCompare(
+  runs: readonly Result[],
+  options: { color: boolean; width?: number },
+): string {
   const paint = painter(options.color);
   const first = runs[0];
   const out: string[] = [
     paint.bold(`mailvolley compare → ${first.target}`) +
       `  (${fmt(first.sessions)} sessions, ${fmt(first.messages.attempted)} messages each)`,
-    ...compareVerdictLines(runs).map((l) => (l.alarm ? paint.red(l.text) : l.text)),
+    ...compareVerdictLines(runs).flatMap((l) =>
+      wrapLines([l.text], options.width).map((text) => (l.alarm ? paint.red(text) : text)),
+    ),
     ...loadLines(runs),
     "",
     ...headline(runs),
@@ -157,22 +162,37 @@ export function renderCompare(runs: readonly Result[], options: { color: boolean
   return `${out.join("\n")}\n`;
 }
 
-/** The ratio columns: reuse / per-message, and with TLS resumed / full too. */
-function ratioNames(runs: readonly Result[]): string[] {
-  return pair(runs).resumed
-    ? ["resumed / full", "reuse / per-message full"]
-    : ["reuse / per-message"];
+/** A ratio column of a compare: its name, and the two runs it divides (other / base). */
+export interface RatioColumn {
+  name: string;
+  base: Result;
+  other: Result;
 }
 
-/** The runs' figures side by side, each with its ratios (ratioNames). */
-function figuresTable(runs: readonly Result[]): string {
+/**
+ * The ratio columns every compare report shows (terminal and HTML): reuse / per-message, and
+ * with TLS (compare --starttls) resumed / full too.
+ */
+export function ratioColumns(runs: readonly Result[]): RatioColumn[] {
   const { base, reuse, resumed } = pair(runs);
+  return resumed
+    ? [
+        { name: "resumed / full", base, other: resumed },
+        { name: "reuse / per-message full", base, other: reuse },
+      ]
+    : [{ name: "reuse / per-message", base, other: reuse }];
+}
+
+function ratioNames(runs: readonly Result[]): string[] {
+  return ratioColumns(runs).map((c) => c.name);
+}
+
+/** The runs' figures side by side, each with its ratios (ratioColumns). */
+function figuresTable(runs: readonly Result[]): string {
   const head = ["", ...runs.map((r) => runLabel(r, runs)), ...ratioNames(runs)];
   const rows: string[][] = [head];
-  const ratios = (pick: (r: Result) => number) => [
-    ...(resumed ? [ratio(pick(base), pick(resumed))] : []),
-    ratio(pick(base), pick(reuse)),
-  ];
+  const ratios = (pick: (r: Result) => number) =>
+    ratioColumns(runs).map((c) => ratio(pick(c.base), pick(c.other)));
   const line = (label: string, pick: (r: Result) => number, show: (v: number) => string) => {
     rows.push([label, ...runs.map((r) => show(pick(r))), ...ratios(pick)]);
   };

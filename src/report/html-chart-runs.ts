@@ -9,20 +9,27 @@ import type { ChartMarker, ChartRun } from "./browser/chart-data.js";
 import { fmt } from "./figures.js";
 
 /**
- * One run as the charts draw it: x in seconds since the first connect (the clock of Result.knee
- * and Result.firstSeen), each interval from its start (the first one from the first connect).
+ * One run as the charts draw it, named by its label (runLabel in a compare): x in seconds since
+ * the first connect (the clock of Result.knee and Result.firstSeen), each interval from its
+ * start (the first one from the first connect) with its real length.
  */
-export function chartRun(r: Result): ChartRun {
+export function chartRun(r: Result, label: string = r.mode): ChartRun {
   const start = Date.parse(r.startedAt);
-  const points = (r.series?.points ?? []).map(({ histogram: _h, t, ...p }) => ({
-    x: Math.max(0, (t - start) / 1000),
-    ...p,
-  }));
+  const intervalMs = r.series?.intervalMs ?? 1000;
+  const starts = (r.series?.points ?? []).map((p) => Math.max(0, (p.t - start) / 1000));
+  const endX = Math.max(r.elapsedSeconds, ...starts);
+  const points = (r.series?.points ?? []).map(({ histogram: _h, t: _t, ...p }, i) => {
+    const end = i + 1 < starts.length ? starts[i + 1] : endX;
+    // A partial interval's count is over its own length, not the whole interval's.
+    const seconds = end > starts[i] ? end - starts[i] : intervalMs / 1000;
+    return { x: starts[i], seconds: Math.round(seconds * 1e6) / 1e6, ...p };
+  });
   const delivery = r.delivery?.perSecond;
   return {
-    label: r.mode,
-    intervalMs: r.series?.intervalMs ?? 1000,
-    endX: Math.max(r.elapsedSeconds, ...points.map((p) => p.x)),
+    label,
+    intervalMs,
+    endX,
+    scheduled: Boolean(r.generator?.lateness),
     markers: chartMarkers(r),
     ...(delivery && delivery.accepted.length > 0 ? { delivery } : {}),
     points,

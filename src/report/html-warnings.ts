@@ -3,14 +3,14 @@
  * code, per run, each count carrying its JSON field as html.ts's cells do.
  */
 import type { Result } from "../stats/result.js";
-import { fmt } from "./figures.js";
+import { fmt, runLabel } from "./figures.js";
 import { esc } from "./html-escape.js";
 
 /** The "Warnings" section, or "" when no run has any. */
 export function warningsHtml(runs: readonly Result[], prefix: (i: number) => string): string {
   if (!runs.some((r) => r.warnings?.length)) return "";
   const parts = runs.map((r, i) => {
-    const title = runs.length > 1 ? `<h3>${esc(r.mode)}</h3>` : "";
+    const title = runs.length > 1 ? `<h3>${esc(runLabel(r, runs))}</h3>` : "";
     if (!r.warnings?.length) return `${title}<p class="good">no warnings</p>`;
     const rows = r.warnings.map((w, j) => {
       const field = `${prefix(i)}warnings.${j}.count`;

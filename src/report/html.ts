@@ -13,7 +13,7 @@ import { ERROR_CLASS_LABELS, ERROR_CLASSES } from "../stats/errors.js";
 import { jsonPrintable } from "../stats/printable.js";
 import type { Result } from "../stats/result.js";
 import { endedLines } from "./accounting.js";
-import { headline, runLabel } from "./compare.js";
+import { headline, ratioColumns, runLabel } from "./compare.js";
 import {
   type Column,
   columnValue,
@@ -49,16 +49,19 @@ import {
   thresholdActual,
 } from "./figures.js";
 import { chartRun } from "./html-chart-runs.js";
-import { chartScript } from "./html-charts.js";
+import { chartBoxes, chartScript } from "./html-charts.js";
 import { deliveryHtml } from "./html-delivery.js";
 import { esc } from "./html-escape.js";
 import { repeatHtml } from "./html-repeat.js";
 import { warningsHtml } from "./html-warnings.js";
 import {
   ceilingLine,
+  deliveryAlarm,
   latenessLine,
   measuredLine,
+  rateVerdictLines,
   ratioVerdict,
+  selfTestRefusals,
   sinkClassesText,
   THREAD_COLUMNS,
   threadRows,
@@ -85,10 +88,10 @@ export function renderHtml(runs: readonly Result[], options: HtmlOptions = {}): 
     (compare
       ? `mailvolley compare: ${runs.map((r) => runLabel(r, runs)).join(" vs ")} → ${runs[0].target}`
       : `mailvolley ${runs[0].mode} → ${runs[0].target}`);
-  const chartRuns = runs.map(chartRun);
+  const chartRuns = runs.map((r) => chartRun(r, runLabel(r, runs)));
   const labels = Object.fromEntries(ERROR_CLASSES.map((c) => [c, ERROR_CLASS_LABELS[c]]));
   const body = [
-    `<header><h1>${esc(title)}</h1>${runs.map((r) => runLine(r)).join("")}</header>`,
+    `<header><h1>${esc(title)}</h1>${runs.map((r) => runLine(r, runLabel(r, runs))).join("")}</header>`,
     verdictBanner(runs),
     thresholdBanner(runs),
     repeatHtml(runs),
@@ -104,17 +107,13 @@ export function renderHtml(runs: readonly Result[], options: HtmlOptions = {}): 
     ),
     section("Latency per phase (ms)", phases(runs, prefix)),
     generatorSection(runs, prefix),
-    section("Errors", runs.map((r, i) => errors(r, prefix(i), compare)).join("")),
+    section(
+      "Errors",
+      runs.map((r, i) => errors(r, prefix(i), compare ? runLabel(r, runs) : "")).join(""),
+    ),
     warningsHtml(runs, prefix),
     thresholds(runs, prefix),
-    section(
-      "Over time",
-      // Through a gateway, what came out of it beside what it accepted.
-      ["throughput", ...(runs.some((r) => r.delivery) ? ["delivery"] : [])]
-        .concat(["latency", "errors", "sessions", "generator"])
-        .map((c) => `<h3>${CHART_TITLES[c] ?? c}</h3><div class="chart" id="chart-${c}"></div>`)
-        .join(""),
-    ),
+    section("Over time", chartBoxes(runs.some((r) => r.delivery))),
   ].join("\n");
   const data = jsonPrintable(JSON.stringify({ runs: chartRuns, labels })).replace(/</g, "\\u003c");
   return `<!doctype html>
@@ -135,8 +134,6 @@ ${chartScript("data")}
 `;
 }
 
-const CHART_TITLES: Record<string, string> = { delivery: "through the gateway" };
-
 export { esc } from "./html-escape.js";
 
 const CSS = `
@@ -153,7 +150,7 @@ th { background: #f4f6f7; font-weight: 600; }
 .pass { color: #1e8449; } .fail { color: #c0392b; font-weight: 600; }
 .chart { min-height: 40px; } .mv-idle .u-legend th::after { content: ""; }
 .verdict { padding: 8px 12px; margin: 12px 0; border-left: 4px solid #b7950b; background: #fef9e7; }
-.verdict.generator { border-color: #c0392b; background: #fdedec; } .verdict.target, .verdict.ceiling { border-color: #1e8449; background: #eafaf1; }
+.verdict.generator, .verdict.lost { border-color: #c0392b; background: #fdedec; } .verdict.target, .verdict.ceiling { border-color: #1e8449; background: #eafaf1; }
 .verdict p { margin: 0; }
 .thresholds-banner { padding: 8px 12px; margin: 12px 0; font-size: 16px; }
 .thresholds-banner.pass { background: #eafaf1; color: #1e8449; } .thresholds-banner.fail { background: #fdedec; color: #c0392b; }
@@ -165,18 +162,18 @@ function knees(runs: readonly Result[]): string {
   return runs
     .map((r) => {
       const text = kneeText(r.knee);
-      const who = runs.length > 1 ? `${esc(r.mode)}: ` : "";
+      const who = runs.length > 1 ? `${esc(runLabel(r, runs))}: ` : "";
       return text ? `<p class="knee">Knee — ${who}${esc(text)}</p>` : "";
     })
     .join("");
 }
 
-function runLine(r: Result): string {
+function runLine(r: Result, label: string): string {
   const load = r.run
-    ? `<p class="run load">${esc(r.mode)} load: ${esc(r.run.load)} (mailvolley ${esc(r.run.version)}, Node.js ${esc(r.run.node)}, on ${esc(r.run.host)})</p>`
+    ? `<p class="run load">${esc(label)} load: ${esc(r.run.load)} (mailvolley ${esc(r.run.version)}, Node.js ${esc(r.run.node)}, on ${esc(r.run.host)})</p>`
     : "";
   const shard = shardText(r);
-  return `<p class="run">${esc(r.mode)}: run ${esc(r.runId)}, started ${esc(r.startedAt)}, ${fmt(r.sessions)} sessions, ${esc(r.target)}${shard ? `, ${esc(shard)}` : ""}</p>${load}`;
+  return `<p class="run">${esc(label)}: run ${esc(r.runId)}, started ${esc(r.startedAt)}, ${fmt(r.sessions)} sessions, ${esc(r.target)}${shard ? `, ${esc(shard)}` : ""}</p>${load}`;
 }
 
 function section(title: string, html: string): string {
@@ -203,20 +200,20 @@ function overview(runs: readonly Result[], prefix: (i: number) => string): strin
     ...(runs.some((r) => r.tls) ? TLS_ROWS : []),
   ];
   const rows = names.map((name): Figure => FIGURES[name]);
-  const compare = runs.length === 2;
-  const head = `<tr><th></th>${runs.map((r) => `<th>${esc(runLabel(r, runs))}</th>`).join("")}${compare ? `<th>${esc(runs[1].mode)} / ${esc(runs[0].mode)}</th>` : ""}</tr>`;
+  // The terminal compare's ratio columns, the same rule (compare.ts ratioColumns).
+  const columns = runs.length > 1 ? ratioColumns(runs) : [];
+  const head = `<tr><th></th>${runs.map((r) => `<th>${esc(runLabel(r, runs))}</th>`).join("")}${columns.map((c) => `<th>${esc(c.name)}</th>`).join("")}</tr>`;
   const body = rows.map((figure) => {
     const pick = (r: Result) => figureValue(figure, r);
     const cells = runs.map((r, i) => {
       const v = pick(r);
       return v === null ? "<td>n/a</td>" : num(prefix(i) + figure.path, v, figureText(figure, v));
     });
-    const a = pick(runs[0]);
-    const b = compare ? pick(runs[1]) : null;
-    const ratioCell = compare
-      ? `<td class="ratio">${a === null || b === null ? "" : esc(ratio(a, b))}</td>`
-      : "";
-    return `<tr><th${titleOf(figure.path, esc)}>${esc(figure.label)}</th>${cells.join("")}${ratioCell}</tr>`;
+    const ratios = columns.map((c) => {
+      const [a, b] = [pick(c.base), pick(c.other)];
+      return `<td class="ratio">${a === null || b === null ? "" : esc(ratio(a, b))}</td>`;
+    });
+    return `<tr><th${titleOf(figure.path, esc)}>${esc(figure.label)}</th>${cells.join("")}${ratios.join("")}</tr>`;
   });
   return `<table>${head}${body.join("")}</table>`;
 }
@@ -237,25 +234,32 @@ function statistics(r: Result, prefix: string): string {
   return `<table><tr>${head.map((h, i) => `<th${titles[i]}>${esc(h)}</th>`).join("")}</tr>${rows.join("")}</table><p class="run">Transaction latency (MAIL to the final reply) of accepted messages; error % = (rejected + failed) / count.</p>`;
 }
 
+/**
+ * Each phase's latency, one row a run (named in its own column in a compare), and on each row
+ * a ratio column compares, its p50 and p99 against the column's base (compare.ts ratioColumns).
+ */
 function phases(runs: readonly Result[], prefix: (i: number) => string): string {
-  const compare = runs.length === 2;
-  const head = `<tr><th>phase</th>${compare ? "<th>run</th>" : ""}${LATENCY_COLUMNS.map((c) => `<th>${c.heading}</th>`).join("")}${compare ? "<th>p50 ratio</th><th>p99 ratio</th>" : ""}</tr>`;
+  const compare = runs.length > 1;
+  const columns = compare ? ratioColumns(runs) : [];
+  const base = columns[0]?.base;
+  const against = base ? ` (÷ ${runLabel(base, runs)})` : "";
+  const head = `<tr><th>phase</th>${compare ? "<th>run</th>" : ""}${LATENCY_COLUMNS.map((c) => `<th>${c.heading}</th>`).join("")}${compare ? `<th>p50 ratio${esc(against)}</th><th>p99 ratio${esc(against)}</th>` : ""}</tr>`;
   const rows: string[] = [];
-  const repeats = runs.filter(quitRepeatsData).map((r) => r.mode);
+  const repeats = runs.filter(quitRepeatsData).map((r) => runLabel(r, runs));
   for (const [phase, key] of PHASE_ROWS) {
     if (runs.every((r) => r.latency[key].count === 0)) continue;
     const name = phase === "quit" && repeats.length > 0 ? "quit *" : phase;
     runs.forEach((r, i) => {
       const l = r.latency[key];
       const cells = LATENCY_COLUMNS.map((c) => columnCell(c, l, `${prefix(i)}latency.${key}.`));
-      const ratios =
-        compare && i === 1
-          ? `<td class="ratio">${ratio(runs[0].latency[key].p50, l.p50)}</td><td class="ratio">${ratio(runs[0].latency[key].p99, l.p99)}</td>`
-          : compare
-            ? "<td></td><td></td>"
-            : "";
+      const divided = columns.some((c) => c.other === r) && base;
+      const ratios = divided
+        ? `<td class="ratio">${ratio(base.latency[key].p50, l.p50)}</td><td class="ratio">${ratio(base.latency[key].p99, l.p99)}</td>`
+        : compare
+          ? "<td></td><td></td>"
+          : "";
       rows.push(
-        `<tr><td>${i === 0 ? esc(name) : ""}</td>${compare ? `<td>${esc(r.mode)}</td>` : ""}${cells.join("")}${ratios}</tr>`,
+        `<tr><td>${i === 0 ? esc(name) : ""}</td>${compare ? `<td>${esc(runLabel(r, runs))}</td>` : ""}${cells.join("")}${ratios}</tr>`,
       );
     });
   }
@@ -265,8 +269,8 @@ function phases(runs: readonly Result[], prefix: (i: number) => string): string 
   return `<table>${head}${rows.join("")}</table>${said}`;
 }
 
-function errors(r: Result, prefix: string, compare: boolean): string {
-  const title = compare ? `<h3>${esc(r.mode)}</h3>` : "";
+function errors(r: Result, prefix: string, label: string): string {
+  const title = label ? `<h3>${esc(label)}</h3>` : "";
   if (r.errors.length === 0) return `${title}<p class="good">no errors</p>`;
   const where = (c: string) => {
     const f = r.firstSeen?.find((s) => s.class === c);
@@ -315,7 +319,7 @@ function thresholdBanner(runs: readonly Result[]): string {
   const judged = runs.flatMap((r) => (r.thresholds ?? []).map((t) => ({ run: r, t })));
   if (judged.length === 0) return "";
   const failed = judged.filter(({ t }) => !t.passed);
-  const who = (r: Result) => (runs.length > 1 ? `${r.mode}: ` : "");
+  const who = (r: Result) => (runs.length > 1 ? `${runLabel(r, runs)}: ` : "");
   const items = failed
     .map(({ run, t }) => {
       const actual = t.actual === null ? "no data" : `actual ${thresholdActual(t)}`;
@@ -325,30 +329,41 @@ function thresholdBanner(runs: readonly Result[]): string {
   const verdict = failed.length === 0 ? "PASS" : "FAIL";
   const summary =
     failed.length === 0
-      ? `all ${judged.length} thresholds held`
-      : `${failed.length} of ${judged.length} thresholds breached`;
+      ? `all ${fmt(judged.length)} thresholds held`
+      : `${fmt(failed.length)} of ${fmt(judged.length)} thresholds breached`;
   return `<div class="thresholds-banner ${verdict.toLowerCase()}" data-thresholds="${verdict}"><strong>${verdict}</strong> ${esc(summary)}${items ? `<ul>${items}</ul>` : ""}</div>`;
 }
 
-/** Who set the rate, at the top of the page (the terminal's first lines). */
+/**
+ * Mail lost through a gateway, then who set the rate, at the top of the page (the terminal's
+ * first lines).
+ */
 function verdictBanner(runs: readonly Result[]): string {
+  const who = (r: Result) => (runs.length > 1 ? `${runLabel(r, runs)} run` : "");
+  const lost = runs.map((r) => {
+    const [alarm] = deliveryAlarm(r) ? verdictLines(r, who(r)) : [];
+    return alarm
+      ? `<div class="verdict lost" data-delivery="lost"><p><strong>${esc(alarm)}</strong></p></div>`
+      : "";
+  });
   const boxes = runs.map((r) => {
     const g = r.generator;
     if (!g) return "";
-    const [head, ...reasons] = verdictLines(r, runs.length > 1 ? `${r.mode} run` : "");
+    const [head, ...reasons] = rateVerdictLines(r, who(r));
     const classes = sinkClassesText(r);
     const sink = classes ? [`the sink counted per class: ${classes}`] : [];
     const items = [...reasons, ...endedLines(r), ...sink]
       .map((line) => `<li>${esc(line.trim())}</li>`)
       .join("");
-    const look = ceilingLine(r) !== null ? "ceiling" : g.limitedBy;
+    const look =
+      ceilingLine(r) !== null ? "ceiling" : selfTestRefusals(r) !== null ? "refused" : g.limitedBy;
     const m = runs.length > 1 ? measuredLine(r) : null;
     const said = m ? `<p class="measured" data-measured="${m.measured}">${esc(m.text)}</p>` : "";
     return `<div class="verdict ${look}" data-limited-by="${g.limitedBy}"><p><strong>${esc(head)}</strong></p>${said}<ul>${items}</ul></div>`;
   });
   const ratios = runs.length > 1 ? ratioVerdict(runs) : null;
   const note = ratios ? `<p class="${ratios.alarm ? "bad" : "good"}">${esc(ratios.text)}</p>` : "";
-  return boxes.join("") + note;
+  return lost.join("") + boxes.join("") + note;
 }
 
 /** The generator's own load per thread; the open model's start lateness under it. */
@@ -368,7 +383,7 @@ function generatorSection(runs: readonly Result[], prefix: (i: number) => string
       return `<tr><td>${esc(cells[0])}</td>${cpu}${rest}</tr>`;
     });
     const lateness = latenessLine(g);
-    const title = runs.length > 1 ? `<h3>${esc(r.mode)}</h3>` : "";
+    const title = runs.length > 1 ? `<h3>${esc(runLabel(r, runs))}</h3>` : "";
     return `${title}<table>${head}${rows.join("")}</table>${lateness ? `<p>Open model: ${esc(lateness)}</p>` : ""}`;
   });
   const html = parts.join("");

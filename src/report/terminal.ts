@@ -32,17 +32,23 @@ import {
 } from "./figures.js";
 import {
   ceilingLine,
+  deliveryAlarm,
   latenessLine,
+  rateVerdictLines,
+  selfTestRefusals,
   sinkClassesText,
   THREAD_COLUMNS,
   threadRows,
   verdictLines,
+  wrapLines,
 } from "./verdict.js";
 
 export { fmt } from "./figures.js";
 
 export interface TerminalOptions {
   color: boolean;
+  /** The terminal's columns: the verdict wraps to them. Absent (not a terminal): no wrapping. */
+  width?: number;
 }
 
 export type Paint = ReturnType<typeof painter>;
@@ -51,8 +57,8 @@ export function renderSummary(result: Result, options: TerminalOptions): string 
   const paint = painter(options.color);
   const out: string[] = [
     paint.bold(`mailvolley ${result.mode} → ${result.target}`) +
-      `  (${[`${result.sessions} sessions`, `run ${result.runId}`, shardText(result)].filter(Boolean).join(", ")})`,
-    ...verdictLine(result, paint),
+      `  (${[`${fmt(result.sessions)} sessions`, `run ${result.runId}`, shardText(result)].filter(Boolean).join(", ")})`,
+    ...verdictLine(result, paint, options.width),
     "",
     ...overview(result, paint),
   ];
@@ -140,18 +146,26 @@ function tlsRows(result: Result): string[] {
   ];
 }
 
-/** Who set the rate, right under the title: red when the generator did. */
-function verdictLine(result: Result, paint: Paint): string[] {
+/**
+ * Mail lost through a gateway (red), then who set the rate, right under the title: red when
+ * the generator did, yellow when a self-test's sink refused mail.
+ */
+function verdictLine(result: Result, paint: Paint, width: number | undefined): string[] {
   const limitedBy = result.generator?.limitedBy;
   // A self-test's generator limit is its answer (the ceiling), not a warning.
   const ceiling = ceilingLine(result) !== null;
   const colour =
-    limitedBy === "generator" && !ceiling
-      ? paint.red
-      : limitedBy === "target" || ceiling
-        ? paint.green
-        : paint.yellow;
-  return verdictLines(result).map((line) => colour(line));
+    selfTestRefusals(result) !== null
+      ? paint.yellow
+      : limitedBy === "generator" && !ceiling
+        ? paint.red
+        : limitedBy === "target" || ceiling
+          ? paint.green
+          : paint.yellow;
+  const alarm = deliveryAlarm(result);
+  const alarmLines = alarm ? wrapLines(verdictLines(result).slice(0, 1), width) : [];
+  const rate = wrapLines(rateVerdictLines(result), width);
+  return [...alarmLines.map((line) => paint.red(line)), ...rate.map((line) => colour(line))];
 }
 
 /** The generator's own load per thread, and in the open model its start lateness. */

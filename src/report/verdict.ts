@@ -17,21 +17,81 @@ export const LIMITED_BY_TEXT: Record<LimitedBy, string> = {
 };
 
 /**
- * The verdict with what to do, then its reasons one a line, indented: "Limited by the
+ * What a reader must know first, then who set the rate: through a gateway, mail lost, bounced
+ * or doubled (deliveryAlarm), then the generator's verdict (rateVerdictLines).
+ */
+export function verdictLines(result: Result, who = ""): string[] {
+  const alarm = deliveryAlarm(result);
+  return [...(alarm ? [lead(who, alarm)] : []), ...rateVerdictLines(result, who)];
+}
+
+/**
+ * Who set the rate, with what to do, then its reasons one a line, indented: "Limited by the
  * generator: this rate measures mailvolley, not the target: add --workers…", "  main thread
  * 97% busy: …". Empty for a result saved before the generator section existed.
  */
-export function verdictLines(result: Result, who = ""): string[] {
+export function rateVerdictLines(result: Result, who = ""): string[] {
   const g = result.generator;
   if (!g) return [];
+  const reasons = g.reasons.map((reason) => `  ${reason}`);
   const ceiling = ceilingLine(result);
-  if (ceiling !== null) {
-    return [who ? `${who}: ${ceiling}` : ceiling, ...g.reasons.map((reason) => `  ${reason}`)];
-  }
-  const head = who
-    ? `${who}: ${LIMITED_BY_TEXT[g.limitedBy]}`
-    : capital(LIMITED_BY_TEXT[g.limitedBy]);
-  return [`${head}: ${g.advice}.`, ...g.reasons.map((reason) => `  ${reason}`)];
+  if (ceiling !== null) return [who ? `${who}: ${ceiling}` : ceiling, ...reasons];
+  const verdict = `${LIMITED_BY_TEXT[g.limitedBy]}: ${g.advice}.`;
+  const refused = selfTestRefusals(result);
+  if (refused !== null) return [lead(who, `${refused}; ${verdict}`), ...reasons];
+  return [lead(who, verdict), ...reasons];
+}
+
+/** "reuse run: text", or alone "Text". */
+function lead(who: string, text: string): string {
+  return who ? `${who}: ${text}` : capital(text);
+}
+
+/**
+ * Through a gateway, mail that did not come out whole: "mail lost through the gateway: 100
+ * lost of 2,000 accepted messages". null without --receive or when none was lost, bounced or
+ * doubled.
+ */
+export function deliveryAlarm(result: Result): string | null {
+  const d = result.delivery;
+  if (!d) return null;
+  const kinds = (
+    [
+      ["lost", d.lost],
+      ["bounced", d.bounced],
+      ["doubled", d.duplicated],
+    ] as const
+  ).filter(([, count]) => count > 0);
+  if (kinds.length === 0) return null;
+  const words = kinds.map(([word]) => word);
+  const counts = kinds.map(([word, count]) => `${fmt(count)} ${word}`);
+  return `mail ${inWords(words, "or")} through the gateway: ${inWords(counts, "and")} of ${fmt(d.accepted)} accepted messages (the delivery section names them)`;
+}
+
+/** "a", "a and b", "a, b and c". */
+function inWords(parts: readonly string[], and: string): string {
+  return parts.length < 2
+    ? parts.join("")
+    : `${parts.slice(0, -1).join(", ")} ${and} ${parts.at(-1)}`;
+}
+
+/** Messages a self-test's sink turned away or that failed, and connections it refused. */
+function turnedAway(result: Result): number {
+  return result.messages.rejected + result.messages.failed + result.connections.refused;
+}
+
+/**
+ * A self-test whose sink refused or failed messages (its --sink-max-message-rate, --sink-fault,
+ * an emulated gateway): those refusals are the result, not a generator ceiling. "refused by the
+ * built-in sink, not a generator ceiling: 5,235 of 21,000 messages (24.9%) …"; null otherwise.
+ */
+export function selfTestRefusals(result: Result): string | null {
+  // A sink that refused connections plays a gateway: the usual verdict applies (isSelfTest).
+  if (!isSelfTest(result) || turnedAway(result) === 0) return null;
+  const { messages, connections } = result;
+  const away = messages.rejected + messages.failed;
+  const share = messages.attempted > 0 ? ` (${fmt((100 * away) / messages.attempted, 1)}%)` : "";
+  return `refused by the built-in sink, not a generator ceiling: ${fmt(away)} of ${fmt(messages.attempted)} messages${share} turned away by its limits or faults (${fmt(messages.rejected)} rejected, ${fmt(messages.failed)} failed, ${fmt(connections.refused)} connections refused)`;
 }
 
 /**
@@ -42,6 +102,8 @@ export function verdictLines(result: Result, who = ""): string[] {
 export function ceilingLine(result: Result): string | null {
   const g = result.generator;
   if (!isSelfTest(result) || g?.limitedBy !== "generator" || !result.sink) return null;
+  // Refusals or faults: what the sink did, not what the generator can, is the result.
+  if (turnedAway(result) > 0) return null;
   const busiest = g.threads.reduce<ThreadLoad | null>(
     (a, t) => (a === null || t.cpuUtilisation > a.cpuUtilisation ? t : a),
     null,
@@ -86,6 +148,12 @@ export function measuredLine(result: Result): { text: string; measured: boolean 
     };
   }
   const not = "This run did not measure the target";
+  if (selfTestRefusals(result) !== null) {
+    return {
+      text: "This run measured the built-in sink's refusals (its limits or faults), not the generator's ceiling.",
+      measured: false,
+    };
+  }
   switch (g.limitedBy) {
     case "target":
       return { text: "This run measured the target: it set the rate.", measured: true };
@@ -196,11 +264,43 @@ export const THREAD_COLUMNS = [
   "loop delay p50 / p99 / max ms",
 ];
 
-/** Open model: "start lateness p50 0.9 / p99 85.8 / max 95.8 ms; 155 of 2,000 started late". */
+/**
+ * Open model: "start lateness p50 0.664 / p99 59.679 / max 158.591 ms; 30 of 2,000 arrivals
+ * started more than 10.0 ms late; after the start-up p99 4.551 ms (start-up: 18 of its 200
+ * late)": the figures the verdict judges, printed as it prints them.
+ */
 export function latenessLine(g: GeneratorResult): string | null {
   const l = g.lateness;
   if (!l) return null;
-  return `start lateness p50 ${ms(l.startMs.p50)} / p99 ${ms(l.startMs.p99)} / max ${ms(l.startMs.max)} ms; ${fmt(l.late)} of ${fmt(l.started)} arrivals started more than ${fmt(l.toleranceMs, 1)} ms late`;
+  const t = (value: number) => fmt(value, 3);
+  const all = `start lateness p50 ${t(l.startMs.p50)} / p99 ${t(l.startMs.p99)} / max ${t(l.startMs.max)} ms; ${fmt(l.late)} of ${fmt(l.started)} arrivals started more than ${fmt(l.toleranceMs, 1)} ms late`;
+  if (!l.startup?.started || !l.steadyStartMs) return all;
+  return `${all}; after the start-up p99 ${t(l.steadyStartMs.p99)} ms (start-up: ${fmt(l.startup.late)} of its ${fmt(l.startup.started)} late)`;
+}
+
+/**
+ * Lines wrapped at spaces to `width` columns (the terminal's), each continuation indented two
+ * more than its line; unchanged without a width (not a terminal) or where a word is wider.
+ */
+export function wrapLines(lines: readonly string[], width: number | undefined): string[] {
+  if (!width || width < 40) return [...lines];
+  return lines.flatMap((line) => {
+    const indent = line.length - line.trimStart().length;
+    const more = " ".repeat(indent + 2);
+    const out: string[] = [];
+    let rest = line;
+    let pad = "";
+    while ((pad + rest).length > width) {
+      const room = width - pad.length;
+      const at = rest.lastIndexOf(" ", room);
+      if (at <= rest.length - rest.trimStart().length) break;
+      out.push(pad + rest.slice(0, at));
+      rest = rest.slice(at + 1);
+      pad = more;
+    }
+    out.push(pad + rest);
+    return out;
+  });
 }
 
 function capital(text: string): string {

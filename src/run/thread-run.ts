@@ -12,7 +12,7 @@ import type { AcceptChunk } from "../stats/accept-ledger.js";
 import { epochMs, performance } from "../stats/clock.js";
 import { RunStats } from "../stats/collector.js";
 import { GeneratorLoadSampler } from "../stats/generator-load.js";
-import { StartLateness } from "../stats/start-lateness.js";
+import { type StartLateness, scheduleLateness } from "../stats/start-lateness.js";
 import { mark } from "../stats/timeline.js";
 import type { ThreadProgress } from "./progress.js";
 import { activeSessions, arrivalIntervalAt, sessionQuotas } from "./schedule.js";
@@ -127,8 +127,7 @@ class ThreadShareRun implements SessionHost {
     const { load } = config;
     if (!load.rate) return new ClosedWork(share.messages, share, load.durationMs);
     const rate = load.rate;
-    const origin = performance.now();
-    this.lateness = new StartLateness((intended) => arrivalIntervalAt(rate, intended - origin));
+    this.lateness = scheduleLateness((since) => arrivalIntervalAt(rate, since), config.intervalMs);
     return new OpenWork(
       {
         rate: load.rate, // the share takes its stripe of the run's arrivals
@@ -167,6 +166,7 @@ class ThreadShareRun implements SessionHost {
       this.stats.sample(epochMs(this.startMs), 0); // opens the time series
       this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
       this.fillSlots();
+      this.stats.sample(epochMs(), this.slotOf.size); // the sessions just opened: a first level
       this.finishIfIdle();
     });
   }

@@ -14,7 +14,7 @@ import { outcomesOf } from "./counts.js";
 import { mergeGenerator } from "./generator-merge.js";
 import { mergeSnapshots } from "./merge-snapshots.js";
 import type { Result } from "./result.js";
-import { checkShards, type ShardSummary } from "./shard-check.js";
+import { checkShards, ShardCheckError, type ShardSummary } from "./shard-check.js";
 import { buildResult, seriesSnapshot } from "./summarise.js";
 import { tlsSnapshotOfResult } from "./tls-tally.js";
 
@@ -113,6 +113,25 @@ export interface MergeInput {
 }
 
 /**
+ * Each part of a run merges once: two results of one run id and one shard (or both without
+ * --shard) are the same run given twice, whose counts would double. ShardCheckError naming both.
+ */
+export function checkOnce(inputs: readonly MergeInput[]): void {
+  const seen = new Map<string, string>();
+  for (const { file, result } of inputs) {
+    const shard = result.shard ? `, shard ${result.shard.index}/${result.shard.count}` : "";
+    const key = `run ${result.runId}${shard}`;
+    const first = seen.get(key);
+    if (first !== undefined) {
+      throw new ShardCheckError(
+        `${file} and ${first} are the same result (${key}) given twice; give each run or shard once`,
+      );
+    }
+    seen.set(key, file);
+  }
+}
+
+/**
  * The checked merge of a sharded run: checkShards first (a missing or doubled shard, shards of
  * different splits or loads, mixed modes: ShardCheckError), then mergeResults; the merged
  * result keeps each shard's header in `shards`.
@@ -121,6 +140,7 @@ export function mergeShards(inputs: readonly MergeInput[]): {
   merged: Result;
   starts: ShardSummary;
 } {
+  checkOnce(inputs);
   const starts = checkShards(
     inputs.map(({ file, result }) => ({ file, mode: result.mode, shard: result.shard })),
   );

@@ -7,6 +7,9 @@ import { ADVICE } from "./generator-verdict.js";
 import { grouped } from "./number-format.js";
 import type { Result } from "./result.js";
 
+/** A count as every report prints it: 12,345. */
+const n = (count: number) => grouped(count, 0, 0);
+
 /** Messages and connections the target turned away or that failed on the way. */
 function refusals(result: Result): number {
   return result.messages.rejected + result.messages.failed + result.connections.refused;
@@ -28,13 +31,13 @@ export function applyOutcome(result: Result): void {
   if (connections.established === 0) {
     g.limitedBy = "nobody";
     g.reasons = [
-      `no connection reached a banner: ${connections.opened} opened, ${connections.refused} refused`,
+      `no connection reached a banner: ${n(connections.opened)} opened, ${n(connections.refused)} refused`,
     ];
     g.advice = ADVICE.nobody;
   } else if (messages.accepted === 0 && messages.rejected === 0) {
     g.limitedBy = "nobody";
     g.reasons = [
-      `none of ${messages.attempted} attempted messages was answered: ${messages.failed} failed`,
+      `none of ${n(messages.attempted)} attempted messages was answered: ${n(messages.failed)} failed`,
     ];
     g.advice = ADVICE.noneAccepted;
   } else if (result.accounting?.endedEarly) {
@@ -42,7 +45,7 @@ export function applyOutcome(result: Result): void {
     // threads' load, the target ended the run.
     g.limitedBy = "target";
     g.reasons = [
-      `every session gave up at ${result.elapsedSeconds.toFixed(3)} s after the target had accepted ${messages.accepted}: ${result.accounting.unsent} messages unsent`,
+      `every session gave up at ${result.elapsedSeconds.toFixed(3)} s after the target had accepted ${n(messages.accepted)}: ${n(result.accounting.unsent)} messages unsent`,
     ];
     g.advice = ADVICE.targetStopped;
   } else if (turnedAway(result) * 2 >= messages.attempted && g.limitedBy !== "target") {
@@ -50,17 +53,64 @@ export function applyOutcome(result: Result): void {
     // target refused half the load or more, what was accepted is the target's policy.
     g.limitedBy = "target";
     g.reasons = [
-      `the target turned away ${grouped(turnedAway(result), 0, 0)} of ${grouped(messages.attempted, 0, 0)} messages: ${grouped(connections.refused, 0, 0)} connections refused, ${grouped(messages.rejected, 0, 0)} messages rejected`,
+      `the target turned away ${n(turnedAway(result))} of ${n(messages.attempted)} messages: ${n(connections.refused)} connections refused, ${n(messages.rejected)} messages rejected`,
       ...g.reasons.slice(0, 1),
     ];
     g.advice = ADVICE.targetRefused;
-  } else if (g.limitedBy === "schedule" && refusals(result) > 0) {
+  } else {
+    sessionsFree(result);
+  }
+  if (g.limitedBy === "schedule" && refusals(result) > 0) {
     // On time, but the target turned messages or connections away: it set the rate.
     g.limitedBy = "target";
     g.reasons = [
       ...g.reasons.slice(0, 1),
-      `the target refused: ${messages.rejected} messages rejected, ${messages.failed} failed, ${connections.refused} connections refused`,
+      `the target refused: ${n(messages.rejected)} messages rejected, ${n(messages.failed)} failed, ${n(connections.refused)} connections refused`,
     ];
     g.advice = ADVICE.target;
   }
+}
+
+/** Sessions busy with the target on at least this share of -s: "every session was waiting". */
+export const SESSIONS_BUSY = 0.9;
+
+/**
+ * Sessions busy with the target on average over the run (Little's law): the time sessions
+ * spent in their transactions and in the handshakes (connect, banner, EHLO, TLS, AUTH, QUIT) of
+ * the connections beyond each session's first, over the run's time. A session's first
+ * handshake is its start-up, however long the target keeps it waiting for a banner.
+ */
+export function sessionsInUse(result: Result): number {
+  const l = result.latency;
+  const total = (p: { mean: number; count: number } | undefined) => (p ? p.mean * p.count : 0);
+  const handshakes = [l.connectMs, l.bannerMs, l.ehloMs, l.tlsMs, l.authMs, l.quitMs];
+  const opened = result.connections.opened;
+  const again = opened > 0 ? Math.max(0, opened - result.sessions) / opened : 0;
+  const ms = total(l.transactionMs) + again * handshakes.reduce((sum, p) => sum + total(p), 0);
+  return result.elapsedSeconds > 0 ? ms / (result.elapsedSeconds * 1000) : 0;
+}
+
+/**
+ * Late arrivals with idle threads read as "every session was waiting on the target" only when
+ * the sessions were busy: with sessions free, the starts ran late on mailvolley's side (its
+ * timers, on a machine whose other processes held the cores), and the schedule, met without a
+ * drop, set the rate.
+ */
+function sessionsFree(result: Result): void {
+  const g = result.generator;
+  if (!g?.lateness || g.limitedBy !== "target" || g.advice !== ADVICE.targetSessions) return;
+  if (result.messages.dropped > 0 || result.sessions <= 0) return;
+  const inUse = sessionsInUse(result);
+  if (inUse >= SESSIONS_BUSY * result.sessions) return;
+  const l = g.lateness;
+  const p99 = grouped((l.steadyStartMs ?? l.startMs).p99, 3, 3);
+  const after = l.startup?.started ? " after the start-up" : "";
+  g.limitedBy = "schedule";
+  g.advice = ADVICE.scheduleLate;
+  const [threads, ...rest] = g.reasons.filter((r) => !r.startsWith("start lateness"));
+  g.reasons = [
+    threads,
+    `start lateness p99 ${p99} ms${after}, over the ${grouped(l.toleranceMs, 1, 1)} ms tolerance, with sessions free (on average ${n(Math.round(inUse))} of ${n(result.sessions)} busy with the target): mailvolley's timers ran late, not the target`,
+    ...rest,
+  ];
 }

@@ -21,6 +21,11 @@ export interface SeriesPoint extends OutcomeCounts {
   connectionsOpened: number;
   /** Sessions open when the interval was closed (summed over workers). */
   openSessions: number;
+  /**
+   * Sessions open on average over the interval: the mean of the samples taken in it (each
+   * sweep, 100 ms), summed over workers. Absent in results saved before it existed.
+   */
+  openSessionsMean?: number;
   /** Error occurrences in the interval, indexed like ERROR_CLASSES. */
   errors: number[];
   /** Transaction latency of the messages accepted in the interval: encoded HDR, µs. */
@@ -51,6 +56,10 @@ export class SeriesRecorder {
     connectionsOpened: 0,
   };
   private baseErrors: number[] = ERROR_CLASSES.map(() => 0);
+  /** The open interval's samples of the open sessions: their sum and count. */
+  private sessionsSum = 0;
+  private sessionsSamples = 0;
+  private lastSessions = 0;
 
   constructor(
     readonly intervalMs: number,
@@ -76,8 +85,21 @@ export class SeriesRecorder {
       this.rebase(totals, errors);
       return;
     }
+    // The final sample (force) comes after every session closed: not a level the run held; an
+    // interval shorter than a sweep then keeps the level last sampled.
+    if (!force) {
+      this.sessionsSum += openSessions;
+      this.sessionsSamples++;
+      this.lastSessions = openSessions;
+    } else if (this.sessionsSamples === 0) {
+      this.sessionsSum = this.lastSessions;
+      this.sessionsSamples = 1;
+    }
     if (!force && start === this.openStart) return;
     const b = this.base;
+    const mean = this.sessionsSum / this.sessionsSamples;
+    this.sessionsSum = 0;
+    this.sessionsSamples = 0;
     this.points.push({
       t: this.openStart,
       sent: totals.attempted - b.attempted,
@@ -85,6 +107,7 @@ export class SeriesRecorder {
       ...outcomesSince(totals, b),
       connectionsOpened: totals.connectionsOpened - b.connectionsOpened,
       openSessions,
+      openSessionsMean: Math.round(mean * 10) / 10,
       errors: errors.map((n, i) => n - this.baseErrors[i]),
       // Summarised now, from the histogram at hand: the result summarises every point, and
       // decoding them all at the run's end was a third of building it.
@@ -129,7 +152,14 @@ function combine(points: SeriesPoint[], across: "workers" | "time"): SeriesPoint
     addOutcomes(out, p);
     out.connectionsOpened += p.connectionsOpened;
     out.openSessions = across === "workers" ? out.openSessions + p.openSessions : p.openSessions;
+    if (out.openSessionsMean !== undefined && p.openSessionsMean !== undefined) {
+      out.openSessionsMean += p.openSessionsMean;
+    } else delete out.openSessionsMean;
     out.errors = out.errors.map((n, i) => n + (p.errors[i] ?? 0));
+  }
+  // Over time, the mean of the intervals' means (each interval as long as the next).
+  if (across === "time" && out.openSessionsMean !== undefined) {
+    out.openSessionsMean = Math.round((out.openSessionsMean / points.length) * 10) / 10;
   }
   out.histogram = addEncoded(points.map((p) => p.histogram));
   return out;

@@ -187,6 +187,7 @@ export function seriesResult(series: SeriesSnapshot): Result["series"] {
         ...outcomesOf(p),
         connectionsOpened: p.connectionsOpened,
         openSessions: p.openSessions,
+        ...(p.openSessionsMean === undefined ? {} : { openSessionsMean: p.openSessionsMean }),
         errors,
         // No accepted message, no latency: a gap in the charts, not 0 ms.
         p50Ms: latency.count > 0 ? latency.p50 : null,
@@ -209,6 +210,7 @@ export function seriesSnapshot(series: Result["series"]): SeriesSnapshot {
         ...outcomesOf(p),
         connectionsOpened: p.connectionsOpened,
         openSessions: p.openSessions,
+        ...(p.openSessionsMean === undefined ? {} : { openSessionsMean: p.openSessionsMean }),
         errors: ERROR_CLASSES.map((name: ErrorClass) => p.errors[name] ?? 0),
         histogram: p.histogram,
       }),

@@ -43,9 +43,16 @@ export interface ChartRun {
   markers: ChartMarker[];
   /** Absent without --receive. */
   delivery?: ChartDelivery;
+  /** Open model (--rate, --ramp): the scheduled rate is drawn under the achieved one. */
+  scheduled: boolean;
   points: {
     /** Start of the interval, seconds since the first connect; 0 for the first interval. */
     x: number;
+    /**
+     * The interval's real length, seconds: to the next interval's start, the last one to the
+     * run's end, the first one from the first connect. A rate is a count over this.
+     */
+    seconds: number;
     sent: number;
     /** Absent in results saved before it existed. */
     dropped?: number;
@@ -54,6 +61,8 @@ export interface ChartRun {
     rejected: number;
     connectionsOpened: number;
     openSessions: number;
+    /** The interval's mean of open sessions; absent in results saved before it existed. */
+    openSessionsMean?: number;
     errors: Record<string, number>;
     /** null: nothing accepted in the interval (a gap in the latency chart). */
     p50Ms: number | null;
@@ -69,11 +78,16 @@ export interface ChartLine {
   values: (number | null)[];
   colour: string;
   dash?: number[];
+  /** Drawn against the chart's right axis (ChartSpec.rightUnit): a figure of another unit. */
+  right?: boolean;
 }
 
 export interface ChartSpec {
   id: string;
+  /** The left y axis's unit: one unit an axis. */
   unit: string;
+  /** The right y axis's unit, for the lines marked `right`; absent: no right axis. */
+  rightUnit?: string;
   lines: ChartLine[];
   /** What the chart says when it has no line. */
   empty: string;

@@ -61,28 +61,33 @@ export function drawCharts(
   }
 }
 
-/** The five charts and their lines, each line one run's figure. */
+/**
+ * The charts and their lines, each line one run's figure, one unit a chart (so one a y axis).
+ * A rate is the interval's count over its real length (ChartRun points' `seconds`): a partial
+ * first or last interval is not read as a whole one.
+ */
 export function chartSpecs(
   runs: ChartRun[],
   errorLabels: Record<string, string>,
   style: ChartStyle,
 ): ChartSpec[] {
-  const perSecond = (n: number, run: ChartRun) => n / (run.intervalMs / 1000);
   const has = (test: (p: Point) => boolean) => runs.some((run) => run.points.some(test));
   const lines = lineMaker(runs, style);
   const dropped = has((p) => (p.dropped ?? 0) > 0);
+  const scheduled = runs.some((r) => r.scheduled) || dropped;
+  const means = runs.every((r) => r.points.every((p) => p.openSessionsMean !== undefined));
   return [
     {
       id: "chart-throughput",
       empty: "nothing to draw",
       unit: "messages/s",
       lines: [
-        ...lines((p, run) => perSecond(p.accepted, run), "accepted/s", 0),
-        ...lines((p, run) => perSecond(p.sent, run), "sent/s", 1, [4, 4]),
-        // Open model: what the schedule asked for, when some of it was dropped.
-        ...(dropped
-          ? lines((p, run) => perSecond(p.sent + (p.dropped ?? 0), run), "scheduled/s", 3, [1, 3])
+        // Open model: what the schedule asked for (sent + dropped), under what was achieved.
+        ...(scheduled
+          ? lines((p) => perSecond(p.sent + (p.dropped ?? 0), p), "scheduled/s", 3, [1, 3])
           : []),
+        ...lines((p) => perSecond(p.accepted, p), "accepted/s", 0),
+        ...lines((p) => perSecond(p.sent, p), "sent/s", 1, [4, 4]),
       ],
     },
     {
@@ -96,43 +101,56 @@ export function chartSpecs(
       empty: "no errors and no dropped arrivals: nothing to draw",
       unit: "errors/s",
       lines: errorLines(runs, errorLabels, style).concat(
-        dropped ? lines((p, run) => perSecond(p.dropped ?? 0, run), "dropped/s", 4) : [],
+        dropped ? lines((p) => perSecond(p.dropped ?? 0, p), "dropped/s", 4) : [],
       ),
     },
     {
       id: "chart-sessions",
       empty: "nothing to draw",
-      unit: "sessions, connections/s",
-      lines: [
-        ...lines((p) => p.openSessions, "open sessions", 0),
-        ...lines(
-          (p, run) => perSecond(p.connectionsOpened, run),
-          "connections opened/s",
-          3,
-          [4, 4],
-        ),
-      ],
+      unit: "sessions",
+      lines: lines(
+        (p) => (means ? (p.openSessionsMean ?? 0) : p.openSessions),
+        means ? "open sessions (interval mean)" : "open sessions (at the interval's end)",
+        0,
+      ),
     },
     {
+      id: "chart-connections",
+      empty: "nothing to draw",
+      unit: "connections/s",
+      lines: lines((p) => perSecond(p.connectionsOpened, p), "connections opened/s", 3, [4, 4]),
+    },
+    ...generatorSpecs(
+      lines,
+      has((p) => p.generator !== undefined),
+    ),
+  ];
+}
+
+/** The generator's own load, a chart a unit: its busiest thread, and its event-loop delay. */
+export function generatorSpecs(lines: ReturnType<typeof lineMaker>, sampled: boolean): ChartSpec[] {
+  const empty = "no generator figures in this result";
+  const busy = (p: Point) => (p.generator ? p.generator.busy * 100 : null);
+  const delay = (p: Point) => (p.generator ? p.generator.eventLoopDelayP99Ms : null);
+  return [
+    {
       id: "chart-generator",
-      empty: "no generator figures in this result",
-      unit: "% busy, ms",
-      lines: has((p) => p.generator !== undefined) ? generatorLines(lines) : [],
+      empty,
+      unit: "% busy",
+      lines: sampled ? lines(busy, "busiest thread % busy", 2) : [],
+    },
+    {
+      id: "chart-event-loop",
+      empty,
+      unit: "ms",
+      lines: sampled ? lines(delay, "event-loop delay p99", 4, [4, 4]) : [],
     },
   ];
 }
 
-/** The generator's own load: its busiest thread and event-loop delay. */
-export function generatorLines(lines: ReturnType<typeof lineMaker>): ChartLine[] {
-  return [
-    ...lines((p) => (p.generator ? p.generator.busy * 100 : null), "busiest thread % busy", 2),
-    ...lines(
-      (p) => (p.generator ? p.generator.eventLoopDelayP99Ms : null),
-      "event-loop delay p99 ms",
-      4,
-      [4, 4],
-    ),
-  ];
+/** A count of an interval per second of its real length. */
+export function perSecond(count: number, p: Point): number {
+  return count / p.seconds;
 }
 
 /**
@@ -173,7 +191,7 @@ export function errorLines(
       .map(({ run, r }) => ({
         run: r,
         label: compare ? `${run.label} ${errorLabels[c]}` : errorLabels[c],
-        values: run.points.map((p) => (p.errors[c] ?? 0) / (run.intervalMs / 1000)),
+        values: run.points.map((p) => perSecond(p.errors[c] ?? 0, p)),
         colour: compare
           ? style.runColours[r % style.runColours.length]
           : style.classColours[i % style.classColours.length],
@@ -242,9 +260,16 @@ export function drawChart(
     scales: {
       x: { time: false, range: () => [0, frame.max > 0 ? frame.max : 1] },
       // Every figure drawn is a count, rate, % or ms: from 0, so a level line reads as a level.
-      y: { range: (_u: UPlot, _min: number, max: number) => [0, max > 0 ? max * 1.1 : 1] },
+      y: { range: fromZero },
+      ...(chart.rightUnit ? { right: { range: fromZero } } : {}),
     },
-    axes: [{ label: frame.axis }, { label: chart.unit, size: 70 }],
+    axes: [
+      { label: frame.axis },
+      { label: chart.unit, size: 70 },
+      ...(chart.rightUnit
+        ? [{ scale: "right", side: 1, label: chart.rightUnit, size: 70, grid: { show: false } }]
+        : []),
+    ],
     series: chartSeries(lines, unit, uPlot),
     // The legend's swatch dashed or dotted as its line is.
     legend: {
@@ -269,9 +294,13 @@ export function drawChart(
     },
   };
   host.dataset.xUnit = unit;
+  host.dataset.units = [chart.unit, chart.rightUnit ?? ""].filter(Boolean).join("|");
   host.dataset.markers = markers.map((m) => m.label).join("|");
   new uPlot(options, chartData(runs, lines, frame.scale, uPlot), host);
 }
+
+/** A y scale from 0 to a tenth above the highest value. */
+const fromZero = (_u: UPlot, _min: number, max: number) => [0, max > 0 ? max * 1.1 : 1];
 
 /** uPlot's series: x, then the lines as steps, their legend figures only under the cursor. */
 export function chartSeries(lines: ChartLine[], unit: string, uPlot: UPlotCtor) {
@@ -283,6 +312,7 @@ export function chartSeries(lines: ChartLine[], unit: string, uPlot: UPlotCtor) 
     ...lines.map((line) => ({
       label: line.label,
       stroke: line.colour,
+      ...(line.right ? { scale: "right" } : {}),
       width: 1.5,
       dash: line.dash,
       spanGaps: false,

@@ -46,6 +46,8 @@ export function deliveryChart(
                 ? style.runColours[r % style.runColours.length]
                 : style.lineColours[colour],
               dash,
+              // A count, not a rate: on the right axis.
+              right: key === "inside",
             },
           ]
         : [],
@@ -53,6 +55,12 @@ export function deliveryChart(
   );
   return {
     runs: axisRuns,
-    spec: { id: DELIVERY_CHART_ID, unit: "messages/s, messages", lines, empty: "nothing to draw" },
+    spec: {
+      id: DELIVERY_CHART_ID,
+      unit: "messages/s",
+      rightUnit: "messages inside",
+      lines,
+      empty: "nothing to draw",
+    },
   };
 }

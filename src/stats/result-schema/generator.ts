@@ -114,6 +114,28 @@ const Lateness = Type.Object(
       "actual − intended start (the start is when a session took the arrival).",
     ),
     histogram: ref(Histogram, "The histogram behind startMs, HDR compressed base64, µs."),
+    startup: Type.Optional(
+      Type.Object(
+        {
+          started: ref(Count, "Arrivals of the start-up."),
+          late: ref(Count, "Of them, started later than the tolerance."),
+        },
+        {
+          description:
+            "The start-up's arrivals: those of the first interval, and after it those before the first arrival that started on time (the first sessions were still connecting). Their lateness is the start-up's, not the target's: the verdict reads steadyStartMs. Absent in results saved before it existed.",
+          additionalProperties: false,
+        },
+      ),
+    ),
+    steadyStartMs: Type.Optional(
+      ref(
+        LatencySummary,
+        "Start lateness of the arrivals after the start-up, the figure the verdict judges. Absent in results saved before it existed (startMs then).",
+      ),
+    ),
+    steadyHistogram: Type.Optional(
+      ref(Histogram, "The histogram behind steadyStartMs, HDR compressed base64, µs."),
+    ),
   },
   { additionalProperties: false },
 );

@@ -41,6 +41,12 @@ export const SeriesPoint = def(
       failed: ref(Count, "Messages that failed (no final verdict) in the interval."),
       connectionsOpened: ref(Count, "Connections attempted in the interval."),
       openSessions: ref(Count, "Sessions open at the end of the interval."),
+      openSessionsMean: Type.Optional(
+        ref(
+          NonNegative,
+          "Sessions open on average over the interval: the mean of its samples (one a sweep, every 100 ms), summed over worker threads. The charts draw this. Absent in results saved before it existed.",
+        ),
+      ),
       errors: ref(ErrorClassCounts, "Error occurrences in the interval by class."),
       p50Ms: nullable(
         ref(NonNegative),
