@@ -14,6 +14,7 @@ import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
 import { renderSummary } from "../report/terminal.js";
 import { deliveryFailed, executeRun, type RunExtras, type RunIo } from "../run/run.js";
+import { sinkAgrees } from "../stats/accounting.js";
 import type { Mode, Result } from "../stats/result.js";
 import { EXIT, loadExitCode } from "./exit-codes.js";
 import {
@@ -74,9 +75,7 @@ export const compareCommand = {
       const written = writeOutput({ quiet, summary: compareSummary, exports }, runs);
       printBreaches(breaches);
       const generatorBound = generatorGate(runs, report.failOnGeneratorBound);
-      const sinkDiffers = runs.some(
-        (r) => r.sink !== undefined && r.sink.messagesAccepted !== r.messages.accepted,
-      );
+      const sinkDiffers = runs.some((r) => !sinkAgrees(r));
       const code = loadExitCode({
         signal: signals.received,
         breached: breaches.length > 0 || generatorBound,

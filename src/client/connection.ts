@@ -19,6 +19,8 @@ export interface Output {
   uncork(): void;
   /** Bytes written that the socket still holds. */
   readonly writableLength: number;
+  /** Writes made on this connection so far: the ordinal of the last one (from 1). */
+  readonly writes: number;
 }
 
 /** What the transport tells its session. */
@@ -40,6 +42,16 @@ export class Connection implements Output {
   private reusable = false;
   /** Prints what this connection writes (-v: the run's first session only), or null. */
   private trace: ((line: string) => void) | null = null;
+  /** Writes made on this connection, and how many of them the kernel took (handed over whole). */
+  writes = 0;
+  flushed = 0;
+  /**
+   * One callback for every write: Node calls it in write order once the write left for the
+   * kernel, or with an error when the socket was destroyed first (then the bytes never left).
+   */
+  private readonly wrote = (err?: Error | null): void => {
+    if (!err) this.flushed++;
+  };
 
   constructor(
     private readonly host: ConnectionHost,
@@ -80,6 +92,8 @@ export class Connection implements Output {
   open(localAddress: string | undefined, trace: ((line: string) => void) | null): void {
     const { config } = this;
     this.trace = trace;
+    this.writes = 0;
+    this.flushed = 0;
     if (this.reusable && this.socket !== null) {
       this.reusable = false; // its listeners stay, current: the same generation's socket
       reconnect(this.socket, config.target!, localAddress);
@@ -110,7 +124,8 @@ export class Connection implements Output {
       if (shown === undefined) traceWrite(this.trace, buf);
       else this.trace(`> ${shown}`);
     }
-    this.socket!.write(buf);
+    this.writes++;
+    this.socket!.write(buf, this.wrote);
   }
 
   /** Writes until uncork() leave in one segment (RFC 2920 groups). */

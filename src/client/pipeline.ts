@@ -9,7 +9,8 @@
  * A collaborator the session holds, as the handshake is: it writes its groups straight to the
  * transport (Output), single commands and QUIT through its PipelineHost, queues the replies it
  * expects in the session's pending-reply ring, and gets the replies to its commands handed back
- * in order. Every message it takes is settled exactly once: accepted, rejected or failed.
+ * in order. Every message it takes is settled exactly once: accepted, rejected, failed or
+ * unconfirmed (its data sent, its final reply never come: TransactionRing.failOpen).
  */
 
 import { type Capabilities, NO_CAPABILITIES } from "../smtp/capabilities.js";
@@ -334,6 +335,7 @@ export class Pipeline {
     // X-Mailvolley-Sent: when the message was due, so end-to-end includes envelope and queueing.
     const epochMs = TIME_ORIGIN + tx.intendedMs;
     this.out.write(this.messages.bdatTransaction(tx.slot, this.caps, before, epochMs));
+    tx.dataWrite = this.out.writes;
     this.pushEnvelope(tx.slot, before, tx.recipients, Expect.Bdat);
   }
 
@@ -381,9 +383,11 @@ export class Pipeline {
       const envelope = this.messages.nextEnvelopeGroup(nextTx.slot, this.caps);
       if (envelope === null) {
         this.out.write(message); // the next envelope is in the shared tail
+        tx.dataWrite = this.out.writes;
       } else {
         this.out.cork();
         this.out.write(message);
+        tx.dataWrite = this.out.writes;
         this.out.write(envelope);
         this.out.uncork();
       }
@@ -392,6 +396,7 @@ export class Pipeline {
       return;
     }
     this.out.write(message);
+    tx.dataWrite = this.out.writes;
     this.messages.written(this.out.writableLength > 0);
     if (after === After.Quit) host.quit(State.Quitting, now);
   }

@@ -1,8 +1,9 @@
 /**
  * The transactions one session has in flight, in a small preallocated ring, and their
  * accounting: which message is in which slot, and every message a session takes is settled
- * exactly once, as accepted, rejected or failed, with the reply that decided it counted in the
- * error table. The messages themselves (class, content, bytes) are the MessageFactory's.
+ * exactly once, as accepted, rejected, failed or unconfirmed, with the reply (or failure) that
+ * decided it counted in the error table. The messages themselves (class, content, bytes) are the
+ * MessageFactory's.
  */
 
 import { queueIdOf } from "../smtp/queue-id.js";
@@ -30,6 +31,12 @@ export interface Transaction {
   intendedMs: number;
   /** When the message content was written: the data phase's start. */
   dataSentAt: number;
+  /**
+   * The connection's write (Output.writes) that carried the end of the content (the final dot,
+   * or BDAT LAST's chunk); 0 while it is not written. Once the kernel took that write, the
+   * server may have the whole message, and a missing final reply leaves it unconfirmed.
+   */
+  dataWrite: number;
   /** When its final reply came (a held acceptance is counted at this time). */
   finalAt: number;
   /** Message class (index into the run's classes) and its recipients. */
@@ -76,6 +83,7 @@ export class TransactionRing {
         startMs: 0,
         intendedMs: 0,
         dataSentAt: 0,
+        dataWrite: 0,
         finalAt: 0,
         cls: 0,
         recipients: 0,
@@ -118,6 +126,7 @@ export class TransactionRing {
     tx.verdict = Verdict.Open;
     tx.mailAccepted = false;
     tx.voided = false;
+    tx.dataWrite = 0;
     tx.queueId = "";
     tx.cls = kind.index;
     tx.recipients = kind.recipients;
@@ -231,16 +240,25 @@ export class TransactionRing {
     this.settle(tx, "rejected", atMs);
   }
 
-  /** The connection is gone: whatever is still open failed. Returns how many. */
-  failOpen(atMs: number): number {
+  /**
+   * The connection is gone without the final replies of the messages still open. One whose
+   * data the kernel took whole (`flushedWrites`: the connection's writes that left) may have
+   * reached the server and been taken (RFC 1047: a reply lost after the final dot duplicates
+   * mail): it is unconfirmed, neither accepted nor failed; with BDAT that is every transaction
+   * of the window whose data went. The others failed: the server cannot have the whole message.
+   * `closedByReply`: a 421 (RFC 5321 §3.8) ended the session, answering in order the command it
+   * came for, so the server took nothing of what is still open. Returns how many settled.
+   */
+  failOpen(atMs: number, flushedWrites: number, closedByReply: boolean): number {
     this.held = null;
-    let failed = 0;
+    let settled = 0;
     for (const tx of this.slots) {
       if (tx.verdict !== Verdict.Open) continue;
-      this.settle(tx, "failed", atMs);
-      failed++;
+      const sent = !closedByReply && !tx.voided && tx.dataWrite > 0;
+      this.settle(tx, sent && tx.dataWrite <= flushedWrites ? "unconfirmed" : "failed", atMs);
+      settled++;
     }
-    return failed;
+    return settled;
   }
 
   /** The ordinal of the oldest message still open, 0 when none is: the one a failure hits. */

@@ -11,7 +11,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { ERROR_CLASS_LABELS, ERROR_CLASSES } from "../stats/errors.js";
 import type { Result } from "../stats/result.js";
-import { endedLines } from "./accounting.js";
+import { endedLines, unconfirmedLine } from "./accounting.js";
 import { headline, runLabel } from "./compare.js";
 import {
   type Column,
@@ -231,7 +231,7 @@ function statistics(r: Result, prefix: string): string {
     return `<tr><td>${esc(c.name)}</td>${cells.join("")}</tr>`;
   });
   const titles = ["", ...STATISTICS_COLUMNS.map((c) => titleOf(`allClasses.${c.key}`, esc))];
-  return `<table><tr>${head.map((h, i) => `<th${titles[i]}>${esc(h)}</th>`).join("")}</tr>${rows.join("")}</table><p class="run">Transaction latency (MAIL to the final reply) of accepted messages; error % = (rejected + failed) / count.</p>`;
+  return `<table><tr>${head.map((h, i) => `<th${titles[i]}>${esc(h)}</th>`).join("")}</tr>${rows.join("")}</table><p class="run">Transaction latency (MAIL to the final reply) of accepted messages; error % = (rejected + failed + unconfirmed) / count.</p>`;
 }
 
 function phases(runs: readonly Result[], prefix: (i: number) => string): string {
@@ -335,7 +335,8 @@ function verdictBanner(runs: readonly Result[]): string {
     const [head, ...reasons] = verdictLines(r, runs.length > 1 ? `${r.mode} run` : "");
     const classes = sinkClassesText(r);
     const sink = classes ? [`the sink counted per class: ${classes}`] : [];
-    const items = [...reasons, ...endedLines(r), ...sink]
+    const unconfirmed = unconfirmedLine(r);
+    const items = [...reasons, ...endedLines(r), ...(unconfirmed ? [unconfirmed] : []), ...sink]
       .map((line) => `<li>${esc(line.trim())}</li>`)
       .join("");
     const look = ceilingLine(r) !== null ? "ceiling" : g.limitedBy;

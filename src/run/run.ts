@@ -9,6 +9,7 @@ import type { ReceiveConfig } from "../config/receive-options.js";
 import type { RunConfig } from "../config/run-config.js";
 import { MessageWire } from "../messages/wire.js";
 import { type SinkOptions, startSink } from "../sink/index.js";
+import { sinkAgrees } from "../stats/accounting.js";
 import { deliveryFailed } from "../stats/delivery.js";
 import { annotateSeries, generatorResult } from "../stats/generator-verdict.js";
 import { applyOutcome } from "../stats/outcome-verdict.js";
@@ -243,7 +244,7 @@ export function verdict(result: Result): number {
   if (m.accepted !== m.attempted) return 1;
   // The open model asked for more than was sent: the target (or the generator) fell behind.
   if (m.dropped > 0) return 1;
-  if (result.sink && result.sink.messagesAccepted !== m.accepted) return 1;
+  if (!sinkAgrees(result)) return 1;
   // This machine ran out of descriptors or ports: the load asked for was not offered.
   if (result.errors.some((e) => e.reply === "local-limit")) return 1;
   return 0;

@@ -302,6 +302,7 @@ class ThreadShareRun implements SessionHost {
       accepted: c.accepted,
       rejected: c.rejected,
       failed: c.failed,
+      unconfirmed: c.unconfirmed,
       dropped: this.work.dropped,
       connectionsOpened: c.connectionsOpened,
       openSessions: this.slotOf.size,

@@ -106,8 +106,14 @@ function applyParameter(rule: FaultRule, kv: string): void {
     return n;
   };
   if (eq === -1) throw new Error(`${kv}: expected key=value`);
-  if (key === "every") rule.every = Math.max(1, Math.floor(num(value)));
-  else if (key === "p") {
+  if (key === "every") {
+    // every=0 would never fire, or (as it was once read) always: neither is what it says.
+    const every = num(value);
+    if (!Number.isInteger(every) || every < 1) {
+      throw new Error(`every=${value}: N must be a whole number from 1 (every=1: every time)`);
+    }
+    rule.every = every;
+  } else if (key === "p") {
     rule.probability = num(value);
     if (rule.probability > 1) throw new Error(`p=${value}: a probability is 0..1`);
   } else if (key === "delay") {

@@ -7,9 +7,16 @@ import { ADVICE } from "./generator-verdict.js";
 import { grouped } from "./number-format.js";
 import type { Result } from "./result.js";
 
-/** Messages and connections the target turned away or that failed on the way. */
+/** Messages and connections the target turned away, or that failed or went unconfirmed on the way. */
 function refusals(result: Result): number {
-  return result.messages.rejected + result.messages.failed + result.connections.refused;
+  const m = result.messages;
+  return m.rejected + m.failed + (m.unconfirmed ?? 0) + result.connections.refused;
+}
+
+/** "12 failed", or "2 failed, 10 unconfirmed" when some were sent in full without a reply. */
+function unanswered(m: Result["messages"]): string {
+  const unconfirmed = m.unconfirmed ?? 0;
+  return unconfirmed > 0 ? `${m.failed} failed, ${unconfirmed} unconfirmed` : `${m.failed} failed`;
 }
 
 /** Messages the target answered with a refusal: a connection refused, or a 4xx/5xx reply. */
@@ -34,7 +41,7 @@ export function applyOutcome(result: Result): void {
   } else if (messages.accepted === 0 && messages.rejected === 0) {
     g.limitedBy = "nobody";
     g.reasons = [
-      `none of ${messages.attempted} attempted messages was answered: ${messages.failed} failed`,
+      `none of ${messages.attempted} attempted messages was answered: ${unanswered(messages)}`,
     ];
     g.advice = ADVICE.noneAccepted;
   } else if (result.accounting?.endedEarly) {
@@ -59,7 +66,7 @@ export function applyOutcome(result: Result): void {
     g.limitedBy = "target";
     g.reasons = [
       ...g.reasons.slice(0, 1),
-      `the target refused: ${messages.rejected} messages rejected, ${messages.failed} failed, ${connections.refused} connections refused`,
+      `the target refused: ${messages.rejected} messages rejected, ${unanswered(messages)}, ${connections.refused} connections refused`,
     ];
     g.advice = ADVICE.target;
   }
