@@ -1,6 +1,6 @@
 /**
  * The fault matrix: the built-in sink's faults on every command of a transaction (close without
- * a reply, 4xx, 5xx, a delayed 250), on every third occurrence, with DATA and with BDAT, in
+ * a reply, 421 and close, 4xx, 5xx, a delayed 250), on every third occurrence, with DATA and with BDAT, in
  * reuse and per-message mode. Whatever the server does, the client counts as accepted exactly
  * the messages the server accepted: a held 2xx final reply stands when the server hangs up
  * after it, and nothing is accepted on a reply that was not the message's.
@@ -15,7 +15,7 @@ import type { RawRunOptions } from "../src/config/run-config.js";
 import { assertWithinUnconfirmed, runClient } from "./helpers/run-client.js";
 import { withSink } from "./sink-helpers.js";
 
-const ACTIONS = ["close", "451", "550", "ok:delay=5ms"] as const;
+const ACTIONS = ["close", "421", "451", "550", "ok:delay=5ms"] as const;
 const BODIES: [string, string[], RawRunOptions][] = [
   ["DATA", ["mail", "rcpt", "data", "dot", "rset"], {}],
   ["BDAT", ["mail", "rcpt", "bdat", "rset"], { chunking: true, window: 3 }],

@@ -37,7 +37,7 @@ export interface Transaction {
    * server may have the whole message, and a missing final reply leaves it unconfirmed.
    */
   dataWrite: number;
-  /** When its final reply came (a held acceptance is counted at this time). */
+  /** When its final reply came (a held acceptance is counted at this time; LMTP: the last 2xx). */
   finalAt: number;
   /** Message class (index into the run's classes) and its recipients. */
   cls: number;
@@ -67,6 +67,8 @@ export class TransactionRing {
   private next = 0;
   /** A message whose dot got 2xx, waiting for the order to be confirmed (hold). */
   private held: Transaction | null = null;
+  /** A reply did not fit its command on this connection: no 2xx on it is known to be its own. */
+  private orderBroken = false;
 
   /** The session's connection ordinal (RunStats.connectionOpened). */
   private connection = 0;
@@ -102,6 +104,7 @@ export class TransactionRing {
   /** The session opened connection `ordinal`: the replies counted from now on came on it. */
   connectionOpened(ordinal: number): void {
     this.connection = ordinal;
+    this.orderBroken = false;
   }
 
   /** The slot the next start() takes. */
@@ -178,8 +181,10 @@ export class TransactionRing {
    */
   lmtpReply(tx: Transaction, code: number, lines: string[] | null, atMs: number): boolean {
     tx.dotReplies++;
-    if (code < 300) tx.dotOk++;
-    else recordReply(this.stats, code, lines, "dot", this.connection, tx.ordinal);
+    if (code < 300) {
+      tx.dotOk++;
+      tx.finalAt = atMs;
+    } else recordReply(this.stats, code, lines, "dot", this.connection, tx.ordinal);
     if (tx.dotReplies < tx.rcptOk) return false;
     if (tx.dotOk > 0) return true;
     this.settle(tx, "rejected", atMs);
@@ -218,6 +223,7 @@ export class TransactionRing {
    */
   dropHeld(): void {
     this.held = null;
+    this.orderBroken = true;
   }
 
   /** A message's 2xx final reply waits for the order to be confirmed. */
@@ -247,16 +253,22 @@ export class TransactionRing {
    * mail): it is unconfirmed, neither accepted nor failed; with BDAT that is every transaction
    * of the window whose data went. The others failed: the server cannot have the whole message.
    * `closedByReply`: a 421 (RFC 5321 §3.8) ended the session, answering in order the command it
-   * came for, so the server took nothing of what is still open. Returns how many settled.
+   * came for, so the server took nothing of what is still open. An LMTP message some recipient
+   * already took (a 2xx after the data, RFC 2033 §4.2) is accepted, as when every reply came,
+   * unless the order broke. Returns how many settled.
    */
   failOpen(atMs: number, flushedWrites: number, closedByReply: boolean): number {
     this.held = null;
     let settled = 0;
     for (const tx of this.slots) {
       if (tx.verdict !== Verdict.Open) continue;
+      settled++;
+      if (tx.dotOk > 0 && !this.orderBroken) {
+        this.accept(tx, tx.finalAt);
+        continue;
+      }
       const sent = !closedByReply && !tx.voided && tx.dataWrite > 0;
       this.settle(tx, sent && tx.dataWrite <= flushedWrites ? "unconfirmed" : "failed", atMs);
-      settled++;
     }
     return settled;
   }
