@@ -94,7 +94,7 @@ export function renderHtml(runs: readonly Result[], options: HtmlOptions = {}): 
           .map((l) => `<p>${esc(l)}</p>`)
           .join("")}</div>`
       : "",
-    section("Overview", overview(runs, prefix) + knees(runs)),
+    section("Overview", overview(runs, prefix) + knees(runs) + unconfirmedNotes(runs)),
     deliveryHtml(runs, prefix),
     ...runs.map((r, i) =>
       section(`Statistics${compare ? ` — ${runLabel(r, runs)}` : ""}`, statistics(r, prefix(i))),
@@ -164,6 +164,17 @@ function knees(runs: readonly Result[]): string {
       const text = kneeText(r.knee);
       const who = runs.length > 1 ? `${esc(r.mode)}: ` : "";
       return text ? `<p class="knee">Knee — ${who}${esc(text)}</p>` : "";
+    })
+    .join("");
+}
+
+/** What became of each run's unconfirmed messages, as the terminal's "Unconfirmed" line. */
+function unconfirmedNotes(runs: readonly Result[]): string {
+  return runs
+    .map((r) => {
+      const text = unconfirmedLine(r);
+      const who = runs.length > 1 ? `${esc(r.mode)}: ` : "";
+      return text ? `<p class="unconfirmed">Unconfirmed — ${who}${esc(text)}</p>` : "";
     })
     .join("");
 }
@@ -335,8 +346,7 @@ function verdictBanner(runs: readonly Result[]): string {
     const [head, ...reasons] = verdictLines(r, runs.length > 1 ? `${r.mode} run` : "");
     const classes = sinkClassesText(r);
     const sink = classes ? [`the sink counted per class: ${classes}`] : [];
-    const unconfirmed = unconfirmedLine(r);
-    const items = [...reasons, ...endedLines(r), ...(unconfirmed ? [unconfirmed] : []), ...sink]
+    const items = [...reasons, ...endedLines(r), ...sink]
       .map((line) => `<li>${esc(line.trim())}</li>`)
       .join("");
     const look = ceilingLine(r) !== null ? "ceiling" : g.limitedBy;
