@@ -13,14 +13,13 @@ import { type BytesHandler, closeAnswered, reconnect } from "./transport.js";
 
 /** Where a session's parts write: the transport as the transaction pipeline sees it. */
 export interface Output {
-  write(buf: Buffer): void;
+  /** Writes `buf`; returns the write's ordinal on this connection (from 1), as `flushed` counts. */
+  write(buf: Buffer): number;
   /** Writes until uncork() leave together (one segment for an RFC 2920 group). */
   cork(): void;
   uncork(): void;
   /** Bytes written that the socket still holds. */
   readonly writableLength: number;
-  /** Writes made on this connection so far: the ordinal of the last one (from 1). */
-  readonly writes: number;
 }
 
 /** What the transport tells its session. */
@@ -118,14 +117,14 @@ export class Connection implements Output {
     this.host.onSecure(socket);
   }
 
-  /** Writes `buf`; `shown` replaces it in the -v trace (credentials). */
-  write(buf: Buffer, shown?: string): void {
+  /** Writes `buf`, returning its ordinal; `shown` replaces it in the -v trace (credentials). */
+  write(buf: Buffer, shown?: string): number {
     if (this.trace !== null) {
       if (shown === undefined) traceWrite(this.trace, buf);
       else this.trace(`> ${shown}`);
     }
-    this.writes++;
     this.socket!.write(buf, this.wrote);
+    return ++this.writes;
   }
 
   /** Writes until uncork() leave in one segment (RFC 2920 groups). */

@@ -9,8 +9,7 @@
  *   handshake   handshake.ts   banner, EHLO, STARTTLS, AUTH (HandshakeHost)
  *   pipeline    pipeline.ts    the transactions: envelopes, content, BDAT, RSET (PipelineHost)
  *
- * Every message a session takes is settled exactly once: accepted, rejected, failed or
- * unconfirmed.
+ * Every message a session takes is settled once: accepted, rejected, failed or unconfirmed.
  */
 import type tls from "node:tls";
 import type { Capabilities } from "../smtp/capabilities.js";
@@ -79,8 +78,6 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
   private readAt = 0;
   /** The row of the failure that ended the session: its lost messages are counted there. */
   private endingRow: ErrorRow | null = null;
-  /** A reply ended the session (a 421, a refused banner): nothing open reached the server. */
-  private endedByReply = false;
   /** parser.chunks when a 354 sent the content: a dot reply read in it predates the content. */
   private contentChunk = -1;
 
@@ -119,7 +116,6 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
     this.state = State.Connecting;
     this.id = id;
     this.endingRow = null;
-    this.endedByReply = false;
     this.pending.clear();
     this.parser.clear();
     this.handshake.clear();
@@ -337,7 +333,7 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
   closeNow(row: ErrorRow): void {
     this.enter(State.Failed);
     this.endingRow = row;
-    this.endedByReply = true;
+    this.txs.endedByReply();
     this.transport.destroy();
   }
 
@@ -379,7 +375,7 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
     }
     const cleanly = this.state === State.Quitting && this.endingRow === null;
     const now = performance.now();
-    let lost = this.txs.failOpen(now, this.transport.flushed, this.endedByReply);
+    let lost = this.txs.failOpen(now, this.transport.flushed);
     const unstarted = this.pipeline.unstarted;
     if (unstarted >= 0) {
       // Per-message mode: the connection failed before its message could start.

@@ -69,6 +69,8 @@ export class TransactionRing {
   private held: Transaction | null = null;
   /** A reply did not fit its command on this connection: no 2xx on it is known to be its own. */
   private orderBroken = false;
+  /** A reply ended this connection (a 421, a refused banner): what is open never got there. */
+  private byReply = false;
 
   /** The session's connection ordinal (RunStats.connectionOpened). */
   private connection = 0;
@@ -105,6 +107,7 @@ export class TransactionRing {
   connectionOpened(ordinal: number): void {
     this.connection = ordinal;
     this.orderBroken = false;
+    this.byReply = false;
   }
 
   /** The slot the next start() takes. */
@@ -226,6 +229,11 @@ export class TransactionRing {
     this.orderBroken = true;
   }
 
+  /** A reply ends the connection (RFC 5321 §3.8: a 421 closes the channel). */
+  endedByReply(): void {
+    this.byReply = true;
+  }
+
   /** A message's 2xx final reply waits for the order to be confirmed. */
   get holding(): boolean {
     return this.held !== null;
@@ -252,12 +260,12 @@ export class TransactionRing {
    * reached the server and been taken (RFC 1047: a reply lost after the final dot duplicates
    * mail): it is unconfirmed, neither accepted nor failed; with BDAT that is every transaction
    * of the window whose data went. The others failed: the server cannot have the whole message.
-   * `closedByReply`: a 421 (RFC 5321 §3.8) ended the session, answering in order the command it
-   * came for, so the server took nothing of what is still open. An LMTP message some recipient
+   * After a 421 (endedByReply), which answered in order the command it came for, the server took
+   * nothing of what is still open: it failed. An LMTP message some recipient
    * already took (a 2xx after the data, RFC 2033 §4.2) is accepted, as when every reply came,
    * unless the order broke. Returns how many settled.
    */
-  failOpen(atMs: number, flushedWrites: number, closedByReply: boolean): number {
+  failOpen(atMs: number, flushedWrites: number): number {
     this.held = null;
     let settled = 0;
     for (const tx of this.slots) {
@@ -267,7 +275,7 @@ export class TransactionRing {
         this.accept(tx, tx.finalAt);
         continue;
       }
-      const sent = !closedByReply && !tx.voided && tx.dataWrite > 0;
+      const sent = !this.byReply && !tx.voided && tx.dataWrite > 0;
       this.settle(tx, sent && tx.dataWrite <= flushedWrites ? "unconfirmed" : "failed", atMs);
     }
     return settled;

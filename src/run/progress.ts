@@ -11,7 +11,7 @@ export interface ProgressCounts {
   accepted: number;
   rejected: number;
   failed: number;
-  /** Sent in full, no final reply (Result.messages.unconfirmed). */
+  /** Sent whole, no final reply (Result.messages.unconfirmed). */
   unconfirmed: number;
   dropped: number;
   connectionsOpened: number;
