@@ -97,6 +97,27 @@ describe("unconfirmed messages in words", () => {
     assert.ok(html.includes(`Unconfirmed — ${words}`));
   });
 
+  test("a self-test whose sink holds replies past the timeout: its count waits, and agrees", async () => {
+    const json = join(dir, "self-test.json");
+    const args = ["run", "--chunking", "-m", "24", "-s", "2", "--timeout", "300ms"];
+    args.push("--sink-fault", "mail:ok:delay=800ms:every=5", "--json", json, "--no-color");
+    const { code, stdout, stderr } = await mailvolley(args);
+    assert.equal(code, 1, stderr); // not every message was accepted
+    const r = JSON.parse(readFileSync(json, "utf8")) as Result;
+    const unconfirmed = r.messages.unconfirmed ?? 0;
+    const sink = r.sink?.messagesAccepted ?? -1;
+    const counts = `${JSON.stringify(r.messages)}, sink ${sink}`;
+    assert.ok(unconfirmed > 0, `the window behind each held reply is unconfirmed: ${counts}`);
+    assert.ok(r.messages.accepted <= sink && sink <= r.messages.accepted + unconfirmed, counts);
+    const took = sink - r.messages.accepted;
+    assert.equal(
+      line(stdout, "Unconfirmed"),
+      `Unconfirmed   ${unconfirmed} unconfirmed: the sink accepted ${took} of them`,
+    );
+    const verdict = took === 0 ? "equals the client's" : "within the client's";
+    assert.match(line(stdout, "Sink count"), new RegExp(verdict));
+  });
+
   test("none unconfirmed: no line, and the count reads 0", async () => {
     const { text, html } = await reports("none", fixedResult("reuse"));
     assert.equal(line(text, "Unconfirmed"), "(no Unconfirmed line)");

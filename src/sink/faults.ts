@@ -136,6 +136,16 @@ function delay(text: string, value: string): number {
   return ms;
 }
 
+/** The longest a rule among `rules` holds a reply (its delay's upper end), ms; 0 without delays. */
+export function longestDelayMs(rules: readonly (FaultRule | string)[]): number {
+  let longest = 0;
+  for (const rule of rules) {
+    const { delayMs = 0, delayMaxMs = 0 } = typeof rule === "string" ? parseFaultRule(rule) : rule;
+    longest = Math.max(longest, delayMs, delayMaxMs);
+  }
+  return longest;
+}
+
 /** mulberry32: small, fast and seedable; faults need repeatability, not cryptography. */
 export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
