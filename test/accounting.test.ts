@@ -58,7 +58,11 @@ function accountsFor(result: Result, asked: number): NonNullable<Result["account
   const m = result.messages;
   const a = result.accounting;
   assert.ok(a, "the result has its accounting");
-  assert.equal(m.attempted, m.accepted + m.rejected + m.failed, JSON.stringify(m));
+  assert.equal(
+    m.attempted,
+    m.accepted + m.rejected + m.failed + (m.unconfirmed ?? 0),
+    JSON.stringify(m),
+  );
   assert.equal(a.asked, asked, JSON.stringify(a));
   assert.equal(a.started + a.unsent + a.dropped + a.stopped, asked, JSON.stringify(a));
   assert.equal(a.started + a.unsent, m.attempted, "unsent ones are attempted and failed");

@@ -24,6 +24,7 @@ function point(t: number, sent: number): SeriesPoint {
     accepted: sent,
     rejected: 0,
     failed: 0,
+    unconfirmed: 0,
     dropped: 0,
     connectionsOpened: 0,
     openSessions: 1,

@@ -68,6 +68,8 @@ test("bad input: one line naming the option, exit code 2, no stack trace", async
     [["--max-connections", "-3"], /--max-connections/],
     [["--expect", "many"], /--expect many: give a whole number/],
     [["--fault", "rcpt:maybe"], /--fault rcpt:maybe: unknown action/],
+    // Refused before the sink binds anything (it would listen on 127.0.0.1:2525 otherwise).
+    [["--fault", "rcpt:450:every=0"], /--fault rcpt:450:every=0: every=0: N must be a whole/],
     [["--max-message-rate", "5/xs"], /--max-message-rate 5\/xs: write a rate as N\/60s/],
     [["--idle-exit", "soon"], /^mailvolley: --idle-exit: "soon" is not a duration; give e\.g\. /],
     [["--bare-lf", "sometimes"], /--bare-lf sometimes: use accept, reject or normalize/],

@@ -44,6 +44,11 @@ test("fault specs parse; bad ones say what is wrong", () => {
   assert.throws(() => parseFaultRule("rcpt:maybe"), /unknown action/);
   assert.throws(() => parseFaultRule("rcpt:abort"), /data only/);
   assert.throws(() => parseFaultRule("rcpt:450:p=2"), /probability/);
+  // every=0 would never fire (or, read as every=1, always): neither is what it says.
+  for (const every of ["0", "1.5"]) {
+    assert.throws(() => parseFaultRule(`rcpt:450:every=${every}`), /N must be a whole number/);
+  }
+  assert.equal(parseFaultRule("rcpt:450:every=1").every, 1);
 });
 
 test("every Nth RCPT gets the injected 550; the others 250", async () => {

@@ -99,7 +99,7 @@ describe("TransactionRing accounting", () => {
     const tx = txs.start(0, bulk, 0, Number.NaN);
     txs.reject(tx, 550, ["5.7.1 relaying denied", "see the policy"], "rcpt", 2);
     txs.reject(tx, 554, ["5.0.0 again"], "dot", 3);
-    txs.failOpen(4);
+    txs.failOpen(4, 0);
     assert.equal(stats.counters.rejected, 1);
     assert.equal(stats.counters.failed, 0);
     const errors = stats.snapshot().errors;
@@ -118,11 +118,30 @@ describe("TransactionRing accounting", () => {
     assert.equal(txs.openCount(), 3);
     txs.settle(done, "accepted", 1);
     assert.equal(txs.openCount(), 2);
-    txs.failOpen(5);
+    txs.failOpen(5, 0);
     assert.equal(txs.openCount(), 0);
     assert.deepEqual([stats.counters.accepted, stats.counters.failed], [1, 2]);
-    txs.failOpen(6);
+    txs.failOpen(6, 0);
     assert.equal(stats.counters.failed, 2, "failing twice counts nothing more");
+  });
+
+  test("failOpen: a message whose data the kernel took is unconfirmed, never failed", () => {
+    const { txs, stats } = ring(4);
+    const sent = txs.start(0, bulk, 0, Number.NaN);
+    const buffered = txs.start(1, bulk, 0, Number.NaN);
+    txs.start(2, bulk, 0, Number.NaN); // its envelope only: no data written
+    sent.dataWrite = 3;
+    buffered.dataWrite = 4; // written, but the socket still held it
+    txs.failOpen(5, 3);
+    assert.deepEqual([stats.counters.unconfirmed, stats.counters.failed], [1, 2]);
+  });
+
+  test("failOpen after a 421: what is still open failed, whatever was written", () => {
+    const { txs, stats } = ring();
+    txs.start(0, bulk, 0, Number.NaN).dataWrite = 1;
+    txs.endedByReply();
+    txs.failOpen(5, 1);
+    assert.deepEqual([stats.counters.unconfirmed, stats.counters.failed], [0, 1]);
   });
 
   test("every message started is settled exactly once", () => {
@@ -134,7 +153,7 @@ describe("TransactionRing accounting", () => {
       txs.settle(tx, outcomes[seq % outcomes.length], seq);
       if (seq % 7 === 6) txs.reject(tx, 550, null, "dot", seq); // a late refusal: moot
     }
-    txs.failOpen(100);
+    txs.failOpen(100, 0);
     assert.equal(stats.counters.attempted, 40);
     assert.equal(settledTotal(stats), 40);
     assert.equal(stats.counters.failed, 9 + 2);

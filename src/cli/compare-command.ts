@@ -18,6 +18,7 @@ import { renderJson } from "../report/json.js";
 import { renderCompareRepeat } from "../report/repeat.js";
 import { renderSummary } from "../report/terminal.js";
 import { deliveryFailed, executeRun, type RunExtras, type RunIo } from "../run/run.js";
+import { sinkAgrees } from "../stats/accounting.js";
 import type { Mode, Result } from "../stats/result.js";
 import { EXIT, loadExitCode } from "./exit-codes.js";
 import {
@@ -91,9 +92,7 @@ export const compareCommand = {
       const written = writeOutput({ quiet, summary, exports }, runs);
       printBreaches(breaches);
       const generatorBound = generatorGate(all, report.failOnGeneratorBound);
-      const sinkDiffers = all.some(
-        (r) => r.sink !== undefined && r.sink.messagesAccepted !== r.messages.accepted,
-      );
+      const sinkDiffers = all.some((r) => !sinkAgrees(r));
       const code = loadExitCode({
         signal: signals.received,
         breached: breaches.length > 0 || generatorBound,

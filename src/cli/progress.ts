@@ -90,7 +90,7 @@ export function formatProgress(
   const { intervalSeconds, elapsedSeconds, total } = at;
   const delta = progress.accepted - (previous?.accepted ?? 0);
   const rate = intervalSeconds > 0 ? delta / intervalSeconds : 0;
-  const errors = progress.rejected + progress.failed;
+  const errors = progress.rejected + progress.failed + progress.unconfirmed;
   const elapsed = `${elapsedSeconds.toFixed(0)}s`;
   const parts = [
     total.durationMs > 0 ? `${elapsed}/${(total.durationMs / 1000).toFixed(0)}s` : elapsed,

@@ -76,6 +76,7 @@ export class PrometheusFile {
     t.accepted += p.accepted;
     t.rejected += p.rejected;
     t.failed += p.failed;
+    t.unconfirmed += p.unconfirmed ?? 0;
     t.dropped += p.dropped ?? 0;
     t.connectionsOpened += p.connectionsOpened;
     t.openSessions = p.openSessions;
@@ -93,6 +94,7 @@ export class PrometheusFile {
       accepted: m.accepted,
       rejected: m.rejected,
       failed: m.failed,
+      unconfirmed: m.unconfirmed ?? 0,
       dropped: m.dropped,
       connectionsOpened: result.connections.opened,
       errors: { ...result.errorClasses },
@@ -130,7 +132,7 @@ export function exposition(modes: ReadonlyMap<string, Totals>): string {
   };
   for (const [mode, t] of modes) {
     put("mailvolley_messages_total", { mode, outcome: "sent" }, t.attempted);
-    for (const outcome of ["accepted", "rejected", "failed", "dropped"] as const) {
+    for (const outcome of ["accepted", "rejected", "failed", "unconfirmed", "dropped"] as const) {
       put("mailvolley_messages_total", { mode, outcome }, t[outcome]);
     }
     put("mailvolley_connections_opened_total", { mode }, t.connectionsOpened);

@@ -37,6 +37,7 @@ const CSV_FIELDS = [
   "accepted",
   "rejected",
   "failed",
+  "unconfirmed",
   "connectionsOpened",
   "openSessions",
   "p50Ms",

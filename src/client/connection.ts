@@ -13,7 +13,8 @@ import { type BytesHandler, closeAnswered, reconnect } from "./transport.js";
 
 /** Where a session's parts write: the transport as the transaction pipeline sees it. */
 export interface Output {
-  write(buf: Buffer): void;
+  /** Writes `buf`; returns the write's ordinal on this connection (from 1), as `flushed` counts. */
+  write(buf: Buffer): number;
   /** Writes until uncork() leave together (one segment for an RFC 2920 group). */
   cork(): void;
   uncork(): void;
@@ -40,6 +41,16 @@ export class Connection implements Output {
   private reusable = false;
   /** Prints what this connection writes (-v: the run's first session only), or null. */
   private trace: ((line: string) => void) | null = null;
+  /** Writes made on this connection, and how many of them the kernel took (handed over whole). */
+  writes = 0;
+  flushed = 0;
+  /**
+   * One callback for every write: Node calls it in write order once the write left for the
+   * kernel, or with an error when the socket was destroyed first (then the bytes never left).
+   */
+  private readonly wrote = (err?: Error | null): void => {
+    if (!err) this.flushed++;
+  };
 
   constructor(
     private readonly host: ConnectionHost,
@@ -80,6 +91,8 @@ export class Connection implements Output {
   open(localAddress: string | undefined, trace: ((line: string) => void) | null): void {
     const { config } = this;
     this.trace = trace;
+    this.writes = 0;
+    this.flushed = 0;
     if (this.reusable && this.socket !== null) {
       this.reusable = false; // its listeners stay, current: the same generation's socket
       reconnect(this.socket, config.target!, localAddress);
@@ -104,13 +117,14 @@ export class Connection implements Output {
     this.host.onSecure(socket);
   }
 
-  /** Writes `buf`; `shown` replaces it in the -v trace (credentials). */
-  write(buf: Buffer, shown?: string): void {
+  /** Writes `buf`, returning its ordinal; `shown` replaces it in the -v trace (credentials). */
+  write(buf: Buffer, shown?: string): number {
     if (this.trace !== null) {
       if (shown === undefined) traceWrite(this.trace, buf);
       else this.trace(`> ${shown}`);
     }
-    this.socket!.write(buf);
+    this.socket!.write(buf, this.wrote);
+    return ++this.writes;
   }
 
   /** Writes until uncork() leave in one segment (RFC 2920 groups). */

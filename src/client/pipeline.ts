@@ -9,7 +9,7 @@
  * A collaborator the session holds, as the handshake is: it writes its groups straight to the
  * transport (Output), single commands and QUIT through its PipelineHost, queues the replies it
  * expects in the session's pending-reply ring, and gets the replies to its commands handed back
- * in order. Every message it takes is settled exactly once: accepted, rejected or failed.
+ * in order. Every message it takes is settled once: accepted, rejected, failed or unconfirmed.
  */
 
 import { type Capabilities, NO_CAPABILITIES } from "../smtp/capabilities.js";
@@ -333,7 +333,8 @@ export class Pipeline {
     tx.dataSentAt = now;
     // X-Mailvolley-Sent: when the message was due, so end-to-end includes envelope and queueing.
     const epochMs = TIME_ORIGIN + tx.intendedMs;
-    this.out.write(this.messages.bdatTransaction(tx.slot, this.caps, before, epochMs));
+    const transaction = this.messages.bdatTransaction(tx.slot, this.caps, before, epochMs);
+    tx.dataWrite = this.out.write(transaction);
     this.pushEnvelope(tx.slot, before, tx.recipients, Expect.Bdat);
   }
 
@@ -380,10 +381,10 @@ export class Pipeline {
       const nextTx = this.startMessage(next, now);
       const envelope = this.messages.nextEnvelopeGroup(nextTx.slot, this.caps);
       if (envelope === null) {
-        this.out.write(message); // the next envelope is in the shared tail
+        tx.dataWrite = this.out.write(message); // the next envelope is in the shared tail
       } else {
         this.out.cork();
-        this.out.write(message);
+        tx.dataWrite = this.out.write(message);
         this.out.write(envelope);
         this.out.uncork();
       }
@@ -391,7 +392,7 @@ export class Pipeline {
       this.pushEnvelope(nextTx.slot, Before.Nothing, nextTx.recipients);
       return;
     }
-    this.out.write(message);
+    tx.dataWrite = this.out.write(message);
     this.messages.written(this.out.writableLength > 0);
     if (after === After.Quit) host.quit(State.Quitting, now);
   }

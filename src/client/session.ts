@@ -9,7 +9,7 @@
  *   handshake   handshake.ts   banner, EHLO, STARTTLS, AUTH (HandshakeHost)
  *   pipeline    pipeline.ts    the transactions: envelopes, content, BDAT, RSET (PipelineHost)
  *
- * Every message a session takes is settled exactly once: accepted, rejected or failed.
+ * Every message a session takes is settled once: accepted, rejected, failed or unconfirmed.
  */
 import type tls from "node:tls";
 import type { Capabilities } from "../smtp/capabilities.js";
@@ -333,6 +333,7 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
   closeNow(row: ErrorRow): void {
     this.enter(State.Failed);
     this.endingRow = row;
+    this.txs.endedByReply();
     this.transport.destroy();
   }
 
@@ -374,7 +375,7 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
     }
     const cleanly = this.state === State.Quitting && this.endingRow === null;
     const now = performance.now();
-    let lost = this.txs.failOpen(now);
+    let lost = this.txs.failOpen(now, this.transport.flushed);
     const unstarted = this.pipeline.unstarted;
     if (unstarted >= 0) {
       // Per-message mode: the connection failed before its message could start.

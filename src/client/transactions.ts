@@ -1,8 +1,9 @@
 /**
  * The transactions one session has in flight, in a small preallocated ring, and their
  * accounting: which message is in which slot, and every message a session takes is settled
- * exactly once, as accepted, rejected or failed, with the reply that decided it counted in the
- * error table. The messages themselves (class, content, bytes) are the MessageFactory's.
+ * exactly once, as accepted, rejected, failed or unconfirmed, with the reply (or failure) that
+ * decided it counted in the error table. The messages themselves (class, content, bytes) are the
+ * MessageFactory's.
  */
 
 import { queueIdOf } from "../smtp/queue-id.js";
@@ -30,7 +31,13 @@ export interface Transaction {
   intendedMs: number;
   /** When the message content was written: the data phase's start. */
   dataSentAt: number;
-  /** When its final reply came (a held acceptance is counted at this time). */
+  /**
+   * The connection's write (Output.writes) that carried the end of the content (the final dot,
+   * or BDAT LAST's chunk); 0 while it is not written. Once the kernel took that write, the
+   * server may have the whole message, and a missing final reply leaves it unconfirmed.
+   */
+  dataWrite: number;
+  /** When its final reply came (a held acceptance is counted at this time; LMTP: the last 2xx). */
   finalAt: number;
   /** Message class (index into the run's classes) and its recipients. */
   cls: number;
@@ -60,6 +67,10 @@ export class TransactionRing {
   private next = 0;
   /** A message whose dot got 2xx, waiting for the order to be confirmed (hold). */
   private held: Transaction | null = null;
+  /** A reply did not fit its command on this connection: no 2xx on it is known to be its own. */
+  private orderBroken = false;
+  /** A reply ended this connection (a 421, a refused banner): what is open never got there. */
+  private byReply = false;
 
   /** The session's connection ordinal (RunStats.connectionOpened). */
   private connection = 0;
@@ -76,6 +87,7 @@ export class TransactionRing {
         startMs: 0,
         intendedMs: 0,
         dataSentAt: 0,
+        dataWrite: 0,
         finalAt: 0,
         cls: 0,
         recipients: 0,
@@ -94,6 +106,8 @@ export class TransactionRing {
   /** The session opened connection `ordinal`: the replies counted from now on came on it. */
   connectionOpened(ordinal: number): void {
     this.connection = ordinal;
+    this.orderBroken = false;
+    this.byReply = false;
   }
 
   /** The slot the next start() takes. */
@@ -118,6 +132,7 @@ export class TransactionRing {
     tx.verdict = Verdict.Open;
     tx.mailAccepted = false;
     tx.voided = false;
+    tx.dataWrite = 0;
     tx.queueId = "";
     tx.cls = kind.index;
     tx.recipients = kind.recipients;
@@ -169,8 +184,10 @@ export class TransactionRing {
    */
   lmtpReply(tx: Transaction, code: number, lines: string[] | null, atMs: number): boolean {
     tx.dotReplies++;
-    if (code < 300) tx.dotOk++;
-    else recordReply(this.stats, code, lines, "dot", this.connection, tx.ordinal);
+    if (code < 300) {
+      tx.dotOk++;
+      tx.finalAt = atMs;
+    } else recordReply(this.stats, code, lines, "dot", this.connection, tx.ordinal);
     if (tx.dotReplies < tx.rcptOk) return false;
     if (tx.dotOk > 0) return true;
     this.settle(tx, "rejected", atMs);
@@ -209,6 +226,12 @@ export class TransactionRing {
    */
   dropHeld(): void {
     this.held = null;
+    this.orderBroken = true;
+  }
+
+  /** A reply ends the connection (RFC 5321 §3.8: a 421 closes the channel). */
+  endedByReply(): void {
+    this.byReply = true;
   }
 
   /** A message's 2xx final reply waits for the order to be confirmed. */
@@ -231,16 +254,31 @@ export class TransactionRing {
     this.settle(tx, "rejected", atMs);
   }
 
-  /** The connection is gone: whatever is still open failed. Returns how many. */
-  failOpen(atMs: number): number {
+  /**
+   * The connection is gone without the final replies of the messages still open. One whose
+   * data the kernel took whole (`flushedWrites`: the connection's writes that left) may have
+   * reached the server and been taken (RFC 1047: a reply lost after the final dot duplicates
+   * mail): it is unconfirmed, neither accepted nor failed; with BDAT that is every transaction
+   * of the window whose data went. The others failed: the server cannot have the whole message.
+   * After a 421 (endedByReply), which answered in order the command it came for, the server took
+   * nothing of what is still open: it failed. An LMTP message some recipient
+   * already took (a 2xx after the data, RFC 2033 §4.2) is accepted, as when every reply came,
+   * unless the order broke. Returns how many settled.
+   */
+  failOpen(atMs: number, flushedWrites: number): number {
     this.held = null;
-    let failed = 0;
+    let settled = 0;
     for (const tx of this.slots) {
       if (tx.verdict !== Verdict.Open) continue;
-      this.settle(tx, "failed", atMs);
-      failed++;
+      settled++;
+      if (tx.dotOk > 0 && !this.orderBroken) {
+        this.accept(tx, tx.finalAt);
+        continue;
+      }
+      const sent = !this.byReply && !tx.voided && tx.dataWrite > 0;
+      this.settle(tx, sent && tx.dataWrite <= flushedWrites ? "unconfirmed" : "failed", atMs);
     }
-    return failed;
+    return settled;
   }
 
   /** The ordinal of the oldest message still open, 0 when none is: the one a failure hits. */

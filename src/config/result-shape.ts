@@ -42,9 +42,15 @@ export function checkResultShape(value: unknown, path: string, schema: string): 
       }
     }
   }
-  const m = value.messages as Record<string, number>;
-  if (m.attempted !== m.accepted + m.rejected + m.failed) {
-    return bad("messages.attempted is not accepted + rejected + failed");
+  const m = value.messages as Record<string, unknown>;
+  // Older results have no unconfirmed messages: the term is 0 there.
+  const unconfirmed = m.unconfirmed ?? 0;
+  if (!isCount(unconfirmed)) {
+    return bad(`messages.unconfirmed is ${JSON.stringify(unconfirmed)}, not a whole number`);
+  }
+  const [attempted, accepted, rejected, failed] = COUNTS.messages.map((k) => m[k] as number);
+  if (attempted !== accepted + rejected + failed + (unconfirmed as number)) {
+    return bad("messages.attempted is not accepted + rejected + failed + unconfirmed");
   }
   if (typeof value.elapsedSeconds !== "number" || !(value.elapsedSeconds >= 0)) {
     return bad("elapsedSeconds is not a number");

@@ -3,6 +3,7 @@
  * asked = started + unsent + dropped + stopped, and why a load ended before it was done. The
  * terminal and HTML reports read these.
  */
+import { sinkAgrees } from "../stats/accounting.js";
 import type { Result } from "../stats/result.js";
 import { fmt } from "./figures.js";
 
@@ -61,4 +62,25 @@ export function stoppedLine(result: Result): string | null {
 /** The lines under a verdict that say how the load ended, when not by itself: ended early, stopped. */
 export function endedLines(result: Result): string[] {
   return [endedEarlyLine(result), stoppedLine(result)].flatMap((line) => (line ? [line] : []));
+}
+
+/**
+ * What the unconfirmed messages (sent in full, no final reply) turned out to be, in one line:
+ * against the built-in sink's own count in a self-test ("12 unconfirmed: the sink accepted 10
+ * of them"), against what came out of the gateway with --receive, or else what they are. null
+ * when there were none.
+ */
+export function unconfirmedLine(result: Result): string | null {
+  const unconfirmed = result.messages.unconfirmed ?? 0;
+  if (unconfirmed === 0) return null;
+  const head = `${fmt(unconfirmed)} unconfirmed`;
+  const sink = result.sink;
+  if (sink) {
+    const extra = sink.messagesAccepted - result.messages.accepted;
+    if (sinkAgrees(result)) return `${head}: the sink accepted ${fmt(extra)} of them`;
+    return `${head}, yet the sink accepted ${fmt(sink.messagesAccepted)} against the client's ${fmt(result.messages.accepted)}: they differ`;
+  }
+  const d = result.delivery;
+  if (d) return `${head}: ${fmt(d.unconfirmed)} of them came out of the gateway`;
+  return `${head}: sent in full, but no final reply came; the server may have taken them`;
 }

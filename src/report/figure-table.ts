@@ -126,6 +126,10 @@ export const FIGURES = {
   accepted: count("messages.accepted", "Accepted"),
   rejected: count("messages.rejected", "Rejected"),
   failed: count("messages.failed", "Failed"),
+  unconfirmed: count("messages.unconfirmed", "Unconfirmed (sent, no final reply)", {
+    short: "Unconfirmed",
+    missing: 0,
+  }),
   dropped: count("messages.dropped", "Dropped arrivals", { missing: 0 }),
   uncorrectedP99: {
     path: "latencyUncorrected.transactionMs.p99",
@@ -177,6 +181,7 @@ export const OVERVIEW_ROWS: readonly FigureName[] = [
   "accepted",
   "rejected",
   "failed",
+  "unconfirmed",
   "dropped",
   "uncorrectedP99",
   "connectionsOpened",
@@ -201,6 +206,7 @@ export const COMPARE_ROWS: readonly FigureName[] = [
   "accepted",
   "rejected",
   "failed",
+  "unconfirmed",
   "connectionsOpened",
   "connectionsRefused",
   "perMessage",
@@ -227,6 +233,7 @@ export const TERMINAL_LINES = {
     { figure: "accepted", word: "accepted", tone: "good" },
     { figure: "rejected", word: "rejected", tone: "warn" },
     { figure: "failed", word: "failed", tone: "bad" },
+    { figure: "unconfirmed", word: "unconfirmed", tone: "warn" },
   ],
   Connections: [
     { figure: "connectionsOpened", word: "opened" },

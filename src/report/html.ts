@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import { ERROR_CLASS_LABELS, ERROR_CLASSES } from "../stats/errors.js";
 import { jsonPrintable } from "../stats/printable.js";
 import type { Result } from "../stats/result.js";
-import { endedLines } from "./accounting.js";
+import { endedLines, unconfirmedLine } from "./accounting.js";
 import { headline, ratioColumns, runLabel } from "./compare.js";
 import {
   type Column,
@@ -100,7 +100,7 @@ export function renderHtml(runs: readonly Result[], options: HtmlOptions = {}): 
           .map((l) => `<p>${esc(l)}</p>`)
           .join("")}</div>`
       : "",
-    section("Overview", overview(runs, prefix) + knees(runs)),
+    section("Overview", overview(runs, prefix) + knees(runs) + unconfirmedNotes(runs)),
     deliveryHtml(runs, prefix),
     ...runs.map((r, i) =>
       section(`Statistics${compare ? ` — ${runLabel(r, runs)}` : ""}`, statistics(r, prefix(i))),
@@ -168,6 +168,17 @@ function knees(runs: readonly Result[]): string {
     .join("");
 }
 
+/** What became of each run's unconfirmed messages, as the terminal's "Unconfirmed" line. */
+function unconfirmedNotes(runs: readonly Result[]): string {
+  return runs
+    .map((r) => {
+      const text = unconfirmedLine(r);
+      const who = runs.length > 1 ? `${esc(runLabel(r, runs))}: ` : "";
+      return text ? `<p class="unconfirmed">Unconfirmed — ${who}${esc(text)}</p>` : "";
+    })
+    .join("");
+}
+
 function runLine(r: Result, label: string): string {
   const load = r.run
     ? `<p class="run load">${esc(label)} load: ${esc(r.run.load)} (mailvolley ${esc(r.run.version)}, Node.js ${esc(r.run.node)}, on ${esc(r.run.host)})</p>`
@@ -231,7 +242,7 @@ function statistics(r: Result, prefix: string): string {
     return `<tr><td>${esc(c.name)}</td>${cells.join("")}</tr>`;
   });
   const titles = ["", ...STATISTICS_COLUMNS.map((c) => titleOf(`allClasses.${c.key}`, esc))];
-  return `<table><tr>${head.map((h, i) => `<th${titles[i]}>${esc(h)}</th>`).join("")}</tr>${rows.join("")}</table><p class="run">Transaction latency (MAIL to the final reply) of accepted messages; error % = (rejected + failed) / count.</p>`;
+  return `<table><tr>${head.map((h, i) => `<th${titles[i]}>${esc(h)}</th>`).join("")}</tr>${rows.join("")}</table><p class="run">Transaction latency (MAIL to the final reply) of accepted messages; error % = (rejected + failed + unconfirmed) / count.</p>`;
 }
 
 /**

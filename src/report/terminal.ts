@@ -3,9 +3,10 @@
  * whether colour is on (only on a TTY).
  */
 
+import { sinkAgrees } from "../stats/accounting.js";
 import { printable } from "../stats/printable.js";
 import type { LatencySummary, Result } from "../stats/result.js";
-import { accountingLine, endedEarlyLine, stoppedLine } from "./accounting.js";
+import { accountingLine, endedEarlyLine, stoppedLine, unconfirmedLine } from "./accounting.js";
 import { deliverySection } from "./delivery.js";
 import {
   columnText,
@@ -121,10 +122,12 @@ function accountingRows(result: Result, paint: Paint): string[] {
   const line = accountingLine(result);
   const early = endedEarlyLine(result);
   const stopped = stoppedLine(result);
+  const unconfirmed = unconfirmedLine(result);
   return [
     ...(line ? [row("Accounting", [line])] : []),
     ...(early ? [row("Ended early", [paint.red(early)])] : []),
     ...(stopped ? [row("Stopped", [paint.yellow(stopped)])] : []),
+    ...(unconfirmed ? [row("Unconfirmed", [paint.yellow(unconfirmed)])] : []),
   ];
 }
 
@@ -193,7 +196,8 @@ function statisticsTable(result: Result): string {
   for (const c of statisticsRows(result)) {
     rows.push([`  ${c.name}`, ...STATISTICS_COLUMNS.map((column) => columnText(column, c))]);
   }
-  const note = "  (transaction ms of accepted messages; error % = (rejected + failed) / count)";
+  const note =
+    "  (transaction ms of accepted messages; error % = (rejected + failed + unconfirmed) / count)";
   return `${table(rows, [false, ...STATISTICS_COLUMNS.map(() => true)])}\n${note}`;
 }
 
@@ -271,9 +275,15 @@ function sinkLine(result: Result, paint: Paint): string {
   if (!result.sink) return "";
   const accepted = result.messages.accepted;
   const same = result.sink.messagesAccepted === accepted;
+  const unconfirmed = result.messages.unconfirmed ?? 0;
+  // Above the client's count by no more than its unconfirmed: the "Unconfirmed" line says how many.
   const verdict = same
     ? paint.green(`equals the client's ${fmt(accepted)} accepted`)
-    : paint.red(`DIFFERS from the client's ${fmt(accepted)} accepted`);
+    : sinkAgrees(result)
+      ? paint.yellow(
+          `within the client's ${fmt(accepted)} accepted + ${fmt(unconfirmed)} unconfirmed`,
+        )
+      : paint.red(`DIFFERS from the client's ${fmt(accepted)} accepted`);
   const classes = sinkClassesText(result);
   return row("Sink count", [
     `accepted ${fmt(result.sink.messagesAccepted)}`,

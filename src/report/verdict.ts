@@ -3,6 +3,7 @@
  * lines of every report, and the generator's own figures as a table. Terminal, HTML and
  * compare all read these, so the verdict reads the same everywhere.
  */
+import { sinkAgrees } from "../stats/accounting.js";
 import type { ThreadLoad } from "../stats/generator-load.js";
 import type { GeneratorResult, LimitedBy, Result } from "../stats/result.js";
 import { fmt, ms, runLabel } from "./figures.js";
@@ -112,10 +113,14 @@ export function ceilingLine(result: Result): string | null {
     ? `, set by the ${busiest.name === "main" ? "main thread" : busiest.name}`
     : "";
   const counted = result.sink.messagesAccepted;
+  const client = `the client ${fmt(result.messages.accepted)}`;
+  const unconfirmed = fmt(result.messages.unconfirmed ?? 0);
   const agrees =
     counted === result.messages.accepted
       ? "as the client did"
-      : `the client ${fmt(result.messages.accepted)}: they differ`;
+      : sinkAgrees(result)
+        ? `${client} and ${unconfirmed} unconfirmed`
+        : `${client}: they differ`;
   return `Generator ceiling on this machine: ${fmt(result.throughput.messagesPerSecond, 1)} messages/s (${result.mode})${thread}; the sink counted ${fmt(counted)} accepted, ${agrees}.`;
 }
 

@@ -11,6 +11,8 @@ export interface ProgressCounts {
   accepted: number;
   rejected: number;
   failed: number;
+  /** Sent whole, no final reply (Result.messages.unconfirmed). */
+  unconfirmed: number;
   dropped: number;
   connectionsOpened: number;
   openSessions: number;
@@ -23,6 +25,7 @@ export function zeroProgressCounts(): ProgressCounts {
     accepted: 0,
     rejected: 0,
     failed: 0,
+    unconfirmed: 0,
     dropped: 0,
     connectionsOpened: 0,
     openSessions: 0,

@@ -8,7 +8,8 @@ import { formatTarget } from "../config/parse.js";
 import type { ReceiveConfig } from "../config/receive-options.js";
 import type { RunConfig } from "../config/run-config.js";
 import { MessageWire } from "../messages/wire.js";
-import { type SinkOptions, startSink } from "../sink/index.js";
+import { longestDelayMs, type Sink, type SinkOptions, startSink } from "../sink/index.js";
+import { sinkAgrees } from "../stats/accounting.js";
 import { deliveryFailed } from "../stats/delivery.js";
 import { annotateSeries, generatorResult } from "../stats/generator-verdict.js";
 import { applyOutcome } from "../stats/outcome-verdict.js";
@@ -99,6 +100,7 @@ export async function executeRun(
     const result = withSources(
       await loadAgainst({ ...config, target }, target, "embedded-sink", io, extras, wire),
     );
+    await sinkSettled(sink, result, extras.sink?.faults ?? []);
     const counted = sink.stats();
     result.sink = {
       messagesAccepted: counted.messagesAccepted,
@@ -115,6 +117,20 @@ export async function executeRun(
   } finally {
     await sink.close();
     mark("sink closed");
+  }
+}
+
+/**
+ * A reply the sink still holds (a fault's delay) may yet take messages the client gave up on
+ * (unconfirmed): the sink's count waits for its sessions to end, at most the longest delay
+ * (10 s at most), unless this client cut the run (a second signal: the user wants out now).
+ */
+async function sinkSettled(sink: Sink, result: Result, faults: NonNullable<SinkOptions["faults"]>) {
+  if ((result.messages.unconfirmed ?? 0) === 0) return;
+  if (result.errors.some((e) => e.reply === "stopped")) return;
+  const until = Date.now() + Math.min(longestDelayMs(faults), 10_000) + 100;
+  while (sink.stats().sessionsActive > 0 && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
@@ -243,7 +259,7 @@ export function verdict(result: Result): number {
   if (m.accepted !== m.attempted) return 1;
   // The open model asked for more than was sent: the target (or the generator) fell behind.
   if (m.dropped > 0) return 1;
-  if (result.sink && result.sink.messagesAccepted !== m.accepted) return 1;
+  if (!sinkAgrees(result)) return 1;
   // This machine ran out of descriptors or ports: the load asked for was not offered.
   if (result.errors.some((e) => e.reply === "local-limit")) return 1;
   return 0;

@@ -11,6 +11,7 @@ import { MessageWire } from "../messages/wire.js";
 import type { AcceptChunk } from "../stats/accept-ledger.js";
 import { epochMs, performance } from "../stats/clock.js";
 import { RunStats } from "../stats/collector.js";
+import { outcomesOf } from "../stats/counts.js";
 import { GeneratorLoadSampler } from "../stats/generator-load.js";
 import { type StartLateness, scheduleLateness } from "../stats/start-lateness.js";
 import { mark } from "../stats/timeline.js";
@@ -299,9 +300,7 @@ class ThreadShareRun implements SessionHost {
     const c = this.stats.counters;
     return {
       attempted: c.attempted,
-      accepted: c.accepted,
-      rejected: c.rejected,
-      failed: c.failed,
+      ...outcomesOf(c),
       dropped: this.work.dropped,
       connectionsOpened: c.connectionsOpened,
       openSessions: this.slotOf.size,

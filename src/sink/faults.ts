@@ -106,8 +106,14 @@ function applyParameter(rule: FaultRule, kv: string): void {
     return n;
   };
   if (eq === -1) throw new Error(`${kv}: expected key=value`);
-  if (key === "every") rule.every = Math.max(1, Math.floor(num(value)));
-  else if (key === "p") {
+  if (key === "every") {
+    // every=0 would never fire, or (as it was once read) always: neither is what it says.
+    const every = num(value);
+    if (!Number.isInteger(every) || every < 1) {
+      throw new Error(`every=${value}: N must be a whole number from 1 (every=1: every time)`);
+    }
+    rule.every = every;
+  } else if (key === "p") {
     rule.probability = num(value);
     if (rule.probability > 1) throw new Error(`p=${value}: a probability is 0..1`);
   } else if (key === "delay") {
@@ -128,6 +134,16 @@ function delay(text: string, value: string): number {
     throw new Error(`delay=${value}: write a delay like 250ms or 3s (a range: 100ms-2s)`);
   }
   return ms;
+}
+
+/** The longest a rule among `rules` holds a reply (its delay's upper end), ms; 0 without delays. */
+export function longestDelayMs(rules: readonly (FaultRule | string)[]): number {
+  let longest = 0;
+  for (const rule of rules) {
+    const { delayMs = 0, delayMaxMs = 0 } = typeof rule === "string" ? parseFaultRule(rule) : rule;
+    longest = Math.max(longest, delayMs, delayMaxMs);
+  }
+  return longest;
 }
 
 /** mulberry32: small, fast and seedable; faults need repeatability, not cryptography. */

@@ -9,7 +9,7 @@ import { loadTlsMaterial } from "./tls.js";
 
 export type { SinkClassStats, SinkStats } from "./counters.js";
 export type { FaultRule } from "./faults.js";
-export { parseFaultRule } from "./faults.js";
+export { longestDelayMs, parseFaultRule } from "./faults.js";
 export { DEFAULT_BACKLOG, somaxconn } from "./kernel.js";
 export type { BareLfPolicy, FilledSinkOptions, ListenSpec, Rate, SinkOptions } from "./options.js";
 export { fillSinkOptions, parseListen } from "./options.js";

@@ -33,3 +33,14 @@ export function accountingCounters(a: Accounting | undefined) {
     cutShort: a.endedEarly ? 1 : 0,
   };
 }
+
+/**
+ * Whether the built-in sink's own accepted count agrees with the client's: equal, or more by
+ * at most the messages the client sent in full without a final reply (unconfirmed), which the
+ * sink may have taken. True without a sink.
+ */
+export function sinkAgrees(result: Pick<Result, "messages" | "sink">): boolean {
+  if (!result.sink) return true;
+  const extra = result.sink.messagesAccepted - result.messages.accepted;
+  return extra >= 0 && extra <= (result.messages.unconfirmed ?? 0);
+}

@@ -81,8 +81,8 @@ export interface RunStatsOptions {
 
 /**
  * One thread's counts. Every counter changes through a verb below, so that attempted =
- * accepted + rejected + failed + (messages still open) holds at every moment, and settling more
- * messages than were started throws.
+ * accepted + rejected + failed + unconfirmed + (messages still open) holds at every moment, and
+ * settling more messages than were started throws.
  */
 export class RunStats {
   private readonly count: Counters = zeroCounters();
@@ -160,7 +160,7 @@ export class RunStats {
     return this.count;
   }
 
-  /** Messages started and not settled yet: attempted less accepted, rejected and failed. */
+  /** Messages started and not settled yet: attempted less every outcome counted. */
   get openMessages(): number {
     return this.open;
   }

@@ -6,13 +6,17 @@
 
 /**
  * How a started message ended: see Result.messages for each definition. attempted =
- * accepted + rejected + failed once every message has settled.
+ * accepted + rejected + failed + unconfirmed once every message has settled. unconfirmed: its
+ * data was sent in full and no final reply came (RFC 1047: the server may have taken it).
  */
-export const OUTCOMES = ["accepted", "rejected", "failed"] as const;
+export const OUTCOMES = ["accepted", "rejected", "failed", "unconfirmed"] as const;
 export type MessageOutcome = (typeof OUTCOMES)[number];
 
 /** One count per outcome: the shape counters, class rows and series points share. */
 export type OutcomeCounts = Record<MessageOutcome, number>;
+
+/** Outcome counts as a saved result holds them: `unconfirmed` is absent in older ones. */
+export type SavedOutcomes = Omit<OutcomeCounts, "unconfirmed"> & { unconfirmed?: number };
 
 export function zeroOutcomes(): OutcomeCounts {
   const out = {} as OutcomeCounts;
@@ -20,16 +24,19 @@ export function zeroOutcomes(): OutcomeCounts {
   return out;
 }
 
-/** The outcome counts of `from` alone (a record that has more fields keeps them to itself). */
-export function outcomesOf(from: Readonly<OutcomeCounts>): OutcomeCounts {
+/**
+ * The outcome counts of `from` alone (a record that has more fields keeps them to itself); an
+ * outcome a saved result predates counts 0.
+ */
+export function outcomesOf(from: Readonly<SavedOutcomes>): OutcomeCounts {
   const out = {} as OutcomeCounts;
-  for (const outcome of OUTCOMES) out[outcome] = from[outcome];
+  for (const outcome of OUTCOMES) out[outcome] = from[outcome] ?? 0;
   return out;
 }
 
 /** Adds `from`'s outcome counts to `into`'s. */
-export function addOutcomes(into: OutcomeCounts, from: Readonly<OutcomeCounts>): void {
-  for (const outcome of OUTCOMES) into[outcome] += from[outcome];
+export function addOutcomes(into: OutcomeCounts, from: Readonly<SavedOutcomes>): void {
+  for (const outcome of OUTCOMES) into[outcome] += from[outcome] ?? 0;
 }
 
 /** `to`'s outcome counts less `from`'s: what happened between two cumulative readings. */
@@ -39,11 +46,16 @@ export function outcomesSince(to: Readonly<OutcomeCounts>, from: Readonly<Outcom
   return out;
 }
 
-/** Messages that have an outcome: accepted + rejected + failed. */
-export function settledCount(counts: Readonly<OutcomeCounts>): number {
+/** Messages that have an outcome: accepted + rejected + failed + unconfirmed. */
+export function settledCount(counts: Readonly<SavedOutcomes>): number {
   let sum = 0;
-  for (const outcome of OUTCOMES) sum += counts[outcome];
+  for (const outcome of OUTCOMES) sum += counts[outcome] ?? 0;
   return sum;
+}
+
+/** Messages the server did not confirm it took: everything settled but accepted. */
+export function unacceptedCount(counts: Readonly<SavedOutcomes>): number {
+  return settledCount(counts) - counts.accepted;
 }
 
 export interface Counters extends OutcomeCounts {

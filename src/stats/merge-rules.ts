@@ -40,7 +40,7 @@ const rule = (path: string, combine: Combine, note?: string): MergeRule =>
 const sums = (section: string, keys: readonly string[]): MergeRule[] =>
   keys.map((key) => rule(`${section}.${key}`, "sum"));
 
-const OUTCOMES = ["attempted", "accepted", "rejected", "failed"] as const;
+const OUTCOMES = ["attempted", "accepted", "rejected", "failed", "unconfirmed"] as const;
 
 export const MERGE_RULES: readonly MergeRule[] = [
   rule("elapsedSeconds", "span"),

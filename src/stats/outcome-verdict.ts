@@ -10,9 +10,18 @@ import type { Result } from "./result.js";
 /** A count as every report prints it: 12,345. */
 const n = (count: number) => grouped(count, 0, 0);
 
-/** Messages and connections the target turned away or that failed on the way. */
+/** Messages and connections the target turned away, or that failed or went unconfirmed on the way. */
 function refusals(result: Result): number {
-  return result.messages.rejected + result.messages.failed + result.connections.refused;
+  const m = result.messages;
+  return m.rejected + m.failed + (m.unconfirmed ?? 0) + result.connections.refused;
+}
+
+/** "12 failed", or "2 failed, 10 unconfirmed" when some were sent in full without a reply. */
+function unanswered(m: Result["messages"]): string {
+  const unconfirmed = m.unconfirmed ?? 0;
+  return unconfirmed > 0
+    ? `${n(m.failed)} failed, ${n(unconfirmed)} unconfirmed`
+    : `${n(m.failed)} failed`;
 }
 
 /** Messages the target answered with a refusal: a connection refused, or a 4xx/5xx reply. */
@@ -37,7 +46,7 @@ export function applyOutcome(result: Result): void {
   } else if (messages.accepted === 0 && messages.rejected === 0) {
     g.limitedBy = "nobody";
     g.reasons = [
-      `none of ${n(messages.attempted)} attempted messages was answered: ${n(messages.failed)} failed`,
+      `none of ${n(messages.attempted)} attempted messages was answered: ${unanswered(messages)}`,
     ];
     g.advice = ADVICE.noneAccepted;
   } else if (result.accounting?.endedEarly) {
@@ -65,7 +74,7 @@ export function applyOutcome(result: Result): void {
     g.limitedBy = "target";
     g.reasons = [
       ...g.reasons.slice(0, 1),
-      `the target refused: ${n(messages.rejected)} messages rejected, ${n(messages.failed)} failed, ${n(connections.refused)} connections refused`,
+      `the target refused: ${n(messages.rejected)} messages rejected, ${unanswered(messages)}, ${n(connections.refused)} connections refused`,
     ];
     g.advice = ADVICE.target;
   }

@@ -8,7 +8,7 @@ import {
   type StatsSnapshot,
   summariseHistogram,
 } from "./collector.js";
-import { outcomesOf, settledCount } from "./counts.js";
+import { outcomesOf, settledCount, unacceptedCount } from "./counts.js";
 import { classifyError, ERROR_CLASSES, type ErrorClass, zeroErrorClasses } from "./errors.js";
 import type { FirstError } from "./first-errors.js";
 import { knee } from "./knee.js";
@@ -162,7 +162,7 @@ function summariseClass(
     name: cls.name,
     attempted,
     ...outcomesOf(cls),
-    errorPercent: attempted > 0 ? round(((cls.rejected + cls.failed) / attempted) * 100, 3) : 0,
+    errorPercent: attempted > 0 ? round((unacceptedCount(cls) / attempted) * 100, 3) : 0,
     transactionMs: summariseHistogram(cls.histogram),
     messagesPerSecond: elapsedSeconds > 0 ? round(cls.accepted / elapsedSeconds, 1) : 0,
     apdex: score,

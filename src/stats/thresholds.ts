@@ -3,6 +3,8 @@
  * each metric measures, and whether it held. config/thresholds.ts turns the text into a
  * Threshold (its grammar is documented there and in docs/reference.md).
  */
+
+import { settledCount, unacceptedCount } from "./counts.js";
 import {
   DELIVERY_METRICS,
   deliveryUnit,
@@ -154,6 +156,7 @@ export interface LiveTotals {
   accepted: number;
   rejected: number;
   failed: number;
+  unconfirmed: number;
   /** Transaction latency of the run so far (absent: latency thresholds wait for the end). */
   transactionMs?: LatencySummary;
 }
@@ -168,9 +171,10 @@ export const LIVE_MIN_SAMPLES = 100;
  * messages were accepted. Rate, Apdex, class and other phase thresholds are checked at the end.
  */
 export function breachedLive(thresholds: readonly Threshold[], totals: LiveTotals): string[] {
-  const done = totals.accepted + totals.rejected + totals.failed;
+  const done = settledCount(totals);
   if (done === 0) return [];
-  const errorPercent = ((totals.rejected + totals.failed) / done) * 100;
+  // As the statistics table's error %: every message the server did not confirm it took.
+  const errorPercent = (unacceptedCount(totals) / done) * 100;
   const out: string[] = [];
   for (const t of thresholds) {
     if (t.metric === "error_rate" && t.selector === null) {

@@ -1,6 +1,6 @@
 /**
  * Runs mailvolley's client in-process against a target and returns its Result, after checking
- * the invariant every test relies on: attempted = accepted + rejected + failed.
+ * the invariant every test relies on: attempted = accepted + rejected + failed + unconfirmed.
  */
 import assert from "node:assert/strict";
 import { buildRunConfig, type RawRunOptions } from "../../src/config/run-config.js";
@@ -28,14 +28,27 @@ export async function runClient(
   return result;
 }
 
-/** Nothing is lost: every message is counted once as accepted, rejected or failed. */
+/** Nothing is lost: every message is counted once as accepted, rejected, failed or unconfirmed. */
 export function assertBalanced(result: Result): void {
   const m = result.messages;
+  const unconfirmed = m.unconfirmed ?? 0;
   assert.equal(
     m.attempted,
-    m.accepted + m.rejected + m.failed,
-    `attempted ${m.attempted} != accepted ${m.accepted} + rejected ${m.rejected} + failed ${m.failed}`,
+    m.accepted + m.rejected + m.failed + unconfirmed,
+    `attempted ${m.attempted} != accepted ${m.accepted} + rejected ${m.rejected} + failed ${m.failed} + unconfirmed ${unconfirmed}`,
   );
+}
+
+/**
+ * The client and a server's own count agree: every message the client counted accepted, the
+ * server took; what else it took, the client sent in full and got no final reply for.
+ */
+export function assertWithinUnconfirmed(result: Result, serverAccepted: number, why = ""): void {
+  const m = result.messages;
+  const unconfirmed = m.unconfirmed ?? 0;
+  const text = `client ${JSON.stringify(m)}, server accepted ${serverAccepted} ${why}`;
+  assert.ok(m.accepted <= serverAccepted, `accepted more than the server took: ${text}`);
+  assert.ok(serverAccepted <= m.accepted + unconfirmed, `server took what failed: ${text}`);
 }
 
 /** The error rows matching a reply code (and phase), summed. */

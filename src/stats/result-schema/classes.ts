@@ -10,14 +10,24 @@ export const ClassResult = def(
       name: Type.String({
         description: 'The class name; "all" for the row over every message of the run.',
       }),
-      attempted: ref(Count, "accepted + rejected + failed."),
+      attempted: ref(Count, "accepted + rejected + failed + unconfirmed."),
       accepted: ref(Count, "The class's messages whose final reply to the data was 2xx."),
       rejected: ref(Count, "The class's messages the server refused with a reply."),
-      failed: ref(Count, "The class's messages that got no final verdict from the server."),
+      failed: ref(
+        Count,
+        "The class's messages that got no final verdict from the server, which cannot have taken them.",
+      ),
+      unconfirmed: Type.Optional(
+        ref(
+          Count,
+          "The class's messages sent in full whose final reply never came (messages.unconfirmed). Absent in results written before it existed.",
+        ),
+      ),
       errorPercent: Type.Number({
         minimum: 0,
         maximum: 100,
-        description: "(rejected + failed) / attempted × 100; 0 when nothing was attempted.",
+        description:
+          "(rejected + failed + unconfirmed) / attempted × 100: the messages the server did not confirm it took; 0 when nothing was attempted.",
       }),
       transactionMs: ref(
         LatencySummary,
@@ -41,7 +51,7 @@ export const ClassResult = def(
       ),
       apdex: nullable(
         ref(Fraction),
-        "Apdex over attempted messages: (satisfied + tolerating / 2) / attempted, where satisfied is an accepted message with transaction latency ≤ apdex.satisfiedMs, tolerating one ≤ apdex.toleratingMs, and every rejected or failed message counts as frustrated. null when nothing was attempted. Three decimals.",
+        "Apdex over attempted messages: (satisfied + tolerating / 2) / attempted, where satisfied is an accepted message with transaction latency ≤ apdex.satisfiedMs, tolerating one ≤ apdex.toleratingMs, and every rejected, failed or unconfirmed message counts as frustrated. null when nothing was attempted. Three decimals.",
       ),
     },
     {

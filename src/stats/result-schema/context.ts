@@ -54,7 +54,7 @@ export const Knee = def(
     },
     {
       description:
-        "Where success fell below 100%, read off the time series. Success in an interval = accepted / (accepted + rejected + failed + dropped): the messages settled in it and, open model, the arrivals dropped in it (no session could start them). Times are clamped to the run's last event, so every window lies inside the run.",
+        "Where success fell below 100%, read off the time series. Success in an interval = accepted / (accepted + rejected + failed + unconfirmed + dropped): the messages settled in it and, open model, the arrivals dropped in it (no session could start them). Times are clamped to the run's last event, so every window lies inside the run.",
       additionalProperties: false,
     },
   ),

@@ -7,7 +7,7 @@ export const Messages = Type.Object(
   {
     attempted: ref(
       Count,
-      "Messages the run started (or could not start): accepted + rejected + failed, always.",
+      "Messages the run started (or could not start): accepted + rejected + failed + unconfirmed, always.",
     ),
     accepted: ref(Count, "The final reply to the message's data was 2xx."),
     rejected: ref(
@@ -16,7 +16,13 @@ export const Messages = Type.Object(
     ),
     failed: ref(
       Count,
-      "No final verdict from the server: the connection failed, closed, timed out, sent a 421 or broke the protocol while the message was in flight, or the message was never started.",
+      "No final verdict from the server, and the server cannot have taken the message: its data was not sent in full when the connection failed, closed, timed out or broke the protocol (or was cut by this client), a 421 ended the session, or the message was never started.",
+    ),
+    unconfirmed: Type.Optional(
+      ref(
+        Count,
+        "The message's data (or its last BDAT chunk) was sent in full, but its final reply never came: the reply timed out, the connection closed or broke, or this client cut it. The server may have taken it (RFC 1047), so it is neither accepted nor failed; with --chunking every transaction of the window whose data was sent. A built-in sink's (or a gateway's) accepted count lies between accepted and accepted + unconfirmed. Absent in results written before it existed (read as 0).",
+      ),
     ),
     dropped: ref(
       Count,
@@ -87,7 +93,7 @@ export const Accounting = Type.Object(
     ),
     started: ref(
       Count,
-      "Messages a session took (MAIL written, or its connection failed first): each ended accepted, rejected or failed. messages.attempted less unsent.",
+      "Messages a session took (MAIL written, or its connection failed first): each ended accepted, rejected, failed or unconfirmed. messages.attempted less unsent.",
     ),
     unsent: ref(
       Count,

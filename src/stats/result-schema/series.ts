@@ -39,6 +39,12 @@ export const SeriesPoint = def(
       accepted: ref(Count, "Messages whose final verdict, 2xx, came in the interval."),
       rejected: ref(Count, "Messages refused with a reply in the interval."),
       failed: ref(Count, "Messages that failed (no final verdict) in the interval."),
+      unconfirmed: Type.Optional(
+        ref(
+          Count,
+          "Messages sent in full whose final reply never came, settled in the interval (messages.unconfirmed). Absent in results written before it existed.",
+        ),
+      ),
       connectionsOpened: ref(Count, "Connections attempted in the interval."),
       openSessions: ref(Count, "Sessions open at the end of the interval."),
       openSessionsMean: Type.Optional(
