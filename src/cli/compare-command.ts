@@ -5,6 +5,7 @@
  * (--sink-max-connection-rate and friends) to show what reuse dodges.
  */
 import type { Argv } from "yargs";
+import { checkAddresses } from "../config/addresses.js";
 import { buildCompareCommandConfig } from "../config/command-config.js";
 import { COMPARE_OPTIONS, RUN_OPTIONS } from "../config/option-table.js";
 import type { RunConfig } from "../config/run-config.js";
@@ -29,7 +30,7 @@ import { applyThresholds, compareDoc, generatorGate, printBreaches } from "./rep
 import { announceStop } from "./run-command.js";
 import { checkSeriesOut, SeriesStreams } from "./series-stream.js";
 import { StopSignals } from "./signals.js";
-import { warnPlaintextAuth } from "./warnings.js";
+import { noteOptions, warnPlaintextAuth } from "./warnings.js";
 
 export const compareCommand = {
   command: "compare [target]",
@@ -52,6 +53,9 @@ export const compareCommand = {
     } = buildCompareCommandConfig(givenOptions(argv));
     if (configs[0].target === null || receive !== null) checkEmbeddedSink(sink);
     warnPlaintextAuth(configs[0], configs[0].target);
+    noteOptions(configs[0]);
+    const { target, sourceAddresses, timeouts } = configs[0];
+    await checkAddresses(target, sourceAddresses, timeouts.connect);
     const { json, quiet } = configs[0];
     const exports = exportsOf<Result[]>([
       ["--json", json, (runs) => renderJson(compareDoc(runs, notRun(configs, runs)))],

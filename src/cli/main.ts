@@ -93,6 +93,8 @@ export async function main(args: string[]): Promise<void> {
       if (error instanceof UsageError) usageError(error.message);
       // yargs' own parse errors ("Not enough arguments following: m") are usage errors too.
       if (error && error.name !== "YError") throw error;
+      // A UsageError thrown in an option's coerce (given twice) reaches here as its message.
+      if (/^--[a-z][\w-]*: /.test(message)) usageError(message);
       // After a command's builder ran, the instance knows that command's options.
       const command = COMMANDS.includes(args[0]) ? args[0] : null;
       const line = withSuggestions(message.split("\n")[0], {

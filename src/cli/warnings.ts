@@ -1,6 +1,6 @@
 /** Warnings a command prints once, on stderr, before any traffic. */
 import type { Target } from "../config/parse.js";
-import type { RunConfig } from "../config/run-config.js";
+import { optionNotes, type RunConfig } from "../config/run-config.js";
 import { plaintextAuthWarning, type SecuritySettings } from "../config/security.js";
 
 /** Says so when AUTH would cross the network unencrypted (config/security.ts). */
@@ -25,4 +25,9 @@ export function noteDefaultMessages(
   process.stderr.write(
     `mailvolley: note: --rate without -m or -d sends the default ${config.messages.toLocaleString("en-US")} messages (about ${seconds} s at ${perSecond}/s); give -m or -d to bound the run\n`,
   );
+}
+
+/** Options taken that do less than their words suggest (config/run-config.ts optionNotes). */
+export function noteOptions(config: RunConfig): void {
+  for (const note of optionNotes(config)) process.stderr.write(`mailvolley: note: ${note}\n`);
 }

@@ -25,6 +25,7 @@ export const RUN_OPTIONS = {
     group: "Run:",
     describe: "Sessions (connections) at once",
     default: 10,
+    twice: "a timeout (ab's -s) is --timeout or --timeout-PHASE",
   },
   messages: {
     alias: ["m", "n"],

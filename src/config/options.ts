@@ -5,6 +5,8 @@
  * value the help shows is the value the config falls back to.
  */
 
+import { UsageError } from "../usage/usage-error.js";
+
 /** Help section an option is listed under. */
 export type OptionGroup =
   | "Run:"
@@ -41,6 +43,8 @@ export interface OptionSpec {
   readonly shown?: string;
   /** False: a plan file may not set it (the plan options themselves, output verbosity). */
   readonly plan?: false;
+  /** What a user who gave it twice probably meant, when another tool's letter explains it. */
+  readonly twice?: string;
 }
 
 export type OptionTable = Readonly<Record<string, OptionSpec>>;
@@ -89,6 +93,20 @@ export function helpText(spec: OptionSpec): string {
           ? " [duration]"
           : "";
   return `${spec.describe}${kind} [default: ${shown}]`;
+}
+
+/**
+ * A one-value option given more than once (yargs collects the values): one answer for every
+ * option, naming the letters that set it, since `-n 1000 -m 2000` is a clash of two tools'
+ * habits more often than a typo.
+ */
+export function givenTwice(flag: string, spec: OptionSpec, values: readonly unknown[]): UsageError {
+  const letters = [spec.alias ?? []].flat().map((a) => `-${a}`);
+  const both = letters.length > 1 ? `${letters.join(" and ")} both set --${flag} here; ` : "";
+  return new UsageError(
+    `--${flag}`,
+    `given twice (${values.join(", ")}): ${both}${spec.twice ?? `give --${flag} once`}`,
+  );
 }
 
 /** camelCase keys a plan file may set at the top level, from the given tables. */

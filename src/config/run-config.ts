@@ -134,12 +134,10 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
     raw.target === undefined || raw.target === null || raw.target === ""
       ? null
       : parseTarget("target", String(raw.target));
-  // -s and -c are both --sessions (smtp-source's -s, ab's -c); ab users also reach for -s as a
-  // timeout, which gives the option twice.
-  if (Array.isArray(raw.sessions)) {
+  if (target?.kind === "unix" && raw.source !== undefined) {
     throw new UsageError(
-      "--sessions",
-      `given twice (${raw.sessions.join(", ")}): -s and -c both set --sessions here; a timeout (ab's -s) is --timeout or --timeout-PHASE`,
+      "--source",
+      "a unix socket has no local IP address to connect from; drop --source",
     );
   }
   const sessions = parseCount("--sessions", raw.sessions ?? DEFAULTS.sessions, 1, 100_000);
@@ -333,6 +331,24 @@ function parseInterval(raw: unknown): number {
   const ms = parseDuration("--interval", raw ?? DEFAULTS.interval);
   if (ms < 100) throw new UsageError("--interval", "must be at least 100ms");
   return ms;
+}
+
+/**
+ * Notes on options that are taken but do less than their words suggest, printed once before
+ * the traffic: harmless, so not refused.
+ */
+export function optionNotes(config: RunConfig): string[] {
+  const notes: string[] = [];
+  if (config.verbose && config.quiet) {
+    notes.push("-v with -q prints the first session's conversation and nothing else");
+  }
+  const cores = availableParallelism();
+  if (config.workers > cores) {
+    notes.push(
+      `--workers ${config.workers} on ${cores} cores: the threads beyond ${cores} share the cores and add no throughput`,
+    );
+  }
+  return notes;
 }
 
 /**

@@ -43,6 +43,7 @@ export function parseSecurity(
       "give either --starttls or --tls-on-connect, not both",
     );
   }
+  if (!raw.starttls && !raw.tlsOnConnect) refuseTlsOnlyOptions(raw);
   return {
     tls: raw.tlsOnConnect ? "implicit" : raw.starttls ? "starttls" : "none",
     tlsResume: raw.tlsResume !== false,
@@ -51,6 +52,23 @@ export function parseSecurity(
       raw.tlsServername === undefined ? null : parseLine("--tls-servername", raw.tlsServername),
     auth: parseAuth(credentials(raw, env), raw.authMechanism),
   };
+}
+
+/** The options that only shape a TLS connection do nothing on a plaintext one: say so. */
+function refuseTlsOnlyOptions(raw: RawSecurityOptions): void {
+  const given = [
+    ["--tls-verify", raw.tlsVerify === true],
+    ["--no-tls-resume", raw.tlsResume === false],
+    ["--tls-servername", raw.tlsServername !== undefined],
+  ] as const;
+  for (const [flag, isGiven] of given) {
+    if (isGiven) {
+      throw new UsageError(
+        flag,
+        "applies to TLS, and this run speaks none: add --starttls or --tls-on-connect",
+      );
+    }
+  }
 }
 
 /** user:password from --auth, --auth-file or MAILVOLLEY_AUTH, with the option it came from. */
