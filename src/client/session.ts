@@ -155,6 +155,11 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
     this.transport.uncork();
   };
 
+  /** The connection ended by --timeout-connect before the TCP handshake completed. */
+  get connectTimedOut(): boolean {
+    return this.endingRow?.reply === "timeout" && this.endingRow.phase === "connect";
+  }
+
   /** The phase a reply, failure or timeout now is counted under, from the state. */
   phase(): Phase {
     if (this.state === State.Connecting) return "connect";

@@ -13,6 +13,8 @@ export interface ProgressCounts {
   failed: number;
   dropped: number;
   connectionsOpened: number;
+  /** Connections that never reached a banner: refused, timed out, reset (Result.connections.refused). */
+  connectionsRefused: number;
   openSessions: number;
 }
 
@@ -25,6 +27,7 @@ export function zeroProgressCounts(): ProgressCounts {
     failed: 0,
     dropped: 0,
     connectionsOpened: 0,
+    connectionsRefused: 0,
     openSessions: 0,
   };
 }

@@ -5,6 +5,7 @@
  * share; the in-process run calls it directly.
  */
 import { Session, type SessionHost } from "../client/session.js";
+import { durationText } from "../config/options.js";
 import type { RunConfig } from "../config/run-config.js";
 import { MessageFactory } from "../messages/factory.js";
 import { MessageWire } from "../messages/wire.js";
@@ -80,6 +81,8 @@ class ThreadShareRun implements SessionHost {
   private readonly progressHook: ((progress: ThreadProgress) => void) | null;
   private readonly preloaded: MessageWire | null;
   private hardStopped = false;
+  /** Slots gave up because every connection of this thread timed out at connect. */
+  private unreachable = false;
   private drainRequested = false;
   private finished = false;
   /** Each slot has a quota of messages (--ramp-up with -m). */
@@ -223,6 +226,15 @@ class ThreadShareRun implements SessionHost {
     this.idle.delete(session);
     slot.session = null;
     slot.closed = session;
+    if (session.connectTimedOut && this.stats.counters.connectionsEstablished === 0) {
+      // No connection of this thread got past a SYN in --timeout-connect: the host drops them
+      // (a firewall, a wrong address). Retrying would only repeat the wait, once per attempt
+      // and message: the slot gives up now, so the run ends within one connect timeout.
+      this.unreachable = true;
+      slot.retired = true;
+      this.finishIfIdle();
+      return;
+    }
     if (this.config.mode === "reuse") {
       const worked = session.messagesStarted > 0 || cleanly;
       slot.failures = worked ? 0 : slot.failures + 1;
@@ -304,6 +316,7 @@ class ThreadShareRun implements SessionHost {
       failed: c.failed,
       dropped: this.work.dropped,
       connectionsOpened: c.connectionsOpened,
+      connectionsRefused: c.connectionsRefused,
       openSessions: this.slotOf.size,
       recentHistogram: this.stats.lastIntervalHistogram(),
       transactionHistogram: this.stats.encoded("transaction"),
@@ -354,12 +367,10 @@ class ThreadShareRun implements SessionHost {
     perClass.forEach((count, cls) => {
       if (count > 0) this.stats.messagesUnsent(cls, count);
     });
-    this.stats.failure(
-      "unsent",
-      "connect",
-      `every session gave up after ${this.config.reconnectAttempts} sessions in a row ended without a message`,
-      left,
-    );
+    const why = this.unreachable
+      ? `no connection: timed out, every connection (--timeout-connect ${durationText(this.config.timeouts.connect)})`
+      : `every session gave up after ${this.config.reconnectAttempts} sessions in a row ended without a message`;
+    this.stats.failure("unsent", "connect", why, left);
   }
 
   private sweep(): void {
