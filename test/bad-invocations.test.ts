@@ -121,6 +121,22 @@ const rows: [args: string[], code: number, firstLine: RegExp][] = [
   ],
   [["run", "-l", "1k", "--size", "2k"], 2, /^mailvolley: --size: given twice \(1k, 2k\)/],
   [["sink", "--backlog", "3", "--backlog", "4"], 2, /^mailvolley: --backlog: given twice/],
+  [
+    ["probe", "127.0.0.1:1", "--probe", "concurrency", "--max", "5", "--max", "6"],
+    2,
+    /^mailvolley: --max: given twice \(5, 6\): give --max once$/m,
+  ],
+  [
+    ["report", good, "--granularity", "2s", "--granularity", "3s"],
+    2,
+    /^mailvolley: --granularity: given twice \(2s, 3s\)/,
+  ],
+  // A secret given twice is not repeated back.
+  [
+    ["run", "--auth", "a:SECRET1", "--auth", "b:SECRET2"],
+    2,
+    /^mailvolley: --auth: given twice: give --auth once$/m,
+  ],
   // Errors found before traffic: the name, the source addresses, values that would drop it all.
   [
     ["run", "nonexistent.invalid:25"],

@@ -4,7 +4,7 @@
  */
 import type { ArgumentsCamelCase, Argv } from "yargs";
 import { COMPARE_OPTIONS, LOAD_OPTIONS, SECURITY_OPTIONS } from "../config/option-table.js";
-import { givenTwice, helpText, type OptionTable, pickOptions } from "../config/options.js";
+import { helpText, type OptionTable, pickOptions } from "../config/options.js";
 import type { SinkSettings } from "../config/sink-config.js";
 import { fillSinkOptions, type SinkOptions } from "../sink/index.js";
 import { UsageError } from "../usage/usage-error.js";
@@ -25,16 +25,8 @@ export function tableOptions<T>(yargs: Argv<T>, table: OptionTable): Argv<T> {
       // Text rows get no yargs type, so the help does not call numbers strings; the parser
       // leaves them as typed (main.ts turns parse-numbers off) and config/ checks them.
       ...(spec.kind === "flag" ? { type: "boolean" as const } : {}),
-      // A text option takes one value; given twice, yargs would hand over both.
-      ...(spec.kind === "text"
-        ? {
-            requiresArg: true,
-            coerce: (value: unknown) => {
-              if (Array.isArray(value)) throw givenTwice(flag, spec, value);
-              return value;
-            },
-          }
-        : {}),
+      // A text option takes one value; given twice, main.ts refuses it (refuseRepeats).
+      ...(spec.kind === "text" ? { requiresArg: true } : {}),
       ...(spec.kind === "list" ? { array: true } : {}),
       describe: helpText(spec),
       group: spec.group,

@@ -47,6 +47,8 @@ export interface OptionSpec {
   readonly plan?: false;
   /** What a user who gave it twice probably meant, when another tool's letter explains it. */
   readonly twice?: string;
+  /** Its value is a secret: an error never repeats it (--auth). */
+  readonly secret?: true;
 }
 
 export type OptionTable = Readonly<Record<string, OptionSpec>>;
@@ -126,12 +128,17 @@ export function helpText(spec: OptionSpec): string {
  * option, naming the letters that set it, since `-n 1000 -m 2000` is a clash of two tools'
  * habits more often than a typo.
  */
-export function givenTwice(flag: string, spec: OptionSpec, values: readonly unknown[]): UsageError {
+export function givenTwice(
+  flag: string,
+  spec: Pick<OptionSpec, "alias" | "twice" | "secret">,
+  values: readonly unknown[],
+): UsageError {
   const letters = [spec.alias ?? []].flat().map((a) => `-${a}`);
   const both = letters.length > 1 ? `${letters.join(" and ")} both set --${flag} here; ` : "";
+  const shown = spec.secret ? "" : ` (${values.join(", ")})`;
   return new UsageError(
     `--${flag}`,
-    `given twice (${values.join(", ")}): ${both}${spec.twice ?? `give --${flag} once`}`,
+    `given twice${shown}: ${both}${spec.twice ?? `give --${flag} once`}`,
   );
 }
 

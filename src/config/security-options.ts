@@ -40,6 +40,7 @@ export const SECURITY_OPTIONS = {
   auth: {
     kind: "text",
     takes: "user:password",
+    secret: true,
     group: "TLS and AUTH:",
     describe: "AUTH as user:password after EHLO (and STARTTLS); visible in ps, see --auth-file",
   },
