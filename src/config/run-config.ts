@@ -334,24 +334,6 @@ function parseInterval(raw: unknown): number {
 }
 
 /**
- * Notes on options that are taken but do less than their words suggest, printed once before
- * the traffic: harmless, so not refused.
- */
-export function optionNotes(config: RunConfig): string[] {
-  const notes: string[] = [];
-  if (config.verbose && config.quiet) {
-    notes.push("-v with -q prints the first session's conversation and nothing else");
-  }
-  const cores = availableParallelism();
-  if (config.workers > cores) {
-    notes.push(
-      `--workers ${config.workers} on ${cores} cores: the threads beyond ${cores} share the cores and add no throughput`,
-    );
-  }
-  return notes;
-}
-
-/**
  * One worker per core but one: the main thread merges progress and results and, in a
  * self-test, runs the sink, and on loopback the kernel's TCP work needs a core too. Measured on
  * 2 cores (docs/performance.md): a second worker cost 14 µs a message and 75 MiB with 10,000

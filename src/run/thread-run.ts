@@ -5,7 +5,6 @@
  * share; the in-process run calls it directly.
  */
 import { Session, type SessionHost } from "../client/session.js";
-import { durationText } from "../config/options.js";
 import type { RunConfig } from "../config/run-config.js";
 import { MessageFactory } from "../messages/factory.js";
 import { MessageWire } from "../messages/wire.js";
@@ -19,7 +18,7 @@ import type { ThreadProgress } from "./progress.js";
 import { activeSessions, arrivalIntervalAt, sessionQuotas } from "./schedule.js";
 import { StartGate } from "./start-at.js";
 import type { RunningLoad, ThreadOutcome, ThreadShare } from "./thread-share.js";
-import { ClosedWork, OpenWork, type WorkSource } from "./work.js";
+import { ClosedWork, OpenWork, unsentReason, type WorkSource } from "./work.js";
 
 export type { Progress, ProgressCounts, ThreadProgress } from "./progress.js";
 export type { RunningLoad, ThreadOutcome, ThreadShare } from "./thread-share.js";
@@ -54,8 +53,8 @@ interface Slot {
   timer: NodeJS.Timeout | null;
   /** Waiting for work (open model) or for the session ramp to reach it. */
   parked: boolean;
-  /** The slot gave up after repeated connection failures. */
-  retired: boolean;
+  /** The slot gave up: after repeated connection failures, or unreachable (unsentReason). */
+  retired: boolean | "unreachable";
   /** Messages this slot's sessions took, and may take (Infinity: no share of its own). */
   taken: number;
   readonly quota: number;
@@ -81,8 +80,6 @@ class ThreadShareRun implements SessionHost {
   private readonly progressHook: ((progress: ThreadProgress) => void) | null;
   private readonly preloaded: MessageWire | null;
   private hardStopped = false;
-  /** Slots gave up because every connection of this thread timed out at connect. */
-  private unreachable = false;
   private drainRequested = false;
   private finished = false;
   /** Each slot has a quota of messages (--ramp-up with -m). */
@@ -227,13 +224,8 @@ class ThreadShareRun implements SessionHost {
     slot.session = null;
     slot.closed = session;
     if (session.connectTimedOut && this.stats.counters.connectionsEstablished === 0) {
-      // No connection of this thread got past a SYN in --timeout-connect: the host drops them
-      // (a firewall, a wrong address). Retrying would only repeat the wait, once per attempt
-      // and message: the slot gives up now, so the run ends within one connect timeout.
-      this.unreachable = true;
-      slot.retired = true;
-      this.finishIfIdle();
-      return;
+      slot.retired = "unreachable"; // see unsentReason (work.ts)
+      return this.finishIfIdle();
     }
     if (this.config.mode === "reuse") {
       const worked = session.messagesStarted > 0 || cleanly;
@@ -367,10 +359,7 @@ class ThreadShareRun implements SessionHost {
     perClass.forEach((count, cls) => {
       if (count > 0) this.stats.messagesUnsent(cls, count);
     });
-    const why = this.unreachable
-      ? `no connection: timed out, every connection (--timeout-connect ${durationText(this.config.timeouts.connect)})`
-      : `every session gave up after ${this.config.reconnectAttempts} sessions in a row ended without a message`;
-    this.stats.failure("unsent", "connect", why, left);
+    this.stats.failure("unsent", "connect", unsentReason(this.config, this.slots), left);
   }
 
   private sweep(): void {
