@@ -224,10 +224,8 @@ class ThreadShareRun implements SessionHost {
     slot.session = null;
     slot.closed = session;
     if (session.connectTimedOut && this.stats.counters.connectionsEstablished === 0) {
-      slot.retired = "unreachable"; // see unsentReason (work.ts)
-      return this.finishIfIdle();
-    }
-    if (this.config.mode === "reuse") {
+      slot.retired = "unreachable"; // see unsentReason (work.ts); open() below opens none
+    } else if (this.config.mode === "reuse") {
       const worked = session.messagesStarted > 0 || cleanly;
       slot.failures = worked ? 0 : slot.failures + 1;
       if (slot.failures > 0 && !this.hardStopped) {
