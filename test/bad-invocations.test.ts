@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { mailvolley, startMailvolley } from "./helpers/cli.js";
@@ -113,6 +114,94 @@ const rows: [args: string[], code: number, firstLine: RegExp][] = [
     2,
     /^mailvolley: --sessions: given twice \(5, 3600\): -s and -c both set --sessions here; a timeout \(ab's -s\) is --timeout/,
   ],
+  [
+    ["run", "-n", "1000", "-m", "2000"],
+    2,
+    /^mailvolley: --messages: given twice \(1000, 2000\): -m and -n both set --messages here; give --messages once$/m,
+  ],
+  [["run", "-l", "1k", "--size", "2k"], 2, /^mailvolley: --size: given twice \(1k, 2k\)/],
+  [["sink", "--backlog", "3", "--backlog", "4"], 2, /^mailvolley: --backlog: given twice/],
+  [
+    ["probe", "127.0.0.1:1", "--probe", "concurrency", "--max", "5", "--max", "6"],
+    2,
+    /^mailvolley: --max: given twice \(5, 6\): give --max once$/m,
+  ],
+  [
+    ["report", good, "--granularity", "2s", "--granularity", "3s"],
+    2,
+    /^mailvolley: --granularity: given twice \(2s, 3s\)/,
+  ],
+  // A secret given twice is not repeated back.
+  [
+    ["run", "--auth", "a:SECRET1", "--auth", "b:SECRET2"],
+    2,
+    /^mailvolley: --auth: given twice: give --auth once$/m,
+  ],
+  // Errors found before traffic: the name, the source addresses, values that would drop it all.
+  [
+    ["run", "nonexistent.invalid:25"],
+    2,
+    /^mailvolley: target: "nonexistent\.invalid" does not resolve \(ENOTFOUND\)/,
+  ],
+  [
+    ["compare", "nonexistent.invalid", "-m", "10"],
+    2,
+    /^mailvolley: target: "nonexistent\.invalid" does not resolve/,
+  ],
+  [
+    ["probe", "nonexistent.invalid:25", "--probe", "concurrency"],
+    2,
+    /^mailvolley: target: "nonexistent\.invalid" does not resolve/,
+  ],
+  [
+    ["run", "127.0.0.1:1", "--source", "127.0.0.2,198.51.100.77"],
+    2,
+    /^mailvolley: --source: "198\.51\.100\.77" is not an address of this host \(EADDRNOTAVAIL\)/,
+  ],
+  [
+    ["run", "unix:/nonexistent/sock", "--source", "127.0.0.2"],
+    2,
+    /^mailvolley: --source: a unix socket has no local IP address/,
+  ],
+  [
+    ["run", "--rate", "10", "--max-delay", "0"],
+    2,
+    /^mailvolley: --max-delay: must be longer than 0/,
+  ],
+  [["report", good, "--html"], 2, /^mailvolley: Not enough arguments following: html/],
+  // Options taken and ignored before: each refused with the reason.
+  [
+    ["run", "--mode", "per-message", "--messages-per-session", "10"],
+    2,
+    /^mailvolley: --messages-per-session: shapes the sessions of --mode reuse/,
+  ],
+  [
+    ["run", "--mode", "per-message", "--reconnect-attempts", "3"],
+    2,
+    /^mailvolley: --reconnect-attempts: shapes the sessions of --mode reuse/,
+  ],
+  [
+    ["run", "--rate", "100", "--ramp-up", "5s"],
+    2,
+    /^mailvolley: --ramp-up: starts sessions in the closed model; with --rate or --ramp/,
+  ],
+  [
+    ["run", "--tls-verify"],
+    2,
+    /^mailvolley: --tls-verify: applies to TLS, and this run speaks none/,
+  ],
+  [["run", "--no-tls-resume"], 2, /^mailvolley: --no-tls-resume: applies to TLS/],
+  [
+    ["probe", "127.0.0.1:1", "--probe", "concurrency", "--tls-servername", "mx"],
+    2,
+    /^mailvolley: --tls-servername: applies to TLS/,
+  ],
+  [
+    ["run", "-t", "30"],
+    2,
+    /^mailvolley: --to: "30" is not a mail address \(local@domain\); give e\.g\. user@example\.com; a time limit is -d 30s$/m,
+  ],
+  [["run", "-f", "30"], 2, /^mailvolley: --from: "30" is not a mail address/],
   [["compare", "--mode", "reuse"], 2, /^mailvolley: --mode: compare runs both modes/],
   [["report", stringCount], 2, /^mailvolley: result: .*messages\.accepted is "200lots"/],
   [["report", futureSchema], 2, /^mailvolley: result: .*schema "mailvolley\/result@9"/],
@@ -233,6 +322,27 @@ describe("bad invocations: exit code and first line", () => {
       out.stderr.split("\n")[0],
       /^mailvolley: note: --rate without -m or -d sends the default 10,000 messages \(about 5000 s at 2\/s\)/,
     );
+  });
+
+  test("harmless options that do less than they say get a one-line note, and the run goes on", async () => {
+    const workers = availableParallelism() + 1;
+    const out = await mailvolley([
+      "run",
+      "-m",
+      "5",
+      "-s",
+      "1",
+      "-q",
+      "-v",
+      "--workers",
+      String(workers),
+    ]);
+    assert.equal(out.code, 0, out.stderr);
+    const notes = out.stderr.split("\n").filter((line) => line.startsWith("mailvolley: note:"));
+    assert.deepEqual(notes, [
+      "mailvolley: note: -v with -q prints the first session's conversation and nothing else",
+      `mailvolley: note: --workers ${workers} on ${workers - 1} cores: the threads beyond ${workers - 1} share the cores and add no throughput`,
+    ]);
   });
 
   test("the good result the bad ones were made from is read", async () => {

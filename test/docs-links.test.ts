@@ -4,10 +4,11 @@
  * its top.
  */
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { missingLinks, relativeLinks } from "./helpers/markdown-links.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -19,31 +20,24 @@ const PAGES = [
     .map((f) => join("docs", f)),
 ];
 
-/** The targets of inline Markdown links `[text](target)` and images, code spans left out. */
-function linkTargets(markdown: string): string[] {
-  const prose = markdown.replace(/```[\s\S]*?```/g, "").replace(/`[^`\n]*`/g, "");
-  return [...prose.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map(
-    ([, target]) => target,
-  );
-}
-
-function isRelative(target: string): boolean {
-  return !/^[a-z][a-z0-9+.-]*:/i.test(target) && !target.startsWith("#");
-}
-
 describe("the documentation's links", () => {
   for (const page of PAGES) {
     test(`every relative link in ${page} resolves to a file`, () => {
-      const text = readFileSync(join(ROOT, page), "utf8");
-      const missing = linkTargets(text)
-        .filter(isRelative)
-        .filter((target) => {
-          const path = decodeURIComponent(target.split("#")[0] ?? "");
-          return !existsSync(join(ROOT, dirname(page), path));
-        });
-      assert.deepEqual(missing, [], `${page} links to files that do not exist`);
+      assert.deepEqual(missingLinks(ROOT, page), [], `${page} links to files that do not exist`);
     });
   }
+
+  test("the package ships every page and picture they link to (package.json files)", () => {
+    const { files } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+      files: string[];
+    };
+    const shipped = (path: string) =>
+      files.some((entry) => (entry.endsWith("/") ? path.startsWith(entry) : path === entry));
+    const unshipped = PAGES.flatMap((page) =>
+      [page, ...relativeLinks(ROOT, page)].filter((path) => !shipped(path)),
+    );
+    assert.deepEqual(unshipped, [], "an installed copy would lack these");
+  });
 });
 
 describe("README.md is a first page", () => {

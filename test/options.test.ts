@@ -23,7 +23,7 @@ import {
   LOAD_OPTIONS,
   TIMEOUT_OPTIONS,
 } from "../src/config/option-table.js";
-import { camel, helpText, type OptionSpec } from "../src/config/options.js";
+import { camel, helpText, type OptionSpec, valueTag } from "../src/config/options.js";
 import { parseDuration, parseWindowRate } from "../src/config/parse.js";
 import { parseRate as parseSinkRate } from "../src/sink/options.js";
 import { DEFAULT_TIMEOUTS, PHASE_NAMES } from "../src/smtp/phases.js";
@@ -65,14 +65,14 @@ describe("the help is derived from the table", () => {
         assert.ok(help.includes(`${letters.join("")}--${flag} `), `${letters.join("")}--${flag}`);
         const shown = spec.shown ?? spec.default;
         if (shown !== undefined) {
-          // The description, the kind of value when it is a number or a duration, the default.
-          const kind = / \[(number|duration)\]$/.exec(
-            helpText(spec).replace(/ \[default: .*\]$/, ""),
-          );
-          const expected = `${spec.describe}${kind ? kind[0] : ""} [default: ${shown}]`;
+          // The description, what the option takes, the default (a flag's as on or off).
+          const tag = valueTag(spec);
+          const onOff: Record<string, string> = { true: "on", offered: "on", false: "off" };
+          const value = spec.kind === "flag" ? (onOff[String(shown)] ?? shown) : shown;
+          const expected = `${spec.describe}${tag === null ? "" : ` [${tag}]`} [default: ${value}]`;
           assert.equal(helpText(spec), expected);
           assert.ok(help.includes(expected), `--${flag}: ${expected}`);
-          if (typeof spec.default === "number") assert.ok(kind?.[1] === "number", `--${flag}`);
+          if (typeof spec.default === "number") assert.match(tag ?? "", /^number/, `--${flag}`);
         }
       }
     });

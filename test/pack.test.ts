@@ -11,6 +11,7 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { assertChartsDrawn, openInChromium, skipWithoutChromium } from "./helpers/chromium.js";
+import { missingLinks } from "./helpers/markdown-links.js";
 import { tempDir } from "./helpers/tmp.js";
 
 const run = promisify(execFile);
@@ -124,6 +125,14 @@ test("npm pack gives a package that installs globally, runs with npx, and writes
   // report validates against the packed schema with ajv, both found from the installed layout.
   const summary = await run(bin, ["report", json], { cwd: work });
   assert.match(summary.stdout, /100/);
+
+  // The README's links, and the docs' own, resolve in the installed copy: docs/ is packed.
+  const installedRoot = join(prefix, "lib", "node_modules", "mailvolley");
+  const pages = ["README.md", ...paths.filter((p) => /^docs\/[^/]+\.md$/.test(p))];
+  assert.ok(pages.includes("docs/reference.md"), "the docs are packed");
+  for (const page of pages) {
+    assert.deepEqual(missingLinks(installedRoot, page), [], `${page}'s links, installed`);
+  }
 
   // npx: the tarball as a package, nothing installed globally.
   const { stdout: version } = await npm(

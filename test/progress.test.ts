@@ -46,7 +46,7 @@ describe("progress", () => {
     });
     assert.equal(
       line,
-      "30s/120s 25% ETA 90s sent 1.23M acc 1.23M 34000/s p99 12.3ms err 27 sess 100",
+      "30s/120s 25% ETA 90s sent 1.23M acc 1.23M 34,000/s p99 12.3ms err 27 sess 100",
     );
     assert.ok(line.length < 80, `${line.length} columns`);
     const short = formatProgress(progress({ attempted: 10, accepted: 10 }), null, {
@@ -55,6 +55,15 @@ describe("progress", () => {
       total: { messages: INFINITE, durationMs: 0 },
     });
     assert.equal(short, "1s sent 10 acc 10 10/s p99 0.0ms err 0 sess 0");
+  });
+
+  test("connections that never reached a banner are counted, though no message failed yet", () => {
+    const refusing = formatProgress(
+      progress({ connectionsOpened: 12_345, connectionsRefused: 12_345, openSessions: 1_000 }),
+      null,
+      { intervalSeconds: 1, elapsedSeconds: 5, total: { messages: INFINITE, durationMs: 0 } },
+    );
+    assert.equal(refusing, "5s sent 0 acc 0 0/s p99 0.0ms err 0 sess 1,000 conn fail 12,345");
   });
 
   test("a compare's pause counts down in whole seconds, never below 0", () => {

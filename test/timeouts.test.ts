@@ -5,14 +5,13 @@
  * time is asserted.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import net from "node:net";
 import { describe, test } from "node:test";
 import type { RawRunOptions } from "../src/config/run-config.js";
 import { PHASE_NAMES, type Phase } from "../src/smtp/phases.js";
 import type { Result } from "../src/stats/result.js";
 import { errorCount, runClient } from "./helpers/run-client.js";
 import { type Script, withServer } from "./helpers/scripted-server.js";
+import { startStalledListener } from "./helpers/stalled-listener.js";
 
 const target = (server: { port: number }) => `127.0.0.1:${server.port}`;
 
@@ -202,7 +201,9 @@ describe("every phase's timeout is a counted outcome of that phase", () => {
   test("connect: a listener whose accept queue is full never completes the handshake", async () => {
     const listener = await startStalledListener();
     try {
-      const result = await stalled(listener, "connect");
+      // Two sessions connect at once: a thread that never got a connection through gives up
+      // at its first connect timeout, so one session would leave the second message unsent.
+      const result = await stalled(listener, "connect", { sessions: 2 });
       assert.equal(result.messages.failed, 2, rows(result));
       assert.equal(errorCount(result, "timeout", "connect"), 2, rows(result));
       assert.equal(errorCount(result, "timeout"), 2, rows(result));
@@ -225,44 +226,3 @@ describe("every phase's timeout is a counted outcome of that phase", () => {
     );
   });
 });
-
-/**
- * A loopback listener that never accepts: a child process listens with a backlog of 1 and then
- * blocks its event loop, so the kernel's accept queue fills with the two connections made here
- * and every later SYN is dropped (Linux drops a SYN when the accept queue is full). A connect
- * to it stays pending: the connect phase, without leaving loopback.
- */
-async function startStalledListener(): Promise<{ port: number; stop(): Promise<void> }> {
-  const program = `
-    const net = require("node:net");
-    const server = net.createServer();
-    server.listen({ port: 0, host: "127.0.0.1", backlog: 1 }, () => {
-      require("node:fs").writeSync(1, server.address().port + "\\n");
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
-    });`;
-  const child: ChildProcess = spawn(process.execPath, ["-e", program], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout?.once("data", (chunk: Buffer) => resolve(Number(String(chunk).trim())));
-    child.once("exit", (code) => reject(new Error(`listener exited with ${code}`)));
-  });
-  const fillers = await Promise.all(
-    [0, 1].map(
-      () =>
-        new Promise<net.Socket>((resolve, reject) => {
-          const socket = net.connect(port, "127.0.0.1", () => resolve(socket));
-          socket.once("error", reject);
-        }),
-    ),
-  );
-  return {
-    port,
-    async stop() {
-      for (const socket of fillers) socket.destroy();
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGKILL");
-      await exited;
-    },
-  };
-}

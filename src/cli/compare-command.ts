@@ -5,6 +5,7 @@
  * (--sink-max-connection-rate and friends) to show what reuse dodges.
  */
 import type { Argv } from "yargs";
+import { checkAddresses } from "../config/addresses.js";
 import { buildCompareCommandConfig } from "../config/command-config.js";
 import { COMPARE_OPTIONS, REPEAT_OPTIONS, RUN_OPTIONS } from "../config/option-table.js";
 import { buildRepeatOptions } from "../config/repeat-options.js";
@@ -35,7 +36,7 @@ import { applyThresholds, compareDoc, generatorGate, printBreaches } from "./rep
 import { announceStop } from "./run-command.js";
 import { checkSeriesOut, SeriesStreams } from "./series-stream.js";
 import { StopSignals } from "./signals.js";
-import { warnPlaintextAuth } from "./warnings.js";
+import { noteOptions, warnPlaintextAuth } from "./warnings.js";
 
 export const compareCommand = {
   command: "compare [target]",
@@ -57,6 +58,9 @@ export const compareCommand = {
     const { count: rounds } = buildRepeatOptions(given);
     if (configs[0].target === null || receive !== null) checkEmbeddedSink(sink);
     warnPlaintextAuth(configs[0], configs[0].target);
+    noteOptions(configs[0]);
+    const { target, sourceAddresses, timeouts } = configs[0];
+    await checkAddresses(target, sourceAddresses, timeouts.connect);
     const { json, quiet } = configs[0];
     let repeat: CompareRepeat | undefined;
     const exports = exportsOf<Result[]>([

@@ -30,6 +30,7 @@ export function tableOptions<T>(yargs: Argv<T>, table: OptionTable): Argv<T> {
       // Text rows get no yargs type, so the help does not call numbers strings; the parser
       // leaves them as typed (main.ts turns parse-numbers off) and config/ checks them.
       ...(spec.kind === "flag" ? { type: "boolean" as const } : {}),
+      // A text option takes one value; given twice, main.ts refuses it (refuseRepeats).
       ...(spec.kind === "text" ? { requiresArg: true } : {}),
       ...(spec.kind === "list" ? { array: true } : {}),
       describe: helpText(spec),

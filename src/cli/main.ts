@@ -5,6 +5,8 @@
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 
+import { LOAD_OPTIONS } from "../config/option-table.js";
+import { givenTwice, type OptionSpec, type OptionTable } from "../config/options.js";
 import { toolVersion } from "../config/run-record.js";
 import { printable } from "../stats/printable.js";
 import { mark } from "../stats/timeline.js";
@@ -53,6 +55,33 @@ function joinDashValues(args: string[]): string[] {
 
 const COMMANDS = ["run", "sink", "compare", "report", "merge", "probe", "diff"];
 
+/** Options a command takes more than once without declaring them arrays (cli/arrivals.ts). */
+const REPEATABLE = new Set(["arrivals"]);
+
+interface YargsOptions {
+  key: Record<string, unknown>;
+  array: string[];
+  boolean: string[];
+  alias: Record<string, string[]>;
+}
+
+/**
+ * A one-value option given twice gets one answer in every command, before the command checks
+ * its values: the letters that set it (yargs' aliases), and a row's hint or secrecy where the
+ * option table has them (`-s` as ab's timeout; --auth never repeated back).
+ */
+function refuseRepeats(argv: Record<string, unknown>, cli: unknown): void {
+  const options = (cli as { getOptions(): YargsOptions }).getOptions();
+  for (const name of Object.keys(options.key)) {
+    const value = argv[name];
+    if (!Array.isArray(value) || REPEATABLE.has(name)) continue;
+    if (options.array.includes(name) || options.boolean.includes(name)) continue;
+    const row: OptionSpec | undefined = (LOAD_OPTIONS as OptionTable)[name];
+    const alias = (options.alias[name] ?? []).filter((a) => a.length === 1);
+    throw givenTwice(name, { alias, twice: row?.twice, secret: row?.secret }, value);
+  }
+}
+
 /** The options the instance knows (yargs 17 has getOptions at run time, not in its types). */
 function optionsOf(cli: unknown): Record<string, unknown> {
   return (cli as { getOptions(): { key: Record<string, unknown> } }).getOptions().key;
@@ -81,6 +110,7 @@ export async function main(args: string[]): Promise<void> {
       type: "boolean",
       describe: "Colour the summary (default: on a terminal, unless NO_COLOR is set)",
     })
+    .middleware((argv): void => refuseRepeats(argv, cli), true)
     .middleware((argv) => {
       // One place decides colour (cli/color.ts); the flags speak through its variables.
       if (argv.color === false) process.env.NO_COLOR = "1";

@@ -4,6 +4,7 @@
  * gateway's rate windows, which would skew the next.
  */
 import type { ArgumentsCamelCase, Argv } from "yargs";
+import { checkAddresses } from "../config/addresses.js";
 import { buildProbeConfig, PROBE_KINDS, type RawProbeOptions } from "../config/probe-config.js";
 import { renderProbe } from "../report/probe.js";
 import { ProbeStop, runProbe } from "../run/probe.js";
@@ -60,6 +61,7 @@ export const probeCommand = {
     ]);
     checkWritable(exports);
     warnPlaintextAuth(config, config.target);
+    await checkAddresses(config.target, [], config.replyTimeoutMs);
     const stop = new ProbeStop();
     const signals = new StopSignals((signal) => {
       const again = signal === "SIGINT" ? "Ctrl-C again" : "another signal";

@@ -3,6 +3,7 @@
  * every few seconds, like JMeter's `summary +` lines. Nothing with -q.
  */
 import type { Progress } from "../run/thread-run.js";
+import { grouped } from "../stats/number-format.js";
 
 /** Non-TTY: one line per this many progress reports (one report a second). */
 const LINE_EVERY = 5;
@@ -72,9 +73,9 @@ export function doneFraction(
   return parts.length > 0 ? Math.min(1, Math.max(...parts)) : null;
 }
 
-/** Exact below 100,000; above, three significant figures ("1.23M", "456.7k"): it is live. */
+/** Exact below 100,000 ("12,345"); above, three significant figures ("1.23M", "456.7k"): it is live. */
 export function compactCount(n: number): string {
-  if (n < 100_000) return n.toFixed(0);
+  if (n < 100_000) return grouped(Math.round(n), 0, 0);
   return n < 1_000_000 ? `${(n / 1e3).toFixed(1)}k` : `${(n / 1e6).toFixed(2)}M`;
 }
 
@@ -107,8 +108,12 @@ export function formatProgress(
     `${compactCount(rate)}/s`,
     `p99 ${progress.recentP99Ms.toFixed(1)}ms`,
     `err ${compactCount(errors)}`,
-    `sess ${progress.openSessions}`,
+    `sess ${compactCount(progress.openSessions)}`,
   );
+  // Connections that never reached a banner fail no message in reuse mode until a session
+  // gives up: without this, a target refusing every connection reads "err 0".
+  if (progress.connectionsRefused > 0)
+    parts.push(`conn fail ${compactCount(progress.connectionsRefused)}`);
   if (progress.dropped > 0) parts.push(`drop ${compactCount(progress.dropped)}`);
   if (progress.insideGateway !== undefined) {
     parts.push(`in gateway ${compactCount(progress.insideGateway)}`);

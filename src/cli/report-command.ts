@@ -128,8 +128,17 @@ export const reportCommand = {
   builder: (yargs: Argv) =>
     yargs
       .positional("result", { type: "string", describe: "A JSON file written by --json" })
-      .option("html", { type: "string", describe: "Write the HTML report to FILE" })
-      .option("json", { type: "string", describe: "Write the (re-grouped) JSON to FILE" })
+      // requiresArg: a bare --html is refused before the summary prints, not after.
+      .option("html", {
+        type: "string",
+        requiresArg: true,
+        describe: "Write the HTML report to FILE",
+      })
+      .option("json", {
+        type: "string",
+        requiresArg: true,
+        describe: "Write the (re-grouped) JSON to FILE",
+      })
       .option("granularity", {
         type: "string",
         describe: "Time series interval, a multiple of the recorded one (e.g. 10s)",

@@ -3,6 +3,7 @@
  * its live progress and signals, the reports, the exit code.
  */
 import type { Argv } from "yargs";
+import { checkAddresses } from "../config/addresses.js";
 import { buildRunCommandConfig } from "../config/command-config.js";
 import { REPEAT_OPTIONS, RUN_OPTIONS } from "../config/option-table.js";
 import { buildRepeatOptions, type RepeatOptions } from "../config/repeat-options.js";
@@ -31,7 +32,7 @@ import { pauseCountdown, progressPrinter } from "./progress.js";
 import { applyThresholds, generatorGate, printBreaches } from "./report-command.js";
 import { checkSeriesOut, SeriesStreams } from "./series-stream.js";
 import { StopSignals } from "./signals.js";
-import { noteDefaultMessages, warnPlaintextAuth } from "./warnings.js";
+import { noteDefaultMessages, noteOptions, warnPlaintextAuth } from "./warnings.js";
 
 export const runCommand = {
   command: "run [target]",
@@ -64,6 +65,8 @@ export const runCommand = {
     checkWritable([...exports, ...report.seriesOut.map(({ path }) => ({ option: "--out", path }))]);
     warnPlaintextAuth(config, config.target);
     noteDefaultMessages(given, config);
+    noteOptions(config);
+    await checkAddresses(config.target, config.sourceAddresses, config.timeouts.connect);
     checkSeriesOut(report.seriesOut);
     // Listening from here to the last byte written: a signal never kills the process half-way.
     // Between --repeat's runs nothing is in flight: a signal only keeps the next run from starting.

@@ -17,6 +17,7 @@ import {
   startSink,
 } from "../sink/index.js";
 import { type ArrivalsJson, arrivalsJson } from "../stats/arrivals-file.js";
+import { grouped } from "../stats/number-format.js";
 import { UsageError } from "../usage/usage-error.js";
 import { takeEarlySignals } from "./early-signals.js";
 import { EXIT } from "./exit-codes.js";
@@ -110,32 +111,37 @@ function isoOrNull(ms: number): string | null {
   return ms > 0 ? new Date(ms).toISOString() : null;
 }
 
+/** A count as the run's summary prints it: "20,000". */
+const n = (count: number) => grouped(count, 0, 0);
+
 /** The summary printed on exit. */
 export function sinkSummary(stats: SinkStats, kernel?: SinkKernel): string {
   const lines = [
-    `sessions ${stats.sessions}  refused ${stats.connectionsRefused}`,
-    `messages accepted ${stats.messagesAccepted}  rejected ${stats.messagesRejected}` +
-      `  MAIL refused ${stats.mailRejected}`,
-    `recipients ${stats.recipients}  rejected ${stats.recipientsRejected}  bytes ${stats.bytes}`,
+    `sessions ${n(stats.sessions)}  refused ${n(stats.connectionsRefused)}`,
+    `messages accepted ${n(stats.messagesAccepted)}  rejected ${n(stats.messagesRejected)}` +
+      `  MAIL refused ${n(stats.mailRejected)}`,
+    `recipients ${n(stats.recipients)}  rejected ${n(stats.recipientsRejected)}  bytes ${n(stats.bytes)}`,
   ];
   if (stats.tlsFull + stats.tlsResumed > 0) {
-    lines.push(`TLS handshakes full ${stats.tlsFull}  resumed ${stats.tlsResumed}`);
+    lines.push(`TLS handshakes full ${n(stats.tlsFull)}  resumed ${n(stats.tlsResumed)}`);
   }
   if (stats.firstConnectMs > 0 && stats.lastMessageMs > 0) {
-    const seconds = ((stats.lastMessageMs - stats.firstConnectMs) / 1000).toFixed(3);
+    const seconds = grouped((stats.lastMessageMs - stats.firstConnectMs) / 1000, 3, 3);
     lines.push(
       `first connect ${isoOrNull(stats.firstConnectMs)}  last message ${isoOrNull(stats.lastMessageMs)}  (${seconds} s)`,
     );
   }
   for (const [name, c] of Object.entries(stats.classes)) {
     const l = c.latencyMs;
-    const latency = l.count > 0 ? `  latency ms p50 ${l.p50} p99 ${l.p99} max ${l.max}` : "";
-    lines.push(`class ${name}: accepted ${c.accepted} rejected ${c.rejected}${latency}`);
+    const ms = (v: number) => grouped(v, 0, 3);
+    const latency =
+      l.count > 0 ? `  latency ms p50 ${ms(l.p50)} p99 ${ms(l.p99)} max ${ms(l.max)}` : "";
+    lines.push(`class ${name}: accepted ${n(c.accepted)} rejected ${n(c.rejected)}${latency}`);
   }
   const overflows = kernel?.listenOverflows ?? 0;
   if (overflows > 0) {
     lines.push(
-      `listen overflows ${overflows} (machine-wide: connections the kernel dropped on a full` +
+      `listen overflows ${n(overflows)} (machine-wide: connections the kernel dropped on a full` +
         " accept queue; raise --backlog and net.core.somaxconn)",
     );
   }
@@ -221,7 +227,7 @@ export async function runSinkCommand(argv: SinkArgv): Promise<number> {
   const code = sinkExitCode(stats, settings);
   if (code !== EXIT.ok) {
     process.stderr.write(
-      `mailvolley sink: --expect: expected ${settings.expect} messages accepted, got ${stats.messagesAccepted}\n`,
+      `mailvolley sink: --expect: expected ${n(settings.expect ?? 0)} messages accepted, got ${n(stats.messagesAccepted)}\n`,
     );
   }
   return written ? code : EXIT.failed;
@@ -260,8 +266,8 @@ function liveCounter(sink: Sink): NodeJS.Timeout {
     const rate = s.messagesAccepted - last;
     last = s.messagesAccepted;
     process.stderr.write(
-      `\rsessions ${s.sessions} (${s.sessionsActive} open)  accepted ${s.messagesAccepted}` +
-        `  rejected ${s.messagesRejected}  ${rate}/s   `,
+      `\rsessions ${n(s.sessions)} (${n(s.sessionsActive)} open)  accepted ${n(s.messagesAccepted)}` +
+        `  rejected ${n(s.messagesRejected)}  ${n(rate)}/s   `,
     );
   }, 1000);
 }

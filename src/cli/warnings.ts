@@ -1,4 +1,6 @@
 /** Warnings a command prints once, on stderr, before any traffic. */
+
+import { availableParallelism } from "node:os";
 import type { Target } from "../config/parse.js";
 import type { RunConfig } from "../config/run-config.js";
 import { plaintextAuthWarning, type SecuritySettings } from "../config/security.js";
@@ -25,4 +27,27 @@ export function noteDefaultMessages(
   process.stderr.write(
     `mailvolley: note: --rate without -m or -d sends the default ${config.messages.toLocaleString("en-US")} messages (about ${seconds} s at ${perSecond}/s); give -m or -d to bound the run\n`,
   );
+}
+
+/**
+ * Notes on options that are taken but do less than their words suggest, printed once before
+ * the traffic: harmless, so not refused.
+ */
+function optionNotes(config: RunConfig): string[] {
+  const notes: string[] = [];
+  if (config.verbose && config.quiet) {
+    notes.push("-v with -q prints the first session's conversation and nothing else");
+  }
+  const cores = availableParallelism();
+  if (config.workers > cores) {
+    notes.push(
+      `--workers ${config.workers} on ${cores} cores: the threads beyond ${cores} share the cores and add no throughput`,
+    );
+  }
+  return notes;
+}
+
+/** Options taken that do less than their words suggest, one note each. */
+export function noteOptions(config: RunConfig): void {
+  for (const note of optionNotes(config)) process.stderr.write(`mailvolley: note: ${note}\n`);
 }

@@ -143,6 +143,10 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
     return this.pipeline.messagesStarted;
   }
 
+  get connectTimedOut(): boolean {
+    return this.endingRow?.reply === "timeout" && this.endingRow.phase === "connect";
+  }
+
   private readonly onBytes = (buf: Buffer, length: number): void => {
     this.readAt = performance.now();
     // BDAT: each final reply refills the window; corked, a chunk's refills leave in one write.

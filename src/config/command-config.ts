@@ -109,7 +109,33 @@ export function rawRunOptions(values: OptionValues): RawRunOptions {
 
 /** `mailvolley run`'s config; `override` wins over the command line and the plan. */
 export function buildRunCommandConfig(given: OptionValues, override: Partial<RawRunOptions> = {}) {
-  return fromPlanned(withPlan(given), override);
+  const planned = withPlan(given);
+  const config = fromPlanned(planned, override);
+  // compare runs both modes, and there these options shape its reuse run.
+  if (config.run.mode === "per-message") {
+    try {
+      refuseReuseOptions(planned.values);
+    } catch (error) {
+      throw locate(error, planned.where);
+    }
+  }
+  return config;
+}
+
+/** The rows whose help says they shape reuse mode's sessions. */
+const REUSE_ONLY = Object.entries(RUN_OPTIONS)
+  .filter(([, spec]) => spec.describe.startsWith("Reuse mode:"))
+  .map(([flag]) => flag);
+
+/** A connection per message has no session to cap or to reconnect: such an option does nothing. */
+function refuseReuseOptions(values: OptionValues): void {
+  for (const flag of REUSE_ONLY) {
+    if (values[camel(flag)] === undefined) continue;
+    throw new UsageError(
+      `--${flag}`,
+      "shapes the sessions of --mode reuse, and --mode per-message opens a connection per message; drop one of them",
+    );
+  }
 }
 
 function fromPlanned(planned: PlannedOptions, override: Partial<RawRunOptions>): RunCommandConfig {

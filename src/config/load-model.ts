@@ -126,13 +126,28 @@ export function parseLoadModel(raw: RawLoadOptions, sessions: number): LoadModel
   if (rampUpMs > 0 && rampSessions) {
     throw new UsageError("--ramp-up", "give either --ramp-up or --ramp-sessions, not both");
   }
+  if (raw.rampUp !== undefined && rate) {
+    // The open model starts a message when it is due, on whichever session is free: there is
+    // no start of sessions to spread.
+    throw new UsageError(
+      "--ramp-up",
+      "starts sessions in the closed model; with --rate or --ramp the schedule sets the pace: ramp it with --ramp 0s:0,5s:RATE",
+    );
+  }
+  const maxDelayMs = parseDuration("--max-delay", raw.maxDelay ?? DEFAULTS.maxDelay);
+  if (maxDelayMs <= 0) {
+    throw new UsageError(
+      "--max-delay",
+      "must be longer than 0: every arrival that found no free session at once would be dropped",
+    );
+  }
   return Object.freeze({
     kind: rate ? "open" : "closed",
     durationMs: runDuration(raw, rate ?? rampSessions),
     rate,
     rampSessions,
     rampUpMs,
-    maxDelayMs: parseDuration("--max-delay", raw.maxDelay ?? DEFAULTS.maxDelay),
+    maxDelayMs,
     maxQueue: parseCount("--max-queue", raw.maxQueue ?? DEFAULTS.maxQueue, 1, 10_000_000),
     graceMs: parseDuration("--grace", raw.grace ?? DEFAULTS.grace),
     messagesPerSession: Object.freeze(

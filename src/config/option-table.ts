@@ -25,6 +25,7 @@ export const RUN_OPTIONS = {
     group: "Run:",
     describe: "Sessions (connections) at once",
     default: 10,
+    twice: "a timeout (ab's -s) is --timeout or --timeout-PHASE",
   },
   messages: {
     alias: ["m", "n"],
@@ -37,6 +38,7 @@ export const RUN_OPTIONS = {
     alias: "l",
     kind: "text",
     group: "Run:",
+    takes: "size",
     describe: "Body octets per message",
     default: "1024",
   },
@@ -51,6 +53,7 @@ export const RUN_OPTIONS = {
     alias: "f",
     kind: "text",
     group: "Run:",
+    takes: "address",
     describe: "Envelope sender",
     default: "mailvolley@localhost",
   },
@@ -58,6 +61,7 @@ export const RUN_OPTIONS = {
     alias: "t",
     kind: "text",
     group: "Run:",
+    takes: "address",
     describe: "Recipient address",
     default: "sink@localhost",
   },
@@ -65,6 +69,7 @@ export const RUN_OPTIONS = {
     alias: "S",
     kind: "text",
     group: "Run:",
+    takes: "text",
     describe:
       "Subject header; {{seq}} {{timestamp}} {{epochMs}} {{token}} {{class}} are filled in per message",
     default: "mailvolley test message",
@@ -73,6 +78,7 @@ export const RUN_OPTIONS = {
     alias: "M",
     kind: "text",
     group: "Run:",
+    takes: "host name",
     describe: "EHLO/HELO host name",
     default: "mailvolley.localhost",
   },
@@ -86,23 +92,27 @@ export const RUN_OPTIONS = {
     alias: "w",
     kind: "text",
     group: "Run:",
+    takes: "duration",
     describe: "Pause after each message in a session (2s, 250ms)",
   },
   "random-wait": {
     alias: "R",
     kind: "text",
     group: "Run:",
+    takes: "duration",
     describe: "Pause a random time between 0 and this after each message",
   },
   mode: {
     kind: "text",
     group: "Run:",
+    takes: "reuse|per-message",
     describe: "reuse: sessions stay open; per-message: one connection a message",
     default: "reuse",
   },
   "messages-per-session": {
     kind: "text",
     group: "Run:",
+    takes: "number|LOW-HIGH",
     describe: "Reuse mode: reconnect after K messages, or a random K in LOW-HIGH",
     default: 0,
     shown: "0 = no cap",
@@ -110,6 +120,7 @@ export const RUN_OPTIONS = {
   pipelining: {
     kind: "text",
     group: "Run:",
+    takes: "auto|off",
     describe: "auto: pipeline when offered; off: lock-step",
     default: "auto",
   },
@@ -136,27 +147,32 @@ export const RUN_OPTIONS = {
     alias: "d",
     kind: "text",
     group: "Load model:",
+    takes: "duration",
     describe:
       "Run for this long (30s, 5m); with -m too, whichever ends first (smtp-source's -d is --mode reuse)",
   },
   rate: {
     kind: "text",
     group: "Load model:",
+    takes: "rate",
     describe: "Open model: messages per second across the run (2000, 2000/s, 120/m)",
   },
   ramp: {
     kind: "text",
     group: "Load model:",
+    takes: "stages",
     describe: "Open model: rate stages TIME:RATE,… (0s:100,30s:1000,60s:1000)",
   },
   "ramp-sessions": {
     kind: "text",
     group: "Load model:",
+    takes: "stages",
     describe: "Closed model: active sessions over time TIME:N,… (0s:1,30s:50)",
   },
   "ramp-up": {
     kind: "text",
     group: "Load model:",
+    takes: "duration",
     describe: "Closed model: start the sessions evenly over this long (JMeter ramp-up)",
   },
   "max-delay": {
@@ -186,6 +202,7 @@ export const RUN_OPTIONS = {
   workers: {
     kind: "text",
     group: "Run:",
+    takes: "number",
     describe: "Worker threads the sessions are spread over (1: main thread)",
     shown: "cores - 1",
   },
@@ -214,14 +231,21 @@ export const RUN_OPTIONS = {
   shard: {
     kind: "text",
     group: "Several machines:",
+    takes: "I/N",
     describe: "Run shard I of N (I from 0) of one run; auto/N takes I from JOB_COMPLETION_INDEX",
   },
   "start-at": {
     kind: "text",
     group: "Several machines:",
+    takes: "time",
     describe: "Start at this wall-clock time: epoch seconds or ISO 8601 with a zone",
   },
-  json: { kind: "text", group: "Run:", describe: "Write the JSON result to FILE (- for stdout)" },
+  json: {
+    kind: "text",
+    takes: "file",
+    group: "Reports:",
+    describe: "Write the JSON result to FILE (- for stdout)",
+  },
   verbose: {
     alias: "v",
     kind: "flag",
@@ -237,6 +261,7 @@ export const REPORT_OPTIONS = {
   html: {
     kind: "text",
     group: "Reports:",
+    takes: "file",
     describe: "Write a self-contained HTML report (charts over time) to FILE",
   },
   apdex: {
@@ -273,19 +298,35 @@ export const REPORT_OPTIONS = {
  * The built-in sink in a self-test, `--sink-NAME`: every row of the sink's table that makes
  * sense there (config/sink-option-table.ts), so a sink option added there appears here too.
  */
-export const SINK_EMULATION_OPTIONS = embeddedSinkOptions(SINK_OPTIONS);
+export const SINK_EMULATION_OPTIONS = withSinkFlags(embeddedSinkOptions(SINK_OPTIONS));
+
+/**
+ * The sink's rows name the sink's flags (`--no-tls-resume`); in `run` they are --sink-NAME, and
+ * --no-tls-resume there is the client's own flag.
+ */
+function withSinkFlags<T extends OptionTable>(rows: T): T {
+  const names = Object.keys(SINK_OPTIONS).sort((a, b) => b.length - a.length);
+  const flag = new RegExp(`--(no-)?(${names.join("|")})(?![\\w-])`, "g");
+  const renamed = Object.entries(rows).map(([key, spec]) => [
+    key,
+    { ...spec, describe: spec.describe.replace(flag, "--$1sink-$2") },
+  ]);
+  return Object.freeze(Object.fromEntries(renamed)) as T;
+}
 
 /** `compare` only; a plan shared by `run` and `compare` may hold them. */
 export const COMPARE_OPTIONS = {
   order: {
     kind: "text",
     group: "Compare:",
+    takes: "order",
     describe: "Which mode runs first",
     default: "per-message,reuse",
   },
   pause: {
     kind: "text",
     group: "Compare:",
+    takes: "duration",
     describe: "Pause between the two runs, so rate windows of the gateway drain",
     default: "5s",
   },

@@ -5,6 +5,8 @@
  * value the help shows is the value the config falls back to.
  */
 
+import { UsageError } from "../usage/usage-error.js";
+
 /** Help section an option is listed under. */
 export type OptionGroup =
   | "Run:"
@@ -40,8 +42,14 @@ export interface OptionSpec {
   readonly default?: string | number;
   /** What the help shows when the default is computed or not a plain value. */
   readonly shown?: string;
+  /** What a text option takes, in the help's brackets ("address", "file"); see valueTag. */
+  readonly takes?: string;
   /** False: a plan file may not set it (the plan options themselves, output verbosity). */
   readonly plan?: false;
+  /** What a user who gave it twice probably meant, when another tool's letter explains it. */
+  readonly twice?: string;
+  /** Its value is a secret: an error never repeats it (--auth). */
+  readonly secret?: true;
 }
 
 export type OptionTable = Readonly<Record<string, OptionSpec>>;
@@ -74,22 +82,65 @@ export function defaultsOf<T extends OptionTable>(table: T): DefaultsOf<T> {
   return Object.freeze(Object.fromEntries(entries)) as DefaultsOf<T>;
 }
 
+/** A duration as the rows write their defaults: `30s`, `100ms`, `2m`. */
+const DURATION = /^\d+(ms|s|m|h)$/;
+
+/** The built-in sink's rows say how their value is read (sink-option-table.ts SinkValue). */
+const SINK_VALUE_TAGS: Readonly<Record<string, string>> = {
+  count: "number",
+  seconds: "duration",
+  ms: "duration",
+  rate: "N/window",
+};
+
 /**
- * The help line of an option: its description, what kind of value it takes when its default
- * says (`[number]`, `[duration]`), and in brackets its default.
+ * What a text option takes, for its help: `takes` when the row says, else what its default or
+ * the sink's reading of it shows, else a string. Flags and lists have yargs' own tags
+ * ([boolean], [array]), so every option names its type.
  */
-export function helpText(spec: OptionSpec): string {
+export function valueTag(spec: OptionSpec): string | null {
+  if (spec.kind !== "text") return null;
+  if (spec.takes !== undefined) return spec.takes;
+  if (typeof spec.default === "number") return "number";
+  if (DURATION.test(String(spec.default))) return "duration";
+  const sinkValue = (spec as { readonly value?: string }).value;
+  if (sinkValue !== undefined && SINK_VALUE_TAGS[sinkValue]) return SINK_VALUE_TAGS[sinkValue];
+  return /\bFILE\b/.test(spec.describe) ? "file" : "string";
+}
+
+/** A flag's default in one style, on or off, whatever the row wrote (true, offered). */
+function shownDefault(spec: OptionSpec): string | number | undefined {
   const shown = spec.shown ?? spec.default;
-  if (shown === undefined) return spec.describe;
-  const kind =
-    spec.kind !== "text"
-      ? ""
-      : typeof spec.default === "number"
-        ? " [number]"
-        : /^\d+(ms|s|m|h)$/.test(String(spec.default))
-          ? " [duration]"
-          : "";
-  return `${spec.describe}${kind} [default: ${shown}]`;
+  if (spec.kind !== "flag" || shown === undefined) return shown;
+  if (["true", "on", "offered"].includes(String(shown))) return "on";
+  if (["false", "off"].includes(String(shown))) return "off";
+  return shown;
+}
+
+/** The help line of an option: its description, what it takes (`[number]`), and its default. */
+export function helpText(spec: OptionSpec): string {
+  const tag = valueTag(spec);
+  const shown = shownDefault(spec);
+  return `${spec.describe}${tag === null ? "" : ` [${tag}]`}${shown === undefined ? "" : ` [default: ${shown}]`}`;
+}
+
+/**
+ * A one-value option given more than once (yargs collects the values): one answer for every
+ * option, naming the letters that set it, since `-n 1000 -m 2000` is a clash of two tools'
+ * habits more often than a typo.
+ */
+export function givenTwice(
+  flag: string,
+  spec: Pick<OptionSpec, "alias" | "twice" | "secret">,
+  values: readonly unknown[],
+): UsageError {
+  const letters = [spec.alias ?? []].flat().map((a) => `-${a}`);
+  const both = letters.length > 1 ? `${letters.join(" and ")} both set --${flag} here; ` : "";
+  const shown = spec.secret ? "" : ` (${values.join(", ")})`;
+  return new UsageError(
+    `--${flag}`,
+    `given twice${shown}: ${both}${spec.twice ?? `give --${flag} once`}`,
+  );
 }
 
 /** camelCase keys a plan file may set at the top level, from the given tables. */

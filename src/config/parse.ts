@@ -149,12 +149,22 @@ export function parseChoice<T extends string>(
   throw new UsageError(option, `"${text}" is not one of ${choices.join(", ")}`);
 }
 
-/** An address for MAIL FROM / RCPT TO: no angle brackets, spaces or line breaks. */
+/**
+ * An address for MAIL FROM / RCPT TO: local@domain without angle brackets, spaces or line
+ * breaks, or `postmaster`, which RFC 5321 §4.1.1.3 lets stand without a domain. A word without
+ * an @ is another tool's option value (ab's `-t 30`, a time limit), not a mailbox.
+ */
 export function parseAddress(option: string, raw: unknown, allowEmpty = false): string {
   const text = String(raw);
   if (text === "" && allowEmpty) return text;
-  if (!/^[^\s<>]+$/.test(text)) {
-    throw new UsageError(option, `"${text}" is not a mail address; give e.g. user@example.com`);
+  const mailbox = /^[^\s<>@]+@[^\s<>@]+$/.test(text) || text.toLowerCase() === "postmaster";
+  if (!mailbox) {
+    // ab and HTTP tools take -t as a time limit; here -t is the recipient.
+    const timeLimit = option === "--to" && /^\d+$/.test(text) ? "; a time limit is -d 30s" : "";
+    throw new UsageError(
+      option,
+      `"${text}" is not a mail address (local@domain); give e.g. user@example.com${timeLimit}`,
+    );
   }
   return text;
 }

@@ -134,12 +134,10 @@ export function buildRunConfig(raw: RawRunOptions): RunConfig {
     raw.target === undefined || raw.target === null || raw.target === ""
       ? null
       : parseTarget("target", String(raw.target));
-  // -s and -c are both --sessions (smtp-source's -s, ab's -c); ab users also reach for -s as a
-  // timeout, which gives the option twice.
-  if (Array.isArray(raw.sessions)) {
+  if (target?.kind === "unix" && raw.source !== undefined) {
     throw new UsageError(
-      "--sessions",
-      `given twice (${raw.sessions.join(", ")}): -s and -c both set --sessions here; a timeout (ab's -s) is --timeout or --timeout-PHASE`,
+      "--source",
+      "a unix socket has no local IP address to connect from; drop --source",
     );
   }
   const sessions = parseCount("--sessions", raw.sessions ?? DEFAULTS.sessions, 1, 100_000);

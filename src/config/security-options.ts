@@ -32,22 +32,27 @@ export const SECURITY_OPTIONS = {
   },
   "tls-servername": {
     kind: "text",
+    takes: "host name",
     group: "TLS and AUTH:",
     describe: "SNI name (and the name checked with --tls-verify)",
     shown: "the target host",
   },
   auth: {
     kind: "text",
+    takes: "user:password",
+    secret: true,
     group: "TLS and AUTH:",
     describe: "AUTH as user:password after EHLO (and STARTTLS); visible in ps, see --auth-file",
   },
   "auth-file": {
     kind: "text",
+    takes: "file",
     group: "TLS and AUTH:",
     describe: "Read user:password from the first line of FILE (or from env MAILVOLLEY_AUTH)",
   },
   "auth-mechanism": {
     kind: "text",
+    takes: "plain|login",
     group: "TLS and AUTH:",
     describe: "plain or login",
     shown: "PLAIN when offered, else LOGIN",

@@ -43,6 +43,7 @@ export function parseSecurity(
       "give either --starttls or --tls-on-connect, not both",
     );
   }
+  if (!raw.starttls && !raw.tlsOnConnect) refuseTlsOnlyOptions(raw);
   return {
     tls: raw.tlsOnConnect ? "implicit" : raw.starttls ? "starttls" : "none",
     tlsResume: raw.tlsResume !== false,
@@ -55,6 +56,23 @@ export function parseSecurity(
 
 /** The --auth-file as an input (usage/input-file.ts): read ahead by the CLI, then here. */
 export const AUTH_FILE_INPUT = { option: "--auth-file", what: "file of user:password" } as const;
+
+/** The options that only shape a TLS connection do nothing on a plaintext one: say so. */
+function refuseTlsOnlyOptions(raw: RawSecurityOptions): void {
+  const given = [
+    ["--tls-verify", raw.tlsVerify === true],
+    ["--no-tls-resume", raw.tlsResume === false],
+    ["--tls-servername", raw.tlsServername !== undefined],
+  ] as const;
+  for (const [flag, isGiven] of given) {
+    if (isGiven) {
+      throw new UsageError(
+        flag,
+        "applies to TLS, and this run speaks none: add --starttls or --tls-on-connect",
+      );
+    }
+  }
+}
 
 /** user:password from --auth, --auth-file or MAILVOLLEY_AUTH, with the option it came from. */
 function credentials(

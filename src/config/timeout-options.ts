@@ -10,6 +10,7 @@ import { durationText, type OptionSpec } from "./options.js";
 export const TIMEOUT_OPTIONS = Object.freeze({
   timeout: {
     kind: "text",
+    takes: "duration",
     group: "Timeouts:",
     describe: "Every phase's timeout at once; a --timeout-PHASE given too wins for its phase",
   },

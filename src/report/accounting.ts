@@ -48,7 +48,13 @@ export function endedEarlyLine(result: Result): string | null {
       : "";
   const left =
     a.unsent > 0 ? `, so ${fmt(a.unsent)} messages asked for were never sent (unsent)` : "";
-  return `the load ended at ${fmt(result.elapsedSeconds, 3)} s${askedFor(result)}: every session gave up${each}${left}`;
+  // A host that drops every SYN ends the run at its first connect timeout (run/thread-run.ts):
+  // the unsent row says so, and no session tried 5 times.
+  const noConnection = result.errors.find(
+    (e) => e.class === "unsent" && e.text.startsWith("no connection:"),
+  );
+  const why = noConnection ? noConnection.text : `every session gave up${each}`;
+  return `the load ended at ${fmt(result.elapsedSeconds, 3)} s${askedFor(result)}: ${why}${left}`;
 }
 
 /** "909 messages never sent: the run was stopped (SIGINT)"; null when none. */

@@ -15,6 +15,8 @@ export interface ProgressCounts {
   unconfirmed: number;
   dropped: number;
   connectionsOpened: number;
+  /** Connections that never reached a banner: refused, timed out, reset (Result.connections.refused). */
+  connectionsRefused: number;
   openSessions: number;
 }
 
@@ -28,6 +30,7 @@ export function zeroProgressCounts(): ProgressCounts {
     unconfirmed: 0,
     dropped: 0,
     connectionsOpened: 0,
+    connectionsRefused: 0,
     openSessions: 0,
   };
 }

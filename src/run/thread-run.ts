@@ -19,7 +19,7 @@ import type { ThreadProgress } from "./progress.js";
 import { activeSessions, arrivalIntervalAt, sessionQuotas } from "./schedule.js";
 import { StartGate } from "./start-at.js";
 import type { RunningLoad, ThreadOutcome, ThreadShare } from "./thread-share.js";
-import { ClosedWork, OpenWork, type WorkSource } from "./work.js";
+import { ClosedWork, OpenWork, unsentReason, type WorkSource } from "./work.js";
 
 export type { Progress, ProgressCounts, ThreadProgress } from "./progress.js";
 export type { RunningLoad, ThreadOutcome, ThreadShare } from "./thread-share.js";
@@ -54,8 +54,8 @@ interface Slot {
   timer: NodeJS.Timeout | null;
   /** Waiting for work (open model) or for the session ramp to reach it. */
   parked: boolean;
-  /** The slot gave up after repeated connection failures. */
-  retired: boolean;
+  /** The slot gave up: after repeated connection failures, or unreachable (unsentReason). */
+  retired: boolean | "unreachable";
   /** Messages this slot's sessions took, and may take (Infinity: no share of its own). */
   taken: number;
   readonly quota: number;
@@ -224,7 +224,9 @@ class ThreadShareRun implements SessionHost {
     this.idle.delete(session);
     slot.session = null;
     slot.closed = session;
-    if (this.config.mode === "reuse") {
+    if (session.connectTimedOut && this.stats.counters.connectionsEstablished === 0) {
+      slot.retired = "unreachable"; // see unsentReason (work.ts); open() below opens none
+    } else if (this.config.mode === "reuse") {
       const worked = session.messagesStarted > 0 || cleanly;
       slot.failures = worked ? 0 : slot.failures + 1;
       if (slot.failures > 0 && !this.hardStopped) {
@@ -303,6 +305,7 @@ class ThreadShareRun implements SessionHost {
       ...outcomesOf(c),
       dropped: this.work.dropped,
       connectionsOpened: c.connectionsOpened,
+      connectionsRefused: c.connectionsRefused,
       openSessions: this.slotOf.size,
       recentHistogram: this.stats.lastIntervalHistogram(),
       transactionHistogram: this.stats.encoded("transaction"),
@@ -353,12 +356,7 @@ class ThreadShareRun implements SessionHost {
     perClass.forEach((count, cls) => {
       if (count > 0) this.stats.messagesUnsent(cls, count);
     });
-    this.stats.failure(
-      "unsent",
-      "connect",
-      `every session gave up after ${this.config.reconnectAttempts} sessions in a row ended without a message`,
-      left,
-    );
+    this.stats.failure("unsent", "connect", unsentReason(this.config, this.slots), left);
   }
 
   private sweep(): void {

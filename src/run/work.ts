@@ -5,6 +5,8 @@
  * omission: latency counts from the intended time, not from when a session got free).
  */
 import { NO_WORK, NOT_YET } from "../client/session.js";
+import { durationText } from "../config/options.js";
+import type { RunConfig } from "../config/run-config.js";
 import type { StartLateness } from "../stats/start-lateness.js";
 import { ArrivalSchedule, arrivalsBefore, type StagePoint } from "./schedule.js";
 
@@ -310,4 +312,21 @@ export class OpenWork implements WorkSource {
     this.drained = true;
     this.onAvailable?.();
   }
+}
+
+/**
+ * Why the work left was unsent, as its error row says. A thread none of whose connections got
+ * past a SYN in --timeout-connect gives each slot up at its first timeout (thread-run.ts): the
+ * host drops SYNs (a firewall, a wrong address), and retrying would repeat the wait once per
+ * attempt and message, so the run ends within one connect timeout instead.
+ */
+export function unsentReason(
+  config: RunConfig,
+  slots: readonly { readonly retired: boolean | "unreachable" }[],
+): string {
+  if (slots.some((slot) => slot.retired === "unreachable")) {
+    const timeout = durationText(config.timeouts.connect);
+    return `no connection: timed out, every connection (--timeout-connect ${timeout})`;
+  }
+  return `every session gave up after ${config.reconnectAttempts} sessions in a row ended without a message`;
 }

@@ -106,7 +106,7 @@ export const Accounting = Type.Object(
     ),
     endedEarly: Type.Boolean({
       description:
-        "The load ended before its -m, -d or schedule did, neither stopped nor finished: every session gave up (each slot after --reconnect-attempts sessions in a row ended without a message). What was left is unsent.",
+        "The load ended before its -m, -d or schedule did, neither stopped nor finished: every session gave up (each slot after --reconnect-attempts sessions in a row ended without a message, or at its first connect timeout when no connection had got through). What was left is unsent.",
     }),
   },
   {
