@@ -132,6 +132,7 @@ class ThreadShareRun implements SessionHost {
     return new OpenWork(
       {
         rate: load.rate, // the share takes its stripe of the run's arrivals
+        arrivals: load.arrivals,
         messages: share.messages,
         durationMs: load.durationMs,
         maxDelayMs: load.maxDelayMs,
