@@ -8,6 +8,7 @@ import { hideBin } from "yargs/helpers";
 import { toolVersion } from "../config/run-record.js";
 import { mark } from "../stats/timeline.js";
 import { UsageError } from "../usage/usage-error.js";
+import { capacityCommand } from "./capacity-command.js";
 import { compareCommand } from "./compare-command.js";
 import { withSuggestions } from "./did-you-mean.js";
 import { takeEarlySignals } from "./early-signals.js";
@@ -48,7 +49,7 @@ function joinDashValues(args: string[]): string[] {
   return out;
 }
 
-const COMMANDS = ["run", "sink", "compare", "report", "merge", "probe"];
+const COMMANDS = ["run", "sink", "compare", "capacity", "report", "merge", "probe"];
 
 /** The options the instance knows (yargs 17 has getOptions at run time, not in its types). */
 function optionsOf(cli: unknown): Record<string, unknown> {
@@ -64,13 +65,14 @@ export async function main(args: string[]): Promise<void> {
     .command(runCommand)
     .command(sinkCommand)
     .command(compareCommand)
+    .command(capacityCommand)
     .command(reportCommand)
     .command(mergeCommand)
     .command(probeCommand)
     .command(kubernetesCommand)
     .demandCommand(
       1,
-      "name a command: run, compare, probe, report, merge, sink or kubernetes (see --help)",
+      "name a command: run, compare, capacity, probe, report, merge, sink or kubernetes (see --help)",
     )
     .strict()
     .option("color", {

@@ -18,6 +18,7 @@ export type OptionGroup =
   | "Built-in sink (no target):"
   | "Through the gateway:"
   | "Compare:"
+  | "Capacity:"
   | "Sink:";
 
 /**

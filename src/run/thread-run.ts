@@ -130,15 +130,8 @@ class ThreadShareRun implements SessionHost {
     const origin = performance.now();
     this.lateness = new StartLateness((intended) => arrivalIntervalAt(rate, intended - origin));
     return new OpenWork(
-      {
-        rate: load.rate, // the share takes its stripe of the run's arrivals
-        arrivals: load.arrivals,
-        messages: share.messages,
-        durationMs: load.durationMs,
-        maxDelayMs: load.maxDelayMs,
-        maxQueue: load.maxQueue,
-        lateness: this.lateness,
-      },
+      // The share takes its stripe of the run's arrivals (rate, arrivals) within the load's bounds.
+      { ...load, rate, messages: share.messages, lateness: this.lateness },
       share,
     );
   }

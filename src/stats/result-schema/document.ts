@@ -5,6 +5,7 @@
  * the shared kinds in `$defs`, keys in a fixed order, so the file is byte-stable.
  */
 import { type TSchema, Type } from "@sinclair/typebox";
+import { CapacitySchema, CapacitySection } from "./capacity.js";
 import { ClassResult } from "./classes.js";
 import { Knee, RunRecord, ThresholdOutcome } from "./context.js";
 import { def, defName, enumOf, ref } from "./define.js";
@@ -25,7 +26,7 @@ import {
   PositiveInteger,
   Seconds,
 } from "./kinds.js";
-import { COMPARE_SCHEMA, MODES, RESULT_SCHEMA } from "./names.js";
+import { CAPACITY_SCHEMA, COMPARE_SCHEMA, MODES, RESULT_SCHEMA } from "./names.js";
 import { ResultSchema } from "./result.js";
 import { SeriesPoint } from "./series.js";
 import { ShardHeader } from "./shard.js";
@@ -81,6 +82,8 @@ const DEFS: readonly TSchema[] = [
   EventLoopDelay,
   ThreadLoad,
   ThreadLoadPoint,
+  CapacitySchema,
+  CapacitySection,
 ];
 
 /** Keys of a schema object in this order; any other key after them, as written. */
@@ -152,14 +155,23 @@ function plain(schema: unknown): unknown {
 export function resultJsonSchema(): Record<string, unknown> {
   return plain({
     $schema: "https://json-schema.org/draft/2020-12/schema",
-    title: `mailvolley result (${RESULT_SCHEMA}) or comparison (${COMPARE_SCHEMA})`,
-    description: `What \`mailvolley run --json\`, \`compare --json\` and \`merge --json\` write. A document whose \`schema\` is ${COMPARE_SCHEMA} is a Comparison, any other a Result. Generated from src/stats/result-schema/ (each figure's description is its definition); \`#/$defs/result\` alone validates one Result.`,
+    title: `mailvolley result (${RESULT_SCHEMA}), comparison (${COMPARE_SCHEMA}) or capacity (${CAPACITY_SCHEMA})`,
+    description: `What \`mailvolley run --json\`, \`compare --json\`, \`merge --json\` and \`capacity --json\` write. A document whose \`schema\` is ${COMPARE_SCHEMA} is a Comparison, ${CAPACITY_SCHEMA} a Capacity, any other a Result. Generated from src/stats/result-schema/ (each figure's description is its definition); \`#/$defs/result\` alone validates one Result.`,
     type: "object",
     if: { type: "object", required: ["schema"], properties: { schema: { const: COMPARE_SCHEMA } } },
     // JSON Schema's own keyword, not a promise's: the document is never awaited.
     // biome-ignore lint/suspicious/noThenProperty: the if/then/else of JSON Schema.
     then: { $ref: "#/$defs/comparison" },
-    else: { $ref: "#/$defs/result" },
+    else: {
+      if: {
+        type: "object",
+        required: ["schema"],
+        properties: { schema: { const: CAPACITY_SCHEMA } },
+      },
+      // biome-ignore lint/suspicious/noThenProperty: the if/then/else of JSON Schema.
+      then: { $ref: "#/$defs/capacity" },
+      else: { $ref: "#/$defs/result" },
+    },
     $defs: Object.fromEntries(DEFS.map((schema) => [defName(schema), schema])),
   }) as Record<string, unknown>;
 }
