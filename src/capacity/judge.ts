@@ -129,7 +129,15 @@ export function judgeStep(
   };
   const waiting = waitingTrend(result, plan, acceptedPerSecond);
   const checks = levels.map((level) =>
-    check(level, { result, w, transaction, errorPercent, backlog, waiting }),
+    check(level, {
+      result,
+      w,
+      transaction,
+      errorPercent,
+      backlog,
+      waiting,
+      noisePerSecond: trendNoise(Math.max(plan.ratePerSecond, acceptedPerSecond), w.seconds),
+    }),
   );
   return {
     purpose: plan.purpose,
@@ -161,6 +169,24 @@ interface Measured {
   errorPercent: number;
   backlog: CapacityStep["backlog"];
   waiting: BacklogTrend | null;
+  /** A slope below this is the arrivals' own noise over the window (see trendNoise). */
+  noisePerSecond: number;
+}
+
+/**
+ * The slope a count inside a queue shows by chance over a short window: Poisson arrivals at λ/s
+ * vary by √λ in a second, so a window of T seconds can show a slope of about √λ / T with
+ * nothing growing; three times that is taken as noise. Over the default 30 s step it falls
+ * below the trend's own tolerance (2 % of the accept rate) for any rate above a few per second;
+ * a 2 s step only sees a queue that grows fast.
+ */
+export function trendNoise(ratePerSecond: number, windowSeconds: number): number {
+  return (3 * Math.sqrt(Math.max(0, ratePerSecond))) / Math.max(1, windowSeconds);
+}
+
+/** Growing beyond the trend's tolerance and beyond the noise of the window. */
+function growing(trend: BacklogTrend, noisePerSecond: number): boolean {
+  return trend.trend === "growing" && trend.perSecond > noisePerSecond;
 }
 
 /** One level against the step: what it measured, whether it held, and SPECmail's % compliant. */
@@ -198,12 +224,12 @@ function check(level: ServiceLevel, m: Measured): CapacityCheck {
     }
     case "backlog": {
       const b = m.backlog;
-      return row(b ? b.perSecond : null, "/s", null, b !== null && b.trend !== "growing");
+      return row(b ? b.perSecond : null, "/s", null, b !== null && !growing(b, m.noisePerSecond));
     }
     case "waiting": {
       // The closed estimate step has no schedule: nothing waits for it.
       const b = m.waiting;
-      return row(b ? b.perSecond : null, "/s", null, b === null || b.trend !== "growing");
+      return row(b ? b.perSecond : null, "/s", null, b === null || !growing(b, m.noisePerSecond));
     }
     case "threshold": {
       const [outcome] = level.threshold ? evaluateThresholds([level.threshold], result) : [];

@@ -63,11 +63,14 @@ export function capacityHeadline(c: Capacity): string {
   if (c.limitedBy === "nobody" && rate === null) return `Nothing was measured: ${c.reason}.`;
   if (rate === null) {
     const last = c.steps[c.steps.length - 1];
-    const why =
-      last && !last.pass ? `: at ${rateText(last.ratePerSecond)} ${stepFailures(last)}` : "";
+    const at =
+      last?.purpose === "estimate"
+        ? "in the first, closed-model step"
+        : `at ${rateText(last?.ratePerSecond ?? 0)}`;
+    const why = last && !last.pass ? `: ${at} ${stepFailures(last)}` : "";
     return `No step met the service levels${why}.`;
   }
-  const amount = `${fmt(rate, rate >= 100 ? 0 : 1)} messages/s (${fmt(rate * 60)}/min)`;
+  const amount = `${fmt(rate, rate >= 100 || Number.isInteger(rate) ? 0 : 1)} messages/s (${fmt(rate * 60)}/min)`;
   if (c.atLeast) {
     const ceiling =
       c.limitedBy === "generator" ? "this machine's ceiling, not the target's" : c.reason;
