@@ -91,9 +91,10 @@ describe("mailvolley capacity", () => {
     ]);
     assert.equal(out.code, 99, out.stderr);
     assert.match(out.stderr, /mailvolley capacity: reuse: 20\/s is below --min 1,000\/s/);
+    // The budget ends the search after its first step, or (a loaded machine) the generator does.
     assert.match(
       out.stdout,
-      /reuse: Sustains at least 20 messages\/s \(1,200\/min\) at the front door within the service levels: --budget ran out after 1 steps\./,
+      /reuse: Sustains at least 20 messages\/s \(1,200\/min\) at the front door/,
     );
   });
 
