@@ -8,9 +8,11 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 import { type Sink, startSink } from "../src/sink/index.js";
 import type { CapacityDocument } from "../src/stats/capacity-result.js";
 import { mailvolley } from "./helpers/cli.js";
+import { readSchema } from "./helpers/schema-fields.js";
 
 const dir = mkdtempSync(join(tmpdir(), "mv-capacity-"));
 
@@ -41,6 +43,14 @@ describe("mailvolley capacity", () => {
     assert.equal(out.code, 0, out.stderr);
     const doc = JSON.parse(readFileSync(json, "utf8")) as CapacityDocument;
     assert.equal(doc.schema, "mailvolley/capacity@1");
+    // The shipped schema holds the document, every step's full Result included.
+    const validate = new Ajv2020({ strict: true, allErrors: true }).compile(readSchema());
+    const valid = validate(doc);
+    assert.deepEqual(
+      (validate.errors ?? []).filter((e: ErrorObject) => e.keyword !== "if"),
+      [],
+    );
+    assert.ok(valid);
     const c = doc.capacity;
     assert.ok(["target", "generator", "nobody"].includes(c.limitedBy), c.limitedBy);
     assert.equal(c.arrivals, "poisson");

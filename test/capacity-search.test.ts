@@ -5,13 +5,13 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { parseServiceLevels } from "../src/config/service-levels.js";
 import {
   roundRate,
   type SearchIo,
   type SearchPlan,
   searchCapacity,
 } from "../src/capacity/search.js";
+import { parseServiceLevels } from "../src/config/service-levels.js";
 import { capacityHeadline, renderCapacity } from "../src/report/capacity.js";
 import { renderCapacityHtml } from "../src/report/html-capacity.js";
 import type { Capacity, CapacityStep } from "../src/stats/capacity-result.js";
