@@ -87,11 +87,10 @@ async function firstRate(
   const estimate = await io.estimate();
   steps.push(estimate);
   if (estimate.limitedBy === "nobody") return nobodyReason(estimate);
-  // Through a gateway what it relays, not what it accepts, is what it can hold.
-  const carried = Math.min(
-    estimate.acceptedPerSecond,
-    estimate.deliveredPerSecond ?? Number.POSITIVE_INFINITY,
-  );
+  // Through a gateway what it relays, not what it accepts, is what it can hold: the burst's
+  // relay rate up to its last arrival (its first seconds only show the relaying start).
+  const relayed = estimate.result.delivery?.relayedPerSecond ?? Number.POSITIVE_INFINITY;
+  const carried = Math.min(estimate.acceptedPerSecond, relayed);
   if (carried <= 0) return "the first, closed-model step carried no message: read its errors";
   // Half of it: a closed step runs as fast as replies allow, past what the target can hold.
   return Math.max(FLOOR_PER_SECOND, roundRate(carried / 2));
@@ -120,13 +119,17 @@ const found = (
   atLeast: boolean,
 ): Found => ({ limitedBy, reason, sustained, atLeast });
 
-/** A step that ends the search whatever it measured: it reached nobody, or the generator set its rate. */
+/**
+ * A step that ends the search: it reached nobody, or it failed while mailvolley set its rate
+ * (its own generator verdict): a failure that may be this machine's, not the target's. A step
+ * that met every level was offered in full, whoever was busier, and counts as a pass.
+ */
 function endingStep(step: CapacityStep, b: Bounds): Found | null {
   const rate = step.ratePerSecond;
   if (step.limitedBy === "nobody") return found("nobody", nobodyReason(step), b.pass, false);
-  if (step.limitedBy !== "generator") return null;
+  if (step.limitedBy !== "generator" || step.pass) return null;
   const why = `at ${perSecondText(rate)} mailvolley, not the target, set the rate: this machine's ceiling; ${step.result.generator?.advice ?? "add --workers or shards"}`;
-  return found("generator", why, step.pass ? rate : b.pass, true);
+  return found("generator", why, b.pass, true);
 }
 
 /** Where the bounds ended: a rate bisected to the resolution, or none that passed. */
