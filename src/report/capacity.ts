@@ -93,10 +93,22 @@ export function verdictText(step: CapacityStep): string {
   return step.pass ? "pass" : step.failed.join(", ");
 }
 
+/**
+ * A trend level's cell: its slope, "growing" only where the level failed on it. A slope past
+ * the trend's tolerance that a short window's noise explains passed, and says so.
+ */
+function trendCell(step: CapacityStep, criterion: "backlog" | "waiting"): string {
+  const check = step.checks.find((c) => c.criterion === criterion);
+  if (!check || check.actual === null) return "–";
+  const slope = `${check.actual > 0 ? "+" : ""}${fmt(check.actual, 1)}/s`;
+  if (!check.pass) return `growing ${slope}`;
+  const tolerance = criterion === "backlog" ? step.backlog?.tolerancePerSecond : undefined;
+  const beyond = tolerance !== undefined && Math.abs(check.actual) > tolerance;
+  return beyond ? `${slope} (noise)` : `flat ${slope}`;
+}
+
 function backlogCell(step: CapacityStep): string {
-  if (step.backlog === null) return "–";
-  const sign = step.backlog.perSecond > 0 ? "+" : "";
-  return `${step.backlog.trend} ${sign}${fmt(step.backlog.perSecond, 1)}/s`;
+  return trendCell(step, "backlog");
 }
 
 /** The step table's columns: the terminal and the HTML show the same. */
@@ -166,8 +178,8 @@ export function complianceRows(
       const text =
         check.compliancePercent !== null
           ? `${fmt(check.compliancePercent, 2)} %`
-          : check.criterion === "backlog"
-            ? backlogCell(s)
+          : check.criterion === "backlog" || check.criterion === "waiting"
+            ? trendCell(s, check.criterion)
             : check.unit === "ms"
               ? latencyText(check.actual)
               : String(check.actual ?? "–");
