@@ -85,8 +85,9 @@ function waitingTrend(
   for (const p of points) {
     settled += p.accepted + p.rejected + p.failed + p.dropped;
     const at = p.t + intervalMs - startMs;
-    if (at <= plan.warmupMs || at > endMs + intervalMs) continue;
-    while (schedule.arrivalTime(due) < Math.min(at, endMs)) due++;
+    // After the schedule's end the queue only drains: those intervals say nothing of the rate.
+    if (at <= plan.warmupMs || at > endMs) continue;
+    while (schedule.arrivalTime(due) < at) due++;
     waiting.push(due - settled);
   }
   return waiting.length >= 2 ? backlogTrend(waiting, acceptedPerSecond) : null;
