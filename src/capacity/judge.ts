@@ -178,7 +178,7 @@ interface Measured {
  * The slope a count inside a queue shows by chance over a short window: Poisson arrivals at λ/s
  * vary by √λ in a second, so a window of T seconds can show a slope of about √λ / T with
  * nothing growing; three times that is taken as noise. Over the default 30 s step it falls
- * below the trend's own tolerance (2 % of the accept rate) for any rate above a few per second;
+ * below the trend's own tolerance (2 % of the accept rate) for any rate above about 25/s;
  * a 2 s step only sees a queue that grows fast.
  */
 export function trendNoise(ratePerSecond: number, windowSeconds: number): number {
