@@ -110,9 +110,17 @@ describe("capacity through a Postfix relay of known rate", {
     assert.equal(c.throughGateway, true);
     assert.ok(c.levelsJudged.includes("backlog flat"));
     const found = c.sustainedPerSecond ?? 0;
+    const steps = c.steps.map((s) => `${s.ratePerSecond} ${s.pass ? "pass" : s.failed.join("+")}`);
+    if (c.limitedBy === "generator") {
+      // A loaded machine may set a failing step's rate: then "at least", never above the relay.
+      assert.match(c.headline, /^Sustains at least /);
+      assert.ok(found <= 1.25 * relayed, `found ${found}/s; steps: ${steps.join(", ")}`);
+      return;
+    }
+    assert.equal(c.limitedBy, "target");
     assert.ok(
       Math.abs(found - relayed) <= 0.25 * relayed,
-      `found ${found}/s, Postfix relays ${relayed}/s; steps: ${c.steps.map((s) => `${s.ratePerSecond} ${s.pass ? "pass" : s.failed.join("+")}`).join(", ")}`,
+      `found ${found}/s, Postfix relays ${relayed}/s; steps: ${steps.join(", ")}`,
     );
     assert.match(c.headline, /^Sustains .* through the gateway within the service levels/);
   });

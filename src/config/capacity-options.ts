@@ -10,7 +10,7 @@ import {
   type OptionValues,
   type RunCommandConfig,
 } from "./command-config.js";
-import { camel, defaultsOf, type OptionTable, pickOptions } from "./options.js";
+import { defaultsOf, type OptionTable, pickOptions } from "./options.js";
 import { parseDuration, parseRate } from "./parse.js";
 import { newRunId, type RunConfig, withConfigHash } from "./run-config.js";
 import { parseServiceLevels, type ServiceLevel } from "./service-levels.js";
@@ -173,6 +173,3 @@ export function buildCapacityCommandConfig(given: OptionValues): CapacityCommand
   );
   return Object.freeze({ runs: Object.freeze(runs), report, sink, receive, search });
 }
-
-/** The camelCase keys of capacity's own options. */
-export const CAPACITY_KEYS = Object.keys(CAPACITY_OPTIONS).map(camel);
