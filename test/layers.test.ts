@@ -33,7 +33,9 @@ import { type ImportEdge, importsOf, readSources } from "./helpers/source-tree.j
  * imports nothing of mailvolley; the session and the stats it feeds read the same clock.
  */
 export const LAYERS: Readonly<Record<string, readonly string[]>> = {
-  cli: ["config", "run", "report", "deploy", "diff", "sink/index", "usage"],
+  cli: ["capacity", "config", "run", "report", "deploy", "diff", "sink/index", "usage"],
+  // A capability above what it uses: the capacity search drives runs (run/) and judges them.
+  capacity: ["run", "config", "report", "stats"],
   deploy: ["config", "usage"],
   config: ["smtp/phases", "stats", "messages:types", "usage"],
   run: ["client", "messages", "sink", "stats", "config"],

@@ -11,6 +11,7 @@ import { toolVersion } from "../config/run-record.js";
 import { printable } from "../stats/printable.js";
 import { mark } from "../stats/timeline.js";
 import { UsageError } from "../usage/usage-error.js";
+import { capacityCommand } from "./capacity-command.js";
 import { compareCommand } from "./compare-command.js";
 import { withSuggestions } from "./did-you-mean.js";
 import { diffCommand } from "./diff-command.js";
@@ -53,7 +54,7 @@ function joinDashValues(args: string[]): string[] {
   return out;
 }
 
-const COMMANDS = ["run", "sink", "compare", "report", "merge", "probe", "diff"];
+const COMMANDS = ["run", "sink", "compare", "capacity", "report", "merge", "probe", "diff"];
 
 /** Options a command takes more than once without declaring them arrays (cli/arrivals.ts). */
 const REPEATABLE = new Set(["arrivals"]);
@@ -96,6 +97,7 @@ export async function main(args: string[]): Promise<void> {
     .command(runCommand)
     .command(sinkCommand)
     .command(compareCommand)
+    .command(capacityCommand)
     .command(reportCommand)
     .command(mergeCommand)
     .command(probeCommand)
@@ -103,7 +105,7 @@ export async function main(args: string[]): Promise<void> {
     .command(diffCommand)
     .demandCommand(
       1,
-      "name a command: run, compare, probe, report, merge, sink or kubernetes (see --help)",
+      "name a command: run, compare, capacity, probe, report, merge, sink or kubernetes (see --help)",
     )
     .strict()
     .option("color", {

@@ -9,6 +9,19 @@ import type { RawOf } from "./options.js";
 import { parseCount, parseDuration, parseRate } from "./parse.js";
 import { parseStages, type StagePoint } from "./stages.js";
 
+/**
+ * How the open model spaces its arrivals: evenly (`constant`), or as a Poisson process around
+ * the rate (`poisson`: exponential gaps, as mail arrives from many independent senders), the
+ * gaps drawn from `seed` so that a run can be repeated.
+ */
+export interface Arrivals {
+  readonly kind: "constant" | "poisson";
+  readonly seed: number;
+}
+
+/** Poisson gaps without --seed: the same every run, so two runs offer the same arrivals. */
+export const DEFAULT_ARRIVALS_SEED = 1;
+
 export interface LoadModel {
   readonly kind: "closed" | "open";
   /**
@@ -23,6 +36,8 @@ export interface LoadModel {
   readonly rampSessions: readonly StagePoint[] | null;
   /** Closed model: sessions start spread evenly over this long (JMeter's ramp-up). */
   readonly rampUpMs: number;
+  /** Open model: how arrivals are spaced around the rate. */
+  readonly arrivals: Arrivals;
   /** Open model: an arrival that waits longer than this for a session is dropped. */
   readonly maxDelayMs: number;
   /** Open model: at most this many arrivals wait at once. */
@@ -34,7 +49,7 @@ export interface LoadModel {
 }
 
 /** The run options the load model reads. */
-export type RawLoadOptions = RawOf<typeof RUN_OPTIONS>;
+export type RawLoadOptions = RawOf<typeof RUN_OPTIONS> & { seed?: unknown };
 
 function parseMessagesPerSession(raw: unknown): { min: number; max: number } {
   const text = String(raw);
@@ -119,6 +134,20 @@ function parseSessionStages(
   return stages;
 }
 
+/** --arrivals (constant or poisson) and the seed of its gaps; open model only. */
+function parseArrivals(raw: RawLoadOptions, open: boolean): Arrivals {
+  const text = String(raw.arrivals ?? DEFAULTS.arrivals);
+  if (text !== "constant" && text !== "poisson") {
+    throw new UsageError("--arrivals", `"${text}": give constant or poisson`);
+  }
+  if (text === "poisson" && !open && raw.arrivals !== undefined) {
+    throw new UsageError("--arrivals", "spaces the open model's arrivals: add --rate or --ramp");
+  }
+  const seed =
+    raw.seed === undefined ? DEFAULT_ARRIVALS_SEED : parseCount("--seed", raw.seed, 0, 2 ** 31 - 1);
+  return Object.freeze({ kind: text, seed });
+}
+
 export function parseLoadModel(raw: RawLoadOptions, sessions: number): LoadModel {
   const rate = parseRateStages(raw);
   const rampSessions = parseSessionStages(raw, rate, sessions);
@@ -147,6 +176,7 @@ export function parseLoadModel(raw: RawLoadOptions, sessions: number): LoadModel
     rate,
     rampSessions,
     rampUpMs,
+    arrivals: parseArrivals(raw, rate !== null),
     maxDelayMs,
     maxQueue: parseCount("--max-queue", raw.maxQueue ?? DEFAULTS.maxQueue, 1, 10_000_000),
     graceMs: parseDuration("--grace", raw.grace ?? DEFAULTS.grace),

@@ -163,6 +163,13 @@ export const RUN_OPTIONS = {
     takes: "stages",
     describe: "Open model: rate stages TIME:RATE,… (0s:100,30s:1000,60s:1000)",
   },
+  arrivals: {
+    kind: "text",
+    group: "Load model:",
+    describe:
+      "Open model: constant (evenly spaced) or poisson (exponential gaps around the rate, drawn from --seed)",
+    default: "constant",
+  },
   "ramp-sessions": {
     kind: "text",
     group: "Load model:",

@@ -21,6 +21,7 @@ export type OptionGroup =
   | "Through the gateway:"
   | "Compare:"
   | "Repeat:"
+  | "Capacity:"
   | "Sink:";
 
 /**

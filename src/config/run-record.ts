@@ -61,7 +61,11 @@ export function describeLoad(config: RunConfig): string {
     const ramp = load.rate.some((s) => s.value !== load.rate?.[0].value);
     // A ramp that ends with the run says its length once.
     const until = ramp && last.atMs === load.durationMs ? "" : forDuration(config);
-    parts.push(`${describeStages(load.rate, "arrival", "/s")}${until}`);
+    const stages = describeStages(load.rate, "arrival", "/s");
+    // "constant arrival 200/s" names the rate's shape; Poisson arrivals vary around it.
+    const poisson = load.arrivals.kind === "poisson";
+    parts.push(`${poisson ? stages.replace(/^constant /, "") : stages}${until}`);
+    if (poisson) parts.push(`poisson (seed ${load.arrivals.seed})`);
   } else {
     const upTo = Number.isFinite(config.messages) ? `${count(config.messages)} messages` : "";
     const time = load.durationMs > 0 ? `for ${seconds(load.durationMs)}` : "";

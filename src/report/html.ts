@@ -136,7 +136,7 @@ ${chartScript("data")}
 
 export { esc } from "./html-escape.js";
 
-const CSS = `
+export const CSS = `
 body { font: 14px/1.45 system-ui, sans-serif; margin: 24px auto; max-width: 1140px; color: #1c2833; padding: 0 16px; }
 h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 17px; margin: 28px 0 8px; border-bottom: 1px solid #d5d8dc; }
 h3 { font-size: 14px; margin: 16px 0 4px; color: #566573; }

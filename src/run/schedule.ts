@@ -4,8 +4,11 @@
  * after the last. For rates, `arrivalTime(k)` inverts the cumulative arrivals so that every
  * message has an exact intended send time (the basis of coordinated-omission correction).
  */
+import type { Arrivals } from "../config/load-model.js";
 import type { StagePoint } from "../config/stages.js";
+import { seededRandom } from "../sink/faults.js";
 
+export type { Arrivals } from "../config/load-model.js";
 export type { StagePoint } from "../config/stages.js";
 
 /** The value at `tMs` (before the first point: the first value; after the last: the last). */
@@ -65,13 +68,61 @@ export class ArrivalSchedule {
   }
 }
 
+/** Where arrival `k` of a run falls: evenly spaced, or at Poisson times around the rate. */
+export interface ArrivalTimes {
+  /** Milliseconds from the start at which arrival `k` is due, or Infinity if never. Non-decreasing k. */
+  arrivalTime(k: number): number;
+}
+
+/**
+ * Poisson arrivals around the rate stages (a non-homogeneous Poisson process, by time
+ * rescaling): the gaps between arrivals, counted in expected arrivals, are exponential with
+ * mean 1, so arrival k is due where the constant schedule's cumulative arrivals reach
+ * E₀ + … + E₍k−1₎ rather than k. Arrival 0 is due at 0, as in the constant schedule, and the
+ * mean count over any stretch is the rate's integral. The gaps depend on the seed and k only,
+ * so every thread and shard that stripes arrivals out of the run sees the same times.
+ */
+export class PoissonSchedule implements ArrivalTimes {
+  private readonly constant: ArrivalSchedule;
+  private readonly random: () => number;
+  /** Arrivals whose gap has been drawn, and the sum of those gaps (in expected arrivals). */
+  private drawn = 0;
+  private cumulative = 0;
+
+  constructor(points: readonly StagePoint[], seed: number) {
+    this.constant = new ArrivalSchedule(points);
+    this.random = seededRandom(seed);
+  }
+
+  arrivalTime(k: number): number {
+    while (this.drawn < k) {
+      // 1 − U lies in (0, 1]: the logarithm stays finite.
+      this.cumulative += -Math.log(1 - this.random());
+      this.drawn++;
+    }
+    return this.constant.arrivalTime(this.cumulative);
+  }
+}
+
+/** The run's arrival times as `arrivals` spaces them (constant when absent). */
+export function arrivalSchedule(points: readonly StagePoint[], arrivals?: Arrivals): ArrivalTimes {
+  return arrivals?.kind === "poisson"
+    ? new PoissonSchedule(points, arrivals.seed)
+    : new ArrivalSchedule(points);
+}
+
 /**
  * How many of the schedule's arrivals are due before `tMs` (Infinity when the rate never falls
  * to 0 for good and `tMs` is Infinity): what a run bounded by a duration was asked for. The
  * integral of the rate gives the count to within rounding; arrivalTime, which the scheduler
  * itself uses, settles the arrivals right at the boundary.
  */
-export function arrivalsBefore(points: readonly StagePoint[], tMs: number): number {
+export function arrivalsBefore(
+  points: readonly StagePoint[],
+  tMs: number,
+  arrivals?: Arrivals,
+): number {
+  if (arrivals?.kind === "poisson") return poissonBefore(points, tMs, arrivals.seed);
   const timeOf = (k: number) => new ArrivalSchedule(points).arrivalTime(k);
   let total = 0;
   let t = 0;
@@ -97,6 +148,16 @@ export function arrivalsBefore(points: readonly StagePoint[], tMs: number): numb
   let k = Math.max(0, Math.ceil(total - 1e-6));
   while (k > 0 && timeOf(k - 1) >= tMs) k--;
   while (timeOf(k) < tMs) k++;
+  return k;
+}
+
+/** Poisson arrivals due before `tMs`: counted one by one, as the schedule draws them. */
+function poissonBefore(points: readonly StagePoint[], tMs: number, seed: number): number {
+  // A rate that never falls to 0 for good has no end; one that does ends after a finite count.
+  if (!Number.isFinite(arrivalsBefore(points, tMs))) return Number.POSITIVE_INFINITY;
+  const schedule = new PoissonSchedule(points, seed);
+  let k = 0;
+  while (schedule.arrivalTime(k) < tMs) k++;
   return k;
 }
 

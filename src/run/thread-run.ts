@@ -130,14 +130,8 @@ class ThreadShareRun implements SessionHost {
     const rate = load.rate;
     this.lateness = scheduleLateness((since) => arrivalIntervalAt(rate, since), config.intervalMs);
     return new OpenWork(
-      {
-        rate: load.rate, // the share takes its stripe of the run's arrivals
-        messages: share.messages,
-        durationMs: load.durationMs,
-        maxDelayMs: load.maxDelayMs,
-        maxQueue: load.maxQueue,
-        lateness: this.lateness,
-      },
+      // The share takes its stripe of the run's arrivals (rate, arrivals) within the load's bounds.
+      { ...load, rate, messages: share.messages, lateness: this.lateness },
       share,
     );
   }

@@ -8,7 +8,13 @@ import { NO_WORK, NOT_YET } from "../client/session.js";
 import { durationText } from "../config/options.js";
 import type { RunConfig } from "../config/run-config.js";
 import type { StartLateness } from "../stats/start-lateness.js";
-import { ArrivalSchedule, arrivalsBefore, type StagePoint } from "./schedule.js";
+import {
+  type Arrivals,
+  type ArrivalTimes,
+  arrivalSchedule,
+  arrivalsBefore,
+  type StagePoint,
+} from "./schedule.js";
 
 export interface WorkSource {
   /** The next message's sequence number, NO_WORK or NOT_YET. */
@@ -123,6 +129,8 @@ export interface OpenWorkOptions {
    * schedule, whatever the share of worker threads and machines.
    */
   readonly rate: readonly StagePoint[];
+  /** How the arrivals are spaced around the rate (absent: constant). */
+  readonly arrivals?: Arrivals;
   /** Messages this source schedules; Infinity with a duration. */
   readonly messages: number;
   /** Stop scheduling after this long (0: no limit). */
@@ -143,14 +151,15 @@ export interface OpenWorkOptions {
  * rateShare instead gives the right rate but shifted times.
  */
 export class StripedArrivals {
-  private readonly schedule: ArrivalSchedule;
+  private readonly schedule: ArrivalTimes;
 
   /** @param rate the whole run's rate stages, not scaled by the share. */
   constructor(
     private readonly rate: readonly StagePoint[],
     private readonly space: SeqSpace,
+    private readonly arrivals?: Arrivals,
   ) {
-    this.schedule = new ArrivalSchedule(rate);
+    this.schedule = arrivalSchedule(rate, arrivals);
   }
 
   /** The run-wide arrival number of this share's j-th arrival. */
@@ -160,7 +169,7 @@ export class StripedArrivals {
 
   /** This share's arrivals due before `tMs` from the run's start (Infinity: no end). */
   arrivalsBefore(tMs: number): number {
-    const runWide = arrivalsBefore(this.rate, tMs);
+    const runWide = arrivalsBefore(this.rate, tMs, this.arrivals);
     if (!Number.isFinite(runWide)) return runWide;
     const { seqBase, stride } = this.space;
     return runWide > seqBase ? Math.ceil((runWide - seqBase) / stride) : 0;
@@ -198,7 +207,7 @@ export class OpenWork implements WorkSource {
     private readonly options: OpenWorkOptions,
     private readonly space: SeqSpace,
   ) {
-    this.arrivals = new StripedArrivals(options.rate, space);
+    this.arrivals = new StripedArrivals(options.rate, space, options.arrivals);
     this.queue = new Float64Array(Math.max(1, options.maxQueue));
     this.tick();
   }

@@ -5,6 +5,7 @@
  * the shared kinds in `$defs`, keys in a fixed order, so the file is byte-stable.
  */
 import { type TSchema, Type } from "@sinclair/typebox";
+import { CapacitySchema, CapacitySection } from "./capacity.js";
 import { ClassResult } from "./classes.js";
 import { Knee, RunRecord, ThresholdOutcome } from "./context.js";
 import { def, defName, enumOf, nullable, recordOf, ref } from "./define.js";
@@ -26,7 +27,14 @@ import {
   PositiveInteger,
   Seconds,
 } from "./kinds.js";
-import { COMPARE_SCHEMA, DIFF_SCHEMA, HEADLINE_FIGURES, MODES, RESULT_SCHEMA } from "./names.js";
+import {
+  CAPACITY_SCHEMA,
+  COMPARE_SCHEMA,
+  DIFF_SCHEMA,
+  HEADLINE_FIGURES,
+  MODES,
+  RESULT_SCHEMA,
+} from "./names.js";
 import { HeadlineFigures, Spread } from "./repeat.js";
 import { ResultSchema } from "./result.js";
 import { SeriesPoint } from "./series.js";
@@ -108,6 +116,8 @@ const DEFS: readonly TSchema[] = [
   Spread,
   DiffSchema,
   DiffFigure,
+  CapacitySchema,
+  CapacitySection,
 ];
 
 /** Keys of a schema object in this order; any other key after them, as written. */
@@ -179,8 +189,8 @@ function plain(schema: unknown): unknown {
 export function resultJsonSchema(): Record<string, unknown> {
   return plain({
     $schema: "https://json-schema.org/draft/2020-12/schema",
-    title: `mailvolley result (${RESULT_SCHEMA}), comparison (${COMPARE_SCHEMA}) or diff (${DIFF_SCHEMA})`,
-    description: `What \`mailvolley run --json\`, \`compare --json\`, \`merge --json\` and \`diff --json\` write. A document whose \`schema\` is ${COMPARE_SCHEMA} is a Comparison, one whose \`schema\` is ${DIFF_SCHEMA} a Diff, any other a Result. Generated from src/stats/result-schema/ (each figure's description is its definition); \`#/$defs/result\` alone validates one Result.`,
+    title: `mailvolley result (${RESULT_SCHEMA}), comparison (${COMPARE_SCHEMA}), diff (${DIFF_SCHEMA}) or capacity (${CAPACITY_SCHEMA})`,
+    description: `What \`mailvolley run --json\`, \`compare --json\`, \`merge --json\`, \`diff --json\` and \`capacity --json\` write. A document whose \`schema\` is ${COMPARE_SCHEMA} is a Comparison, ${DIFF_SCHEMA} a Diff, ${CAPACITY_SCHEMA} a Capacity, any other a Result. Generated from src/stats/result-schema/ (each figure's description is its definition); \`#/$defs/result\` alone validates one Result.`,
     type: "object",
     if: { type: "object", required: ["schema"], properties: { schema: { const: COMPARE_SCHEMA } } },
     // JSON Schema's own keyword, not a promise's: the document is never awaited.
@@ -190,7 +200,16 @@ export function resultJsonSchema(): Record<string, unknown> {
       if: { type: "object", required: ["schema"], properties: { schema: { const: DIFF_SCHEMA } } },
       // biome-ignore lint/suspicious/noThenProperty: the if/then/else of JSON Schema.
       then: { $ref: "#/$defs/diff" },
-      else: { $ref: "#/$defs/result" },
+      else: {
+        if: {
+          type: "object",
+          required: ["schema"],
+          properties: { schema: { const: CAPACITY_SCHEMA } },
+        },
+        // biome-ignore lint/suspicious/noThenProperty: the if/then/else of JSON Schema.
+        then: { $ref: "#/$defs/capacity" },
+        else: { $ref: "#/$defs/result" },
+      },
     },
     $defs: Object.fromEntries(DEFS.map((schema) => [defName(schema), schema])),
   }) as Record<string, unknown>;

@@ -45,6 +45,15 @@ export const HISTOGRAM_NAMES: readonly HistogramName[] = Object.freeze(
 /** `mailvolley compare --json`: the two runs of one load, each a Result. */
 export const COMPARE_SCHEMA = "mailvolley/compare@1";
 
+/** `mailvolley capacity --json`: the search, its steps (each a Result) and its levels. */
+export const CAPACITY_SCHEMA = "mailvolley/capacity@1";
+
+/** How a capacity search ended: who set the rate it found. */
+export const CAPACITY_LIMITED_BY = ["target", "generator", "nobody"] as const;
+
+/** Why a capacity step was run. */
+export const STEP_PURPOSES = ["estimate", "search", "level"] as const;
+
 /** How a run holds its sessions: reuse keeps them open, per-message opens one a message. */
 export const MODES = ["reuse", "per-message"] as const;
 
