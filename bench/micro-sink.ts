@@ -12,7 +12,7 @@ import { After, Before, MessageWire } from "../src/messages/wire.js";
 import { fillSinkOptions } from "../src/sink/options.js";
 import { SinkServer } from "../src/sink/server.js";
 import { parseCapabilities } from "../src/smtp/capabilities.js";
-import { type MicroResult, measure } from "./micro.js";
+import { type MicroResult, measure } from "./lib/measure.js";
 
 /** The client's default --window: transactions per read chunk. */
 const WINDOW = 16;
