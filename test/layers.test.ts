@@ -21,9 +21,11 @@ import { type ImportEdge, importsOf, readSources } from "./helpers/source-tree.j
  * order stays a line: cli → run → client → config → stats → smtp.
  *
  * usage/ is a leaf of its own: the one bad-input error (UsageError) that config/, sink/ and
- * messages/ throw and cli/ prints as one line with exit 2. config/ and sink/ may not import each
- * other, so the type they share must sit below both; stats/ and smtp/ are about counting and
- * the wire, not about what the user typed.
+ * messages/ throw and cli/ prints as one line with exit 2; stats/ and smtp/ are about counting
+ * and the wire, not about what the user typed.
+ *
+ * config/ makes the sink's options, checked and filled: it reads sink/'s types and the fault
+ * grammar (sink/faults), and sink/ imports nothing of config/.
  *
  * client/ reads one module of stats/ beyond its types: stats/clock, the thread's clock, which
  * imports nothing of mailvolley; the session and the stats it feeds read the same clock.
@@ -31,7 +33,7 @@ import { type ImportEdge, importsOf, readSources } from "./helpers/source-tree.j
 export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   cli: ["config", "run", "report", "deploy", "sink/index", "usage"],
   deploy: ["config", "usage"],
-  config: ["smtp/phases", "stats", "messages:types", "usage"],
+  config: ["smtp/phases", "stats", "messages:types", "sink:types", "sink/faults", "usage"],
   run: ["client", "messages", "sink", "stats", "config"],
   messages: ["smtp", "usage"],
   client: ["smtp", "stats:types", "stats/clock", "config:types"],
@@ -220,7 +222,7 @@ describe("import layers", () => {
       "src/smtp/a.ts:1 → src/stats/result.ts: runs up: stats/ is above smtp/",
       "src/stats/a.ts:1 → src/smtp/message.ts (types): stats/ may import only smtp/phases of smtp/",
       "src/run/a.ts:1 → src/elsewhere/x.ts: src/elsewhere/ is not a layer of the plan",
-      "src/sink/a.ts:1 → src/client/m.ts (types): sideways: client/ is not below sink/",
+      "src/sink/a.ts:1 → src/client/m.ts (types): runs up: client/ is above sink/",
       "src/report/a.ts:1 → src/run/probe.ts (types): sideways: run/ is not below report/",
     ]);
     assert.deepEqual(importCycles(fake), [

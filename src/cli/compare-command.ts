@@ -16,13 +16,7 @@ import { renderSummary } from "../report/terminal.js";
 import { deliveryFailed, executeRun, type RunExtras, type RunIo } from "../run/run.js";
 import type { Mode, Result } from "../stats/result.js";
 import { EXIT, loadExitCode } from "./exit-codes.js";
-import {
-  type CommandArgv,
-  checkEmbeddedSink,
-  givenOptions,
-  loadOptions,
-  tableOptions,
-} from "./load-options.js";
+import { type CommandArgv, givenOptions, loadOptions, tableOptions } from "./load-options.js";
 import { checkWritable, exportsOf, writeOutput } from "./output.js";
 import { pauseCountdown, progressPrinter } from "./progress.js";
 import { applyThresholds, compareDoc, generatorGate, printBreaches } from "./report-command.js";
@@ -50,7 +44,6 @@ export const compareCommand = {
       sink,
       receive,
     } = buildCompareCommandConfig(givenOptions(argv));
-    if (configs[0].target === null || receive !== null) checkEmbeddedSink(sink);
     warnPlaintextAuth(configs[0], configs[0].target);
     const { json, quiet } = configs[0];
     const exports = exportsOf<Result[]>([

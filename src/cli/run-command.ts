@@ -15,7 +15,7 @@ import type { Result } from "../stats/result.js";
 import { breachedLive } from "../stats/thresholds.js";
 import { mark } from "../stats/timeline.js";
 import { EXIT, type ExitCode, loadExitCode, type StopSignal } from "./exit-codes.js";
-import { type CommandArgv, checkEmbeddedSink, givenOptions, loadOptions } from "./load-options.js";
+import { type CommandArgv, givenOptions, loadOptions } from "./load-options.js";
 import { checkWritable, type Export, exportsOf, writeOutput } from "./output.js";
 import { progressPrinter } from "./progress.js";
 import { applyThresholds, generatorGate, printBreaches } from "./report-command.js";
@@ -43,7 +43,6 @@ export const runCommand = {
     mark("command started");
     const given = givenOptions(argv);
     const { run: config, report, sink, receive } = buildRunCommandConfig(given);
-    if (config.target === null || receive !== null) checkEmbeddedSink(sink);
     const exports = exportsOf<Result>([
       ["--json", config.json, renderJson],
       ["--html", report.html, (result) => renderHtml([result])],

@@ -7,8 +7,9 @@ import type { Target } from "../config/parse.js";
 import { formatTarget } from "../config/parse.js";
 import type { ReceiveConfig } from "../config/receive-options.js";
 import type { RunConfig } from "../config/run-config.js";
+import { parseListen, type SinkSettings, withSinkDefaults } from "../config/sink-config.js";
 import { MessageWire } from "../messages/wire.js";
-import { type SinkOptions, startSink } from "../sink/index.js";
+import { startSink } from "../sink/index.js";
 import { deliveryFailed } from "../stats/delivery.js";
 import { annotateSeries, generatorResult } from "../stats/generator-verdict.js";
 import { applyOutcome } from "../stats/outcome-verdict.js";
@@ -38,7 +39,7 @@ export interface RunIo {
 /** What shapes a run besides its RunConfig. */
 export interface RunExtras {
   /** Options of the embedded sink (no target): gateway emulation for self-tests and compare. */
-  sink?: Omit<Partial<SinkOptions>, "listen">;
+  sink?: SinkSettings;
   /** Apdex T in ms for the Result's per-class Apdex. */
   apdexMs?: number;
   /**
@@ -85,13 +86,15 @@ export async function executeRun(
     return { result, exitCode: verdict(result) };
   }
   // The sink offers what the run asks for, and no more: its certificate costs startup.
-  const sink = await startSink({
-    starttls: config.tls === "starttls",
-    lmtp: config.lmtp,
-    auth: config.auth ? `${config.auth.user}:${config.auth.pass}` : undefined,
-    ...extras.sink,
-    listen: [config.tls === "implicit" ? "tls://127.0.0.1:0" : "127.0.0.1:0"],
-  });
+  const sink = await startSink(
+    withSinkDefaults({
+      starttls: config.tls === "starttls",
+      lmtp: config.lmtp,
+      auth: config.auth ?? undefined,
+      ...extras.sink,
+      listen: [parseListen(config.tls === "implicit" ? "tls://127.0.0.1:0" : "127.0.0.1:0")],
+    }),
+  );
   mark("sink listening");
   try {
     const { host, port } = sink.addresses[0];
