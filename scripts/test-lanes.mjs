@@ -8,14 +8,16 @@
  *   peers     real sockets and peer servers (smtp-sink, Postfix, aiosmtpd, swaks ...)
  *   artifact  bin/mailvolley.js as built, the packed install, Chromium
  *
- * The named lanes' files run together, several at a time: every server a test starts listens
- * on a port of its own (port 0) and every Postfix in a directory of its own, and most of a
- * peer test's time is spent waiting on a socket or a child, not on a core. The slowest files
- * (test/lanes.json "slowFirst") start first, so that none of them is left running alone at
- * the end. Files listed under "alone" judge the machine itself (a CPU-bound verdict, a
- * machine-wide kernel counter): they run afterwards, one at a time, with nothing beside them.
+ * The named lanes' files run together, several at a time, each in a `node --test` of its own
+ * (whose report is printed whole when it ends): every server a test starts listens on a port of
+ * its own (port 0) and every Postfix in a directory of its own, and most of a peer test's time
+ * is spent waiting on a socket or a child, not on a core. The slowest files (test/lanes.json
+ * "slowFirst") start first, so that none of them is left running alone at the end (node --test
+ * given many files would start them in the order of their names). Files listed under "alone"
+ * judge the machine itself (a CPU-bound verdict, a machine-wide kernel counter): they run
+ * afterwards, one at a time, with nothing beside them.
  */
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
@@ -61,23 +63,47 @@ const slowFirst = manifest.slowFirst.filter((f) => named.includes(f) && !alone.h
 const together = [...slowFirst, ...named.filter((f) => !alone.has(f) && !slowFirst.includes(f))];
 const last = named.filter((f) => alone.has(f));
 
-/** node --test over `files`, `at` a time; true when every test passed. */
-function runFiles(files, at, what) {
-  console.log(`\n# ${what}: ${files.length} files, ${at} at a time`);
-  // node --test with no file would run every test it finds: an empty set runs nothing.
-  if (files.length === 0) return true;
-  const { status } = spawnSync(
-    process.execPath,
-    ["--test", `--test-concurrency=${at}`, ...files.map((f) => join(built, f))],
-    { stdio: "inherit" },
-  );
-  return status === 0;
+/** One file under node --test; resolves with its report, its exit code and its seconds. */
+function runFile(file) {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--test", join(built, file)], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const out = [];
+    child.stdout.on("data", (chunk) => out.push(chunk));
+    child.stderr.on("data", (chunk) => out.push(chunk));
+    child.on("close", (code, signal) => {
+      const seconds = (performance.now() - started) / 1000;
+      resolve({ file, report: Buffer.concat(out), ok: code === 0 && signal === null, seconds });
+    });
+  });
 }
 
-const failed = [];
-if (!runFiles(together, TOGETHER, `lanes ${args.join(", ")} together`)) failed.push("together");
-if (!runFiles(last, 1, "alone")) failed.push("alone");
+/** `files` in their order, `at` at a time; the names of those that failed. */
+async function runFiles(files, at, what) {
+  console.log(`\n# ${what}: ${files.length} files, ${at} at a time`);
+  const failed = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < files.length) {
+      const done = await runFile(files[next++]);
+      process.stdout.write(done.report);
+      console.log(
+        `# ${done.ok ? "passed" : "FAILED"}: ${done.file} (${done.seconds.toFixed(1)} s)`,
+      );
+      if (!done.ok) failed.push(done.file);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(at, files.length) }, worker));
+  return failed;
+}
+
+const failed = [
+  ...(await runFiles(together, TOGETHER, `lanes ${args.join(", ")} together`)),
+  ...(await runFiles(last, 1, "alone")),
+];
 if (failed.length > 0) {
-  console.error(`\n# failed: ${failed.join(", ")}`);
+  console.error(`\n# failed: ${failed.join(" ")}`);
   process.exit(1);
 }
