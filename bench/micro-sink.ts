@@ -37,7 +37,7 @@ class CountingSocket extends EventEmitter {
 
 export async function sinkMicro(): Promise<MicroResult[]> {
   const server = new SinkServer(
-    fillSinkOptions({ listen: ["127.0.0.1:0"], starttls: false, idleTimeout: 0 }),
+    fillSinkOptions({ listen: ["127.0.0.1:0"], starttls: false }),
     null,
   );
   const config = buildRunConfig({ size: 1024, chunking: true });
