@@ -9,6 +9,8 @@ export interface Slot {
   /** Consecutive sessions of this slot that ended without starting a message. */
   failures: number;
   timer: NodeJS.Timeout | null;
+  /** Its session is idle (open model lull): it waits for nothing, and the sweep skips it. */
+  idle: boolean;
   /** The slot gave up after repeated connection failures. */
   retired: boolean;
   /** Messages this slot's sessions took, and may take (Infinity: no share of its own). */
@@ -24,6 +26,7 @@ export function newSlot(index: number, quota: number | undefined): Slot {
     closed: null,
     failures: 0,
     timer: null,
+    idle: false,
     retired: false,
     taken: 0,
     quota: quota ?? Number.POSITIVE_INFINITY,

@@ -57,8 +57,8 @@ class ThreadShareRun implements SessionHost {
   private work!: WorkSource;
   private readonly slots: Slot[] = [];
   private readonly slotOf = new Map<Session, Slot>();
-  /** Sessions with nothing to do (open model lull), and slots waiting to open: oldest first. */
-  private readonly idle = new WakeQueue<Session>();
+  /** Slots whose session has nothing to do (open model lull), and slots waiting to open: oldest first. */
+  private readonly idle = new WakeQueue<Slot>();
   private readonly parked = new WakeQueue<Slot>();
   /** Messages handed to sessions so far: a wake stops once as many went as had arrived. */
   private handedOut = 0;
@@ -196,7 +196,9 @@ class ThreadShareRun implements SessionHost {
   }
 
   sessionIdle(session: Session): void {
-    this.idle.add(session);
+    const slot = this.slotOf.get(session)!;
+    slot.idle = true;
+    this.idle.add(slot);
   }
 
   messagesFor(slots: number): MessageFactory {
@@ -210,7 +212,8 @@ class ThreadShareRun implements SessionHost {
   sessionEnded(session: Session, cleanly: boolean): void {
     const slot = this.slotOf.get(session)!;
     this.slotOf.delete(session);
-    this.idle.delete(session);
+    slot.idle = false;
+    this.idle.delete(slot);
     slot.session = null;
     slot.closed = session;
     if (this.config.mode === "reuse") {
@@ -286,9 +289,10 @@ class ThreadShareRun implements SessionHost {
   private wake(waiting: number): void {
     const until = this.handedOut + waiting;
     while (this.handedOut < until) {
-      const session = this.idle.shift();
-      if (session === undefined) break;
-      session.resume();
+      const slot = this.idle.shift();
+      if (slot === undefined) break;
+      slot.idle = false;
+      slot.session!.resume();
     }
     this.fillSlots(until - this.handedOut);
     this.finishIfIdle();
@@ -353,7 +357,8 @@ class ThreadShareRun implements SessionHost {
 
   private sweep(): void {
     const now = performance.now();
-    for (const slot of this.slots) slot.session?.checkTimeout(now);
+    // An idle session waits for nothing: its slot says so, and the session is not touched.
+    for (const slot of this.slots) if (!slot.idle) slot.session?.checkTimeout(now);
     countDropped(this.stats, this.work);
     this.stats.sample(epochMs(now), this.slotOf.size);
     this.sampler.sample(epochMs(now));
@@ -365,11 +370,11 @@ class ThreadShareRun implements SessionHost {
     const target = this.targetSessions(now - this.startMs);
     if (target !== this.activeTarget) {
       this.activeTarget = target;
-      for (const session of [...this.idle.values()]) {
-        const slot = this.slotOf.get(session);
-        if (slot && slot.index >= target) {
-          this.idle.delete(session);
-          session.resume(); // it will find no work for its slot and QUIT
+      for (const slot of [...this.idle.values()]) {
+        if (slot.index >= target) {
+          slot.idle = false;
+          this.idle.delete(slot);
+          slot.session!.resume(); // it will find no work for its slot and QUIT
         }
       }
       this.fillSlots();
