@@ -60,8 +60,18 @@ export interface DriveOutcome {
   generator: {
     limitedBy: string;
     reasons: string[];
-    /** Per thread: CPU utilisation, event-loop utilisation, loop delay p99 over the run. */
-    threads: { name: string; cpu: number; elu: number; delayP99Ms: number }[];
+    /**
+     * Per thread: CPU utilisation, event-loop utilisation, loop delay p99 over the run, and the
+     * CPU seconds of each interval of the time series (bench/idle.ts reads the steady ones).
+     */
+    threads: {
+      name: string;
+      cpu: number;
+      elu: number;
+      delayP99Ms: number;
+      cpuSecondsPerInterval: number[];
+      intervalMs: number;
+    }[];
   } | null;
 }
 
@@ -105,6 +115,8 @@ const outcome: DriveOutcome = {
           cpu: t.cpuUtilisation,
           elu: t.eventLoopUtilisation,
           delayP99Ms: t.eventLoopDelay.p99Ms,
+          cpuSecondsPerInterval: t.points.map((p) => p.cpuSeconds),
+          intervalMs: t.intervalMs,
         })),
       }
     : null,

@@ -1,4 +1,5 @@
 /** Entry for the micro-benchmarks, run by run-all.ts in a child with --expose-gc. */
 import { microBench } from "./micro.js";
+import { sinkMicro } from "./micro-sink.js";
 
-process.stdout.write(`${JSON.stringify(await microBench())}\n`);
+process.stdout.write(`${JSON.stringify([...(await microBench()), ...(await sinkMicro())])}\n`);

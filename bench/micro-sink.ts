@@ -7,12 +7,12 @@
 import { EventEmitter } from "node:events";
 import type { Socket } from "node:net";
 import { buildRunConfig } from "../src/config/run-config.js";
+import { fillSinkOptions } from "../src/config/sink-config.js";
 import { MessageFactory } from "../src/messages/factory.js";
 import { After, Before, MessageWire } from "../src/messages/wire.js";
-import { fillSinkOptions } from "../src/sink/options.js";
 import { SinkServer } from "../src/sink/server.js";
 import { parseCapabilities } from "../src/smtp/capabilities.js";
-import { type MicroResult, measure } from "./micro.js";
+import { type MicroResult, measure } from "./lib/measure.js";
 
 /** The client's default --window: transactions per read chunk. */
 const WINDOW = 16;
@@ -37,7 +37,7 @@ class CountingSocket extends EventEmitter {
 
 export async function sinkMicro(): Promise<MicroResult[]> {
   const server = new SinkServer(
-    fillSinkOptions({ listen: ["127.0.0.1:0"], starttls: false, idleTimeout: 0 }),
+    fillSinkOptions({ listen: ["127.0.0.1:0"], starttls: false }),
     null,
   );
   const config = buildRunConfig({ size: 1024, chunking: true });

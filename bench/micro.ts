@@ -3,10 +3,8 @@
  * heap bytes allocated per reply) and the wire encoders (message rendering, envelopes,
  * dot-stuffing). Run in a child with `--expose-gc` and a fixed 64 MiB young generation so that a measured
  * batch fits the young generation and its heap growth is its allocation; a batch during which a
- * collection ran reports its allocation as unknown.
+ * collection ran reports its allocation as unknown (bench/lib/measure.ts).
  */
-import { PerformanceObserver } from "node:perf_hooks";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { RunConfig } from "../src/config/run-config.js";
 import { buildRunConfig } from "../src/config/run-config.js";
 import { MessageFactory } from "../src/messages/factory.js";
@@ -15,58 +13,7 @@ import type { Capabilities } from "../src/smtp/capabilities.js";
 import { NO_CAPABILITIES, parseCapabilities } from "../src/smtp/capabilities.js";
 import { dotStuff, generateBody, HeaderTemplate } from "../src/smtp/message.js";
 import { type ReplyHandler, ReplyParser } from "../src/smtp/reply-parser.js";
-import { sinkMicro } from "./micro-sink.js";
-
-export interface MicroResult {
-  name: string;
-  /** Operations per second (a reply, a message, a buffer). */
-  opsPerSecond: number;
-  bytesPerSecond: number;
-  /** Heap bytes allocated per operation; null when a GC ran during the measured batch. */
-  heapBytesPerOp: number | null;
-}
-
-let gcSeen = 0;
-new PerformanceObserver((list) => {
-  gcSeen += list.getEntries().length;
-}).observe({ entryTypes: ["gc"] });
-
-// GC entries reach the observer asynchronously; give them time to arrive.
-const settle = () => sleep(20);
-
-/**
- * Times `ops` calls of `fn` (after a warm-up), repeated until 0.5 s have passed, best batch
- * wins; then one batch with the heap measured.
- */
-export async function measure(
-  name: string,
-  bytesPerOp: number,
-  ops: number,
-  fn: (i: number) => void,
-): Promise<MicroResult> {
-  for (let i = 0; i < ops; i++) fn(i); // warm-up: let the JIT settle
-  let best = Number.POSITIVE_INFINITY;
-  const until = performance.now() + 500;
-  while (performance.now() < until) {
-    const t0 = performance.now();
-    for (let i = 0; i < ops; i++) fn(i);
-    best = Math.min(best, performance.now() - t0);
-  }
-  const gc = (globalThis as { gc?: () => void }).gc;
-  let heapBytesPerOp: number | null = null;
-  if (gc) {
-    gc();
-    await settle();
-    const seen = gcSeen;
-    const before = process.memoryUsage().heapUsed;
-    for (let i = 0; i < ops; i++) fn(i);
-    const after = process.memoryUsage().heapUsed;
-    await settle();
-    if (gcSeen === seen) heapBytesPerOp = Math.max(0, (after - before) / ops);
-  }
-  const opsPerSecond = ops / (best / 1000);
-  return { name, opsPerSecond, bytesPerSecond: opsPerSecond * bytesPerOp, heapBytesPerOp };
-}
+import { type MicroResult, measure } from "./lib/measure.js";
 
 class Counting implements ReplyHandler {
   replies = 0;
@@ -201,7 +148,6 @@ export async function microBench(): Promise<MicroResult[]> {
   out.push(await measure("smtp: dotStuff 1 MiB", text.length, 20, () => dotStuff(text)));
 
   out.push(await measure("smtp: generateBody 1 MiB", 1 << 20, 20, () => generateBody(1 << 20)));
-  out.push(...(await sinkMicro()));
   return out;
 }
 

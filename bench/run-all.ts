@@ -7,6 +7,8 @@
  *           sink, chunking, memory, micro,
  *           tls (STARTTLS per message against the TLS floor, full and resumed; reuse TLS vs plain),
  *           fixed-cost (process start → first connect, last reply → exit; bench/fixed-cost.ts),
+ *           idle (3,000 sessions against 10 at 200 arrivals/s: main-thread CPU a steady second;
+ *           bench/idle.ts; with BENCH_BASELINE=<an older tree, built> that build's too),
  *           before-after (only by name: this build against BENCH_BASELINE=<an older tree,
  *           built>, reuse and per-message, with smtp-source; bench/before-after.ts)
  *   BENCH_ROUNDS=N   alternated rounds per comparison (default 5)
@@ -19,10 +21,11 @@ import { fileURLToPath } from "node:url";
 import { beforeAfterBench } from "./before-after.js";
 import { chunkingBench } from "./chunking.js";
 import { fixedCostBench } from "./fixed-cost.js";
+import { idleBench } from "./idle.js";
+import type { MicroResult } from "./lib/measure.js";
 import { loadAverage, runTimed } from "./lib/proc.js";
 import { commit, fmt, machine, type Verdict, verdictLine, writeResults } from "./lib/report.js";
 import { memoryBench } from "./memory.js";
-import type { MicroResult } from "./micro.js";
 import { sinkBench } from "./sink.js";
 import { type BenchOutput, throughputBench } from "./throughput.js";
 import { tlsBench } from "./tls.js";
@@ -45,6 +48,7 @@ const GROUPS = [
   "micro",
   "fixed-cost",
   "tls",
+  "idle",
   "before-after",
 ];
 
@@ -110,6 +114,7 @@ if (runGroup("memory")) await group("memory", () => memoryBench());
 if (runGroup("micro")) await group("micro", micro);
 if (runGroup("fixed-cost")) await group("fixed-cost", () => fixedCostBench(rounds));
 if (runGroup("tls")) await group("tls", () => tlsBench(rounds));
+if (runGroup("idle")) await group("idle", () => idleBench(rounds));
 // Only when asked for by name: it needs an older build to compare with.
 if (args.includes("before-after")) await group("before-after", () => beforeAfterBench(rounds));
 

@@ -1,15 +1,23 @@
 /**
- * Runs the test lanes: `node scripts/test-lanes.mjs unit peers artifact` (in that order, each
- * to its end; the exit code is non-zero when any lane failed), or `--list` to print every
- * built test file by lane as JSON. test/lanes.json names the unit and artifact files; every
- * other dist/test/*.test.js is in the peers lane, so a file nobody classified still runs, one
- * at a time, as the whole suite used to.
+ * Runs the test lanes: `node scripts/test-lanes.mjs unit peers artifact` (the exit code is
+ * non-zero when any file failed), or `--list` to print every built test file by lane as JSON.
+ * test/lanes.json names the unit and artifact files; every other dist/test/*.test.js is in the
+ * peers lane, so a file nobody classified still runs.
  *
- *   unit      pure module tests, several files at once
- *   peers     real sockets and peer servers (smtp-sink, Postfix, aiosmtpd, swaks ...), one file at a time
- *   artifact  bin/mailvolley.js as built, the packed install, Chromium, one file at a time
+ *   unit      pure module tests: no socket, process, peer or clock
+ *   peers     real sockets and peer servers (smtp-sink, Postfix, aiosmtpd, swaks ...)
+ *   artifact  bin/mailvolley.js as built, the packed install, Chromium
+ *
+ * The named lanes' files run together, several at a time, each in a `node --test` of its own
+ * (whose report is printed whole when it ends): every server a test starts listens on a port of
+ * its own (port 0) and every Postfix in a directory of its own, and most of a peer test's time
+ * is spent waiting on a socket or a child, not on a core. The slowest files (test/lanes.json
+ * "slowFirst") start first, so that none of them is left running alone at the end (node --test
+ * given many files would start them in the order of their names). Files listed under "alone"
+ * judge the machine itself (a CPU-bound verdict, a machine-wide kernel counter): they run
+ * afterwards, one at a time, with nothing beside them.
  */
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
@@ -35,14 +43,8 @@ function lanes() {
   };
 }
 
-// Unit files share nothing (no port, no process, no timing): as many at once as there are
-// cores, two at least. Peers and artifact files start servers and processes that time out on
-// a busy machine: one at a time, as `npm test` always ran them.
-const CONCURRENCY = {
-  unit: Math.max(2, availableParallelism()),
-  peers: 1,
-  artifact: 1,
-};
+// Waiting files beside each other: one more than the cores, two cores giving three at once.
+const TOGETHER = Math.max(3, availableParallelism() + 1);
 
 const args = process.argv.slice(2);
 const all = lanes();
@@ -55,20 +57,53 @@ if (args.length === 0 || unknown.length > 0) {
   console.error(`test-lanes: name lanes to run: ${Object.keys(all).join(", ")} (or --list)`);
   process.exit(2);
 }
-const failed = [];
-for (const lane of args) {
-  console.log(`\n# lane ${lane}: ${all[lane].length} files, ${CONCURRENCY[lane]} at a time`);
-  // node --test with no file would run every test it finds: an empty lane runs nothing.
-  if (all[lane].length === 0) continue;
-  const files = all[lane].map((f) => join(built, f));
-  const { status } = spawnSync(
-    process.execPath,
-    ["--test", `--test-concurrency=${CONCURRENCY[lane]}`, ...files],
-    { stdio: "inherit" },
-  );
-  if (status !== 0) failed.push(lane);
+const named = args.flatMap((lane) => all[lane]);
+const alone = new Set(manifest.alone);
+const slowFirst = manifest.slowFirst.filter((f) => named.includes(f) && !alone.has(f));
+const together = [...slowFirst, ...named.filter((f) => !alone.has(f) && !slowFirst.includes(f))];
+const last = named.filter((f) => alone.has(f));
+
+/** One file under node --test; resolves with its report, its exit code and its seconds. */
+function runFile(file) {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--test", join(built, file)], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const out = [];
+    child.stdout.on("data", (chunk) => out.push(chunk));
+    child.stderr.on("data", (chunk) => out.push(chunk));
+    child.on("close", (code, signal) => {
+      const seconds = (performance.now() - started) / 1000;
+      resolve({ file, report: Buffer.concat(out), ok: code === 0 && signal === null, seconds });
+    });
+  });
 }
+
+/** `files` in their order, `at` at a time; the names of those that failed. */
+async function runFiles(files, at, what) {
+  console.log(`\n# ${what}: ${files.length} files, ${at} at a time`);
+  const failed = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < files.length) {
+      const done = await runFile(files[next++]);
+      process.stdout.write(done.report);
+      console.log(
+        `# ${done.ok ? "passed" : "FAILED"}: ${done.file} (${done.seconds.toFixed(1)} s)`,
+      );
+      if (!done.ok) failed.push(done.file);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(at, files.length) }, worker));
+  return failed;
+}
+
+const failed = [
+  ...(await runFiles(together, TOGETHER, `lanes ${args.join(", ")} together`)),
+  ...(await runFiles(last, 1, "alone")),
+];
 if (failed.length > 0) {
-  console.error(`\n# lanes failed: ${failed.join(", ")}`);
+  console.error(`\n# failed: ${failed.join(" ")}`);
   process.exit(1);
 }

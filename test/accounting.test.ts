@@ -6,11 +6,13 @@
  * SIGINT. Where a sink exists, the client's accepted count is the sink's. Nothing here waits on
  * time: the signal goes once the sink has accepted a message.
  */
+
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { fillSinkOptions } from "../src/config/sink-config.js";
 import { startSink } from "../src/sink/index.js";
 import type { Result } from "../src/stats/result.js";
 import { waitForText } from "./helpers/child.js";
@@ -144,7 +146,7 @@ describe("accounting: every message asked for, counted once", () => {
       });
 
       test(`${mode}, ${model.name}: SIGINT mid-run`, async () => {
-        const sink = await startSink({ listen: ["127.0.0.1:0"] });
+        const sink = await startSink(fillSinkOptions({ listen: ["127.0.0.1:0"] }));
         try {
           const { host, port } = sink.addresses[0];
           const running = run(["run", `${host}:${port}`, "--mode", mode, ...model.long]);

@@ -7,9 +7,9 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { parseDuration, parseRate } from "../src/config/parse.js";
 import { loadPlan } from "../src/config/plan.js";
+import { parseSinkDuration } from "../src/config/sink-config.js";
 import { parseOctets, parseSizes } from "../src/config/sizes.js";
 import { parseThreshold } from "../src/config/thresholds.js";
-import { parseDuration as parseSinkDuration } from "../src/sink/options.js";
 import { UsageError } from "../src/usage/usage-error.js";
 
 const refused = (run: () => unknown, line: RegExp) =>

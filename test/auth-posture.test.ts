@@ -3,12 +3,14 @@
  * MAILVOLLEY_AUTH environment variable), AUTH over plaintext is warned about once, and --help
  * says why --tls-verify is off by default.
  */
+
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { parseTarget } from "../src/config/parse.js";
 import { parseSecurity, plaintextAuthWarning } from "../src/config/security.js";
+import { fillSinkOptions } from "../src/config/sink-config.js";
 import { startSink } from "../src/sink/index.js";
 import type { Result } from "../src/stats/result.js";
 import { mailvolley } from "./helpers/cli.js";
@@ -70,11 +72,13 @@ describe("AUTH over plaintext", () => {
   });
 
   test("a run with --auth-file: the password is not in argv, the warning is printed once", async () => {
-    const sink = await startSink({
-      listen: ["127.0.0.1:0"],
-      starttls: false,
-      auth: "alice:s3cret:with:colons",
-    });
+    const sink = await startSink(
+      fillSinkOptions({
+        listen: ["127.0.0.1:0"],
+        starttls: false,
+        auth: "alice:s3cret:with:colons",
+      }),
+    );
     try {
       const target = `127.0.0.1:${sink.addresses[0].port}`;
       const out = await mailvolley([

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
+import { fillSinkOptions } from "../src/config/sink-config.js";
 import { type Sink, startSink } from "../src/sink/index.js";
 import type { CapacityDocument } from "../src/stats/capacity-result.js";
 import { mailvolley } from "./helpers/cli.js";
@@ -17,7 +18,7 @@ import { readSchema } from "./helpers/schema-fields.js";
 const dir = mkdtempSync(join(tmpdir(), "mv-capacity-"));
 
 async function sinkWith(fault: string): Promise<{ sink: Sink; target: string }> {
-  const sink = await startSink({ listen: ["127.0.0.1:0"], faults: [fault] });
+  const sink = await startSink(fillSinkOptions({ listen: ["127.0.0.1:0"], faults: [fault] }));
   const { host, port } = sink.addresses[0];
   return { sink, target: `${host}:${port}` };
 }

@@ -2,12 +2,14 @@
  * BDAT (RFC 3030) with whole transactions pipelined: counts at the sink, content exact on the
  * wire, refusals counted in the bdat phase, and DATA where CHUNKING is not offered.
  */
+
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import type net from "node:net";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { type SinkOptions, startSink } from "../src/sink/index.js";
+import { fillSinkOptions, type SinkOptions } from "../src/config/sink-config.js";
+import { startSink } from "../src/sink/index.js";
 import { dotStuff, unstuff } from "../src/smtp/message.js";
 import { errorCount, runClient } from "./helpers/run-client.js";
 import { startScriptedServer } from "./helpers/scripted-server.js";
@@ -18,7 +20,9 @@ async function withSink<T>(
   options: Partial<SinkOptions>,
   body: (target: string, sink: Awaited<ReturnType<typeof startSink>>) => Promise<T>,
 ) {
-  const sink = await startSink({ listen: ["127.0.0.1:0"], starttls: false, ...options });
+  const sink = await startSink(
+    fillSinkOptions({ listen: ["127.0.0.1:0"], starttls: false, ...options }),
+  );
   try {
     const { host, port } = sink.addresses[0];
     return await body(`${host}:${port}`, sink);

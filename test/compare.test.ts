@@ -3,18 +3,20 @@
  * per-message run meets 421s at the banner that the reuse run avoids. And the CLI's contract:
  * JSON with both runs, thresholds exiting 99, bad threshold text exiting 2.
  */
+
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { buildRunConfig } from "../src/config/run-config.js";
+import { parseSinkSettings } from "../src/config/sink-config.js";
 import { executeRun } from "../src/run/run.js";
 import type { Result } from "../src/stats/result.js";
 import { mailvolley } from "./helpers/cli.js";
 import { tempDir } from "./helpers/tmp.js";
 
 test("per-message meets the gateway's connection rate limit; reuse does not", async () => {
-  const sink = { maxConnectionRate: "30/60s" };
+  const sink = parseSinkSettings({ maxConnectionRate: "30/60s" });
   const runs: Result[] = [];
   for (const mode of ["per-message", "reuse"]) {
     const config = buildRunConfig({ mode, sessions: 4, messages: 200, workers: 1 });

@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { fillSinkOptions } from "../src/config/sink-config.js";
 import { type Sink, startSink } from "../src/sink/index.js";
 import { mailvolley, startMailvolley } from "./helpers/cli.js";
 import { readSchema } from "./helpers/schema-fields.js";
@@ -56,7 +57,9 @@ describe("diff of a known difference and of none", () => {
 
   before(async () => {
     for (const delay of ["2ms", "5ms"]) {
-      const sink = await startSink({ listen: ["127.0.0.1:0"], faults: [`dot:ok:delay=${delay}`] });
+      const sink = await startSink(
+        fillSinkOptions({ listen: ["127.0.0.1:0"], faults: [`dot:ok:delay=${delay}`] }),
+      );
       sinks.push(sink);
       targets.push(`${sink.addresses[0].host}:${sink.addresses[0].port}`);
     }

@@ -4,10 +4,12 @@
  * pinned to a core two other processes keep busy, and the built-in sink's gateway limits. The
  * tests assert the verdict and the figures it rests on, never a wall-clock time.
  */
+
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { fillSinkOptions } from "../src/config/sink-config.js";
 import { renderCompare } from "../src/report/compare.js";
 import { renderHtml } from "../src/report/html.js";
 import { renderSummary } from "../src/report/terminal.js";
@@ -60,7 +62,9 @@ const INTERVALS = ["--interval", "250ms"];
 
 describe("the generator section of a run", () => {
   test("a slow target (the sink holds every final reply 50 ms) reads `target`", async () => {
-    const sink = await startSink({ listen: ["127.0.0.1:0"], faults: ["dot:ok:delay=50ms"] });
+    const sink = await startSink(
+      fillSinkOptions({ listen: ["127.0.0.1:0"], faults: ["dot:ok:delay=50ms"] }),
+    );
     try {
       const { port } = sink.addresses[0];
       const { result } = await runChild([`127.0.0.1:${port}`, "-s", "4", "-d", "2s", ...INTERVALS]);
@@ -83,7 +87,9 @@ describe("the generator section of a run", () => {
   });
 
   test("open model against a slow target: late starts with the generator idle read `target`", async (t) => {
-    const sink = await startSink({ listen: ["127.0.0.1:0"], faults: ["dot:ok:delay=20ms"] });
+    const sink = await startSink(
+      fillSinkOptions({ listen: ["127.0.0.1:0"], faults: ["dot:ok:delay=20ms"] }),
+    );
     try {
       const { port } = sink.addresses[0];
       // One session takes at most 50 messages a second; 200 a second arrive.
@@ -194,7 +200,9 @@ describe("the verdict in reports and merges", () => {
    * interval and its event loop on time: figures that do not depend on this machine's load.
    */
   async function pair(): Promise<[Result, Result]> {
-    const sink = await startSink({ listen: ["127.0.0.1:0"], faults: ["dot:ok:delay=50ms"] });
+    const sink = await startSink(
+      fillSinkOptions({ listen: ["127.0.0.1:0"], faults: ["dot:ok:delay=50ms"] }),
+    );
     try {
       const { port } = sink.addresses[0];
       const { result } = await runChild([`127.0.0.1:${port}`, "-s", "2", "-d", "2s", ...INTERVALS]);

@@ -32,11 +32,17 @@ test("test/lanes.json names only test files that exist, each once", () => {
   const manifest = JSON.parse(readFileSync(join(ROOT, "test", "lanes.json"), "utf8")) as {
     unit: string[];
     artifact: string[];
+    slowFirst: string[];
+    alone: string[];
   };
   const sources = new Set(readdirSync(join(ROOT, "test")));
   const names = [...manifest.unit, ...manifest.artifact];
   assert.equal(new Set(names).size, names.length, "a file named twice");
-  for (const name of names) {
+  // The order and the files run alone only arrange the lanes' files: no unit file among them.
+  const arranged = [...manifest.slowFirst, ...manifest.alone];
+  assert.equal(new Set(arranged).size, arranged.length, "a file both slowFirst and alone");
+  for (const name of arranged) assert.ok(!manifest.unit.includes(name), `${name} is a unit file`);
+  for (const name of [...names, ...arranged]) {
     assert.ok(sources.has(name.replace(/\.js$/, ".ts")), `test/lanes.json: no test/${name}`);
   }
 });

@@ -21,9 +21,11 @@ import { type ImportEdge, importsOf, readSources } from "./helpers/source-tree.j
  * order stays a line: cli → run → client → config → stats → smtp.
  *
  * usage/ is a leaf of its own: the one bad-input error (UsageError) that config/, sink/ and
- * messages/ throw and cli/ prints as one line with exit 2. config/ and sink/ may not import each
- * other, so the type they share must sit below both; stats/ and smtp/ are about counting and
- * the wire, not about what the user typed.
+ * messages/ throw and cli/ prints as one line with exit 2; stats/ and smtp/ are about counting
+ * and the wire, not about what the user typed.
+ *
+ * config/ makes the sink's options, checked and filled: it reads sink/'s types and the fault
+ * grammar (sink/faults), and sink/ imports nothing of config/.
  *
  * diff/ is the capability of comparing sets of runs (`--repeat`'s spread, `mailvolley diff`):
  * statistics, the comparison and the --fail-if gate, over stats/' Result and config/'s notion
@@ -37,7 +39,7 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   // A capability above what it uses: the capacity search drives runs (run/) and judges them.
   capacity: ["run", "config", "report", "stats"],
   deploy: ["config", "usage"],
-  config: ["smtp/phases", "stats", "messages:types", "usage"],
+  config: ["smtp/phases", "stats", "messages:types", "sink:types", "sink/faults", "usage"],
   run: ["client", "messages", "sink", "stats", "config"],
   messages: ["smtp", "usage"],
   client: ["smtp", "stats:types", "stats/clock", "config:types"],
@@ -227,7 +229,7 @@ describe("import layers", () => {
       "src/smtp/a.ts:1 → src/stats/result.ts: runs up: stats/ is above smtp/",
       "src/stats/a.ts:1 → src/smtp/message.ts (types): stats/ may import only smtp/phases of smtp/",
       "src/run/a.ts:1 → src/elsewhere/x.ts: src/elsewhere/ is not a layer of the plan",
-      "src/sink/a.ts:1 → src/client/m.ts (types): sideways: client/ is not below sink/",
+      "src/sink/a.ts:1 → src/client/m.ts (types): runs up: client/ is above sink/",
       "src/report/a.ts:1 → src/run/probe.ts (types): sideways: run/ is not below report/",
     ]);
     assert.deepEqual(importCycles(fake), [

@@ -1,7 +1,9 @@
 /** LMTP (RFC 2033): LHLO, and one reply per accepted recipient after the data. */
+
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { buildRunConfig } from "../src/config/run-config.js";
+import { fillSinkOptions } from "../src/config/sink-config.js";
 import { startSink } from "../src/sink/index.js";
 import { haveAiosmtpd, startAiosmtpd } from "./helpers/aiosmtpd.js";
 import { requirePeer } from "./helpers/peer.js";
@@ -10,7 +12,9 @@ import { type Script, startScriptedServer } from "./helpers/scripted-server.js";
 
 describe("LMTP", () => {
   test("the built-in sink in LMTP mode: three recipients, three replies a message", async () => {
-    const sink = await startSink({ listen: ["127.0.0.1:0"], lmtp: true, starttls: false });
+    const sink = await startSink(
+      fillSinkOptions({ listen: ["127.0.0.1:0"], lmtp: true, starttls: false }),
+    );
     try {
       const { host, port } = sink.addresses[0];
       const result = await runClient(`${host}:${port}`, {

@@ -27,10 +27,13 @@ function open(options: Partial<OpenWorkOptions>, space = SPACE): OpenWork {
   );
 }
 
-/** Resolves at the source's next `onAvailable` call. */
-function available(work: OpenWork): Promise<void> {
+/** Resolves at the source's next `onAvailable` call, recording what it said in `calls`. */
+function available(work: OpenWork, calls?: number[]): Promise<void> {
   return new Promise((resolve) => {
-    work.onAvailable = resolve;
+    work.onAvailable = (waiting) => {
+      calls?.push(waiting);
+      resolve();
+    };
   });
 }
 
@@ -79,6 +82,34 @@ describe("OpenWork", { timeout: 20_000 }, () => {
     assert.equal(Math.round(work.intendedMs - first), 50);
     assert.equal(work.dropped, 0);
     work.close();
+  });
+
+  test("onAvailable says how many wait; a release the full queue dropped wakes nobody", async () => {
+    // Arrival 0 is queued before the constructor returns; 1 and 2 find the queue full.
+    const full = open({ messages: 3, maxQueue: 1 });
+    const calls: number[] = [];
+    full.onAvailable = (waiting) => calls.push(waiting);
+    while (!calls.includes(Number.POSITIVE_INFINITY)) await available(full, calls);
+    assert.deepEqual(calls, [Number.POSITIVE_INFINITY], "only the schedule's end, for everyone");
+    assert.equal(full.dropped, 2);
+
+    // Nobody takes: each release says how many now wait, never more than were released.
+    const queued = open({ messages: 4 });
+    const counts: number[] = [];
+    queued.onAvailable = (waiting) => counts.push(waiting);
+    while (!counts.includes(Number.POSITIVE_INFINITY)) await available(queued, counts);
+    const finite = counts.filter(Number.isFinite);
+    assert.deepEqual(
+      finite,
+      [...finite].sort((a, b) => a - b),
+      `${counts}`,
+    );
+    assert.ok(
+      finite.every((n) => n >= 2 && n <= 4),
+      `${counts}`,
+    );
+    assert.equal(counts.at(-1), Number.POSITIVE_INFINITY);
+    assert.equal(queued.take(), 0);
   });
 
   test("--duration ends the schedule: only the arrivals due before it", async () => {

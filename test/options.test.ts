@@ -25,7 +25,7 @@ import {
 } from "../src/config/option-table.js";
 import { camel, helpText, type OptionSpec, valueTag } from "../src/config/options.js";
 import { parseDuration, parseWindowRate } from "../src/config/parse.js";
-import { parseRate as parseSinkRate } from "../src/sink/options.js";
+import { parseSinkRate } from "../src/config/sink-config.js";
 import { DEFAULT_TIMEOUTS, PHASE_NAMES } from "../src/smtp/phases.js";
 import { DEFAULT_APDEX_MS } from "../src/stats/summarise.js";
 import { UsageError } from "../src/usage/usage-error.js";
@@ -210,9 +210,11 @@ describe("report and sink-emulation options are checked in config/", () => {
       sinkMaxConnections: "4",
       sinkMaxMessageRate: "30/1m",
     });
-    assert.deepEqual(sink, { maxConnections: 4, maxMessageRate: "30/1m" });
+    // Parsed in config/, once: the sink takes the rate as a count over a window.
+    assert.deepEqual(sink, { maxConnections: 4, maxMessageRate: { count: 30, windowMs: 60_000 } });
+    assert.ok(Object.isFrozen(sink) && Object.isFrozen(sink.maxMessageRate));
     for (const text of ["30/60s", "30/1m", "30/m", "30", "30/60", "7/500ms", "5/2h"]) {
-      assert.deepEqual(parseWindowRate("--x", text), parseSinkRate("x", text), text);
+      assert.deepEqual(parseWindowRate("--x", text), parseSinkRate("--x", text), text);
     }
     for (const bad of ["fast", "0/60s", "30/0s", "-1"]) {
       assert.throws(() => parseWindowRate("--sink-max-message-rate", bad), UsageError, bad);

@@ -2,10 +2,12 @@
  * The package a user installs: `npm pack` (whose prepack builds dist/), installed globally into
  * a temporary prefix and run from there with `npx`, as a user would, away from this checkout.
  * Installs use npm's cache first (`npm ci` filled it); the registry only for what it lacks.
+ * The pack runs in a copy of the checkout (as a fresh clone would, its node_modules linked):
+ * its build must not rewrite the dist/ the tests beside it are loading.
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -34,13 +36,25 @@ for (let column = 0; map && column < 20000 && !source; column += 50) {
 console.log(source ?? "no source map");
 `;
 
+/** The checkout as a clone has it: no build output, node_modules linked, not copied. */
+function cloneOfRoot(into: string): string {
+  const skip = new Set(["node_modules", "dist", "schema", ".git"]);
+  cpSync(ROOT, into, {
+    recursive: true,
+    filter: (from) => from === ROOT || !skip.has(from.slice(ROOT.length).split("/")[0]),
+  });
+  symlinkSync(join(ROOT, "node_modules"), join(into, "node_modules"));
+  return into;
+}
+
 async function npm(args: string[], cwd: string) {
   return run("npm", args, { cwd, maxBuffer: 16 * 1024 * 1024, timeout: 240_000 });
 }
 
 test("npm pack gives a package that installs globally, runs with npx, and writes HTML whose charts draw", async (t) => {
   const work = tempDir("mailvolley-pack-");
-  const { stdout: packed } = await npm(["pack", "--json", "--pack-destination", work], ROOT);
+  const clone = cloneOfRoot(join(work, "clone"));
+  const { stdout: packed } = await npm(["pack", "--json", "--pack-destination", work], clone);
   const [info] = JSON.parse(packed) as [{ filename: string; files: { path: string }[] }];
   const paths = info.files.map((file) => file.path);
   assert.ok(paths.includes("bin/mailvolley.js"), "the bin is packed");

@@ -3,14 +3,16 @@
  * built-in sink's anvil-like limits (exact counts), against a real Postfix smtpd with anvil,
  * and through the command line.
  */
+
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { buildProbeConfig, type RawProbeOptions } from "../src/config/probe-config.js";
+import { fillSinkOptions, type SinkOptions } from "../src/config/sink-config.js";
 import { renderProbe } from "../src/report/probe.js";
 import { runProbe } from "../src/run/probe.js";
-import { type SinkOptions, startSink } from "../src/sink/index.js";
+import { startSink } from "../src/sink/index.js";
 import { BIN, mailvolley } from "./helpers/cli.js";
 import { requirePeer } from "./helpers/peer.js";
 import { haveSmtpd, startPostfixSmtpd } from "./helpers/postfix-smtpd.js";
@@ -20,7 +22,7 @@ async function withSink<T>(
   limits: Partial<SinkOptions>,
   body: (target: string, sink: Awaited<ReturnType<typeof startSink>>) => Promise<T>,
 ): Promise<T> {
-  const sink = await startSink({ listen: ["127.0.0.1:0"], ...limits });
+  const sink = await startSink(fillSinkOptions({ listen: ["127.0.0.1:0"], ...limits }));
   try {
     const { host, port } = sink.addresses[0];
     return await body(`${host}:${port}`, sink);
@@ -136,7 +138,7 @@ describe("probe against the built-in sink", () => {
   });
 
   test("a refused TCP connection is a refusal at connect", async () => {
-    const sink = await startSink({ listen: ["127.0.0.1:0"] });
+    const sink = await startSink(fillSinkOptions({ listen: ["127.0.0.1:0"] }));
     const { port } = sink.addresses[0];
     await sink.close();
     const result = await probe(`127.0.0.1:${port}`, { probe: "concurrency" });

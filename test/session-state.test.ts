@@ -3,9 +3,11 @@
  * src/client/state.ts draws, for each way a session goes, against scripted servers and the
  * built-in sink (for TLS and AUTH).
  */
+
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { RawRunOptions } from "../src/config/run-config.js";
+import { fillSinkOptions } from "../src/config/sink-config.js";
 import { startSink } from "../src/sink/index.js";
 import { type Script, withServer } from "./helpers/scripted-server.js";
 import { driveSession, NOT_YET, State } from "./helpers/session-driver.js";
@@ -120,7 +122,9 @@ describe("client session states", () => {
   }
 
   test("STARTTLS and AUTH: Tls between two Greetings, then Auth", async () => {
-    const sink = await startSink({ listen: ["127.0.0.1:0"], starttls: true, auth: "al:pw" });
+    const sink = await startSink(
+      fillSinkOptions({ listen: ["127.0.0.1:0"], starttls: true, auth: "al:pw" }),
+    );
     try {
       const { host, port } = sink.addresses[0];
       const driven = await driveSession(`${host}:${port}`, { starttls: true, auth: "al:pw" }, [0]);
@@ -143,7 +147,7 @@ describe("client session states", () => {
   });
 
   test("implicit TLS: Tls before the banner", async () => {
-    const sink = await startSink({ listen: ["tls://127.0.0.1:0"] });
+    const sink = await startSink(fillSinkOptions({ listen: ["tls://127.0.0.1:0"] }));
     try {
       const { host, port } = sink.addresses[0];
       const driven = await driveSession(`${host}:${port}`, { tlsOnConnect: true }, [0]);

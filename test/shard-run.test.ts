@@ -80,10 +80,20 @@ describe("--shard and --start-at in the config", () => {
   });
 });
 
+/**
+ * Whether a gate's wait has resolved by the time the event loop has run what is due now: an
+ * order of events, not a duration.
+ */
+async function openedBy(waited: Promise<void>): Promise<"opened" | "waiting"> {
+  const opened = waited.then(() => "opened" as const);
+  const waiting = new Promise<"waiting">((resolve) => setImmediate(() => resolve("waiting")));
+  return Promise.race([opened, waiting]);
+}
+
 describe("the start gate", () => {
   test("a time already past opens at once; no time at all too", async () => {
-    await new StartGate(Date.now() - 60_000).wait();
-    await new StartGate(null).wait();
+    assert.equal(await openedBy(new StartGate(Date.now() - 60_000).wait()), "opened");
+    assert.equal(await openedBy(new StartGate(null).wait()), "opened");
   });
 
   test("resolves no earlier than its instant, on the clock results are read from", async () => {
@@ -95,8 +105,10 @@ describe("the start gate", () => {
   test("a stop opens it early (Ctrl-C while waiting for a start an hour away)", async () => {
     const gate = new StartGate(Date.now() + 3_600_000);
     const waited = gate.wait();
+    assert.equal(await openedBy(waited), "waiting", "an hour away: still closed");
     gate.open();
-    await waited;
+    assert.equal(await openedBy(waited), "opened");
+    assert.equal(await openedBy(gate.wait()), "opened", "once opened, a later wait passes too");
   });
 });
 

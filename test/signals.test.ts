@@ -5,6 +5,7 @@
  * only after a positive sign that the child is where the test wants it (a progress line, the
  * sink's count, a connection at a scripted server); no timing is asserted.
  */
+
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import {
@@ -23,6 +24,7 @@ import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { StopSignals } from "../src/cli/signals.js";
+import { fillSinkOptions } from "../src/config/sink-config.js";
 import type { Comparison } from "../src/report/compare.js";
 import { type Sink, startSink } from "../src/sink/index.js";
 import type { ProbeResult } from "../src/stats/probe-result.js";
@@ -50,7 +52,7 @@ async function until(ready: () => boolean, what: string): Promise<void> {
 }
 
 async function withSink<T>(faults: string[], body: (sink: Sink, target: string) => Promise<T>) {
-  const sink = await startSink({ listen: ["127.0.0.1:0"], faults });
+  const sink = await startSink(fillSinkOptions({ listen: ["127.0.0.1:0"], faults }));
   try {
     const { host, port } = sink.addresses[0];
     return await body(sink, `${host}:${port}`);

@@ -3,12 +3,14 @@
  * sessions waiting for a banner; `--backlog` (default 4096, as smtp-sink) reaches listen(), and
  * the kernel's listen overflows are reported, machine-wide.
  */
+
 import assert from "node:assert/strict";
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { fillSinkOptions } from "../src/config/sink-config.js";
 import { SINK_OPTIONS } from "../src/config/sink-option-table.js";
 import { DEFAULT_BACKLOG, somaxconn, startSink } from "../src/sink/index.js";
 import { listenOverflows } from "../src/sink/kernel.js";
@@ -76,7 +78,7 @@ describe("sink listen backlog", () => {
   });
 
   test("without --backlog the sink asks for 4096 (the kernel caps it at somaxconn)", async () => {
-    const sink = await startSink({ listen: ["127.0.0.1:0"], starttls: false });
+    const sink = await startSink(fillSinkOptions({ listen: ["127.0.0.1:0"], starttls: false }));
     try {
       const cap = somaxconn() ?? DEFAULT_BACKLOG;
       assert.equal(listenBacklog(sink.addresses[0].port), Math.min(DEFAULT_BACKLOG, cap));

@@ -3,6 +3,7 @@
  * through an existing file or symlink), with names that cannot be guessed ahead, mode 0600, and a
  * directory other users can write to is refused unless it is sticky and ours.
  */
+
 import assert from "node:assert/strict";
 import {
   chmodSync,
@@ -15,6 +16,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { fillSinkOptions } from "../src/config/sink-config.js";
 import { MessageDumper, writeNew } from "../src/sink/dump.js";
 import { startSink } from "../src/sink/index.js";
 import { UsageError } from "../src/usage/usage-error.js";
@@ -52,14 +54,17 @@ test("a dump directory others can write to is refused unless sticky and ours", a
   const open = join(tempDir("mailvolley-dump-"), "open");
   mkdirSync(open);
   chmodSync(open, 0o777);
-  await assert.rejects(startSink({ listen: ["127.0.0.1:0"], dump: open }), (error: Error) => {
-    assert.ok(error instanceof UsageError);
-    assert.match(error.message, /^--dump .*: writable by other users \(mode 777\); .*chmod go-w/);
-    return true;
-  });
+  await assert.rejects(
+    startSink(fillSinkOptions({ listen: ["127.0.0.1:0"], dump: open })),
+    (error: Error) => {
+      assert.ok(error instanceof UsageError);
+      assert.match(error.message, /^--dump .*: writable by other users \(mode 777\); .*chmod go-w/);
+      return true;
+    },
+  );
 
   chmodSync(open, 0o1777); // sticky and ours, as /tmp is for root
-  const sink = await startSink({ listen: ["127.0.0.1:0"], dump: open });
+  const sink = await startSink(fillSinkOptions({ listen: ["127.0.0.1:0"], dump: open }));
   await sink.close();
 
   const fresh = join(tempDir("mailvolley-dump-"), "new", "dir");

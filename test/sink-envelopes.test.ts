@@ -4,10 +4,12 @@
  * it offers XVERP (which it accepts), and a run with --xverp against a server that does not
  * offer it refuses the sessions instead of sending a parameter the server answers 555 to.
  */
+
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import { fillSinkOptions } from "../src/config/sink-config.js";
 import { startSink } from "../src/sink/index.js";
 import { haveAiosmtpd, startAiosmtpd } from "./helpers/aiosmtpd.js";
 import { mailvolley, startMailvolley } from "./helpers/cli.js";
@@ -35,12 +37,14 @@ describe("sink --log-envelopes and its time window", () => {
     const log = join(dir, "envelopes.log");
     const senders = join(dir, "senders");
     writeFileSync(senders, "a@example.com\nbounce+x=y@example.org\n");
-    const sink = await startSink({
-      listen: ["127.0.0.1:0"],
-      starttls: false,
-      logEnvelopes: log,
-      faults: ["dot:554:every=4"],
-    });
+    const sink = await startSink(
+      fillSinkOptions({
+        listen: ["127.0.0.1:0"],
+        starttls: false,
+        logEnvelopes: log,
+        faults: ["dot:554:every=4"],
+      }),
+    );
     const before = Date.now();
     const { port } = sink.addresses[0];
     const result = await runClient(`127.0.0.1:${port}`, {
@@ -111,7 +115,7 @@ describe("sink --log-envelopes and its time window", () => {
 
 describe("XVERP", () => {
   test("the built-in sink offers XVERP and accepts it", async () => {
-    const sink = await startSink({ listen: ["127.0.0.1:0"], starttls: false });
+    const sink = await startSink(fillSinkOptions({ listen: ["127.0.0.1:0"], starttls: false }));
     try {
       const { port } = sink.addresses[0];
       const result = await runClient(`127.0.0.1:${port}`, { messages: 4, xverp: true });
@@ -123,7 +127,9 @@ describe("XVERP", () => {
   });
 
   test("--xverp against a server without XVERP: refused as unsupported, nothing sent", async () => {
-    const sink = await startSink({ listen: ["127.0.0.1:0"], starttls: false, xverp: false });
+    const sink = await startSink(
+      fillSinkOptions({ listen: ["127.0.0.1:0"], starttls: false, xverp: false }),
+    );
     try {
       const { port } = sink.addresses[0];
       const result = await runClient(`127.0.0.1:${port}`, {

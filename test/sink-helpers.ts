@@ -3,10 +3,12 @@
  * scripted in-memory socket that feeds the session exactly the chunks a test chooses, and
  * lookup of third-party peers (skipped loudly when missing, fatal under MAILVOLLEY_REQUIRE_PEERS).
  */
+
 import { EventEmitter } from "node:events";
 import { connect, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
-import { type Sink, type SinkOptions, startSink } from "../src/sink/index.js";
+import { fillSinkOptions, type SinkOptions } from "../src/config/sink-config.js";
+import { type Sink, startSink } from "../src/sink/index.js";
 
 /** A complete reply: its lines joined with "\n", e.g. "250-a\n250 b". */
 export type ReplyText = string;
@@ -141,7 +143,7 @@ export async function withSink(
   options: Omit<SinkOptions, "listen"> & { listen?: string[] },
   fn: (sink: Sink) => Promise<void>,
 ): Promise<void> {
-  const sink = await startSink({ listen: ["127.0.0.1:0"], ...options });
+  const sink = await startSink(fillSinkOptions({ listen: ["127.0.0.1:0"], ...options }));
   try {
     await fn(sink);
   } finally {

@@ -2,9 +2,11 @@
  * CHUNKING/BDAT, STARTTLS (with the injection case), implicit TLS, AUTH PLAIN/LOGIN and LMTP,
  * driven over raw sockets so every byte on the wire is the test's choice.
  */
+
 import assert from "node:assert/strict";
 import type { Socket } from "node:net";
 import { test } from "node:test";
+import { fillSinkOptions } from "../src/config/sink-config.js";
 import { startSink } from "../src/sink/index.js";
 import type { SinkServer } from "../src/sink/server.js";
 import { codes, greeted, portOf, RawClient, ScriptedSocket, withSink } from "./sink-helpers.js";
@@ -77,7 +79,7 @@ test("STARTTLS: plaintext pipelined behind it is discarded; EHLO again without S
 });
 
 test("implicit TLS listener: banner and EHLO over TLS from the first byte", async () => {
-  const sink = await startSink({ listen: ["tls://127.0.0.1:0"] });
+  const sink = await startSink(fillSinkOptions({ listen: ["tls://127.0.0.1:0"] }));
   const client = await RawClient.connectTls(portOf(sink));
   assert.match((await client.read())[0], /^220 /);
   const [ehlo] = await client.send("EHLO x\r\n");

@@ -2,11 +2,13 @@
  * The minimal sink: banner, EHLO, a transaction, batching of pipelined replies, end-of-data and
  * dot-stuffing across every chunk boundary, several listeners, close().
  */
+
 import assert from "node:assert/strict";
 import type { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { fillSinkOptions } from "../src/config/sink-config.js";
 import { EndOfDataScanner, LenientEndScanner } from "../src/sink/data-scanner.js";
 import { startSink } from "../src/sink/index.js";
 import type { SinkServer } from "../src/sink/server.js";
@@ -181,7 +183,9 @@ test("an over-long command line is answered 500 5.5.2", async () => {
 
 test("several listeners, IPv6 and a unix socket; close() ends open sessions with 421", async () => {
   const path = join(tmpdir(), `mailvolley-sink-${process.pid}.sock`);
-  const sink = await startSink({ listen: ["127.0.0.1:0", "[::1]:0", `unix:${path}`] });
+  const sink = await startSink(
+    fillSinkOptions({ listen: ["127.0.0.1:0", "[::1]:0", `unix:${path}`] }),
+  );
   assert.equal(sink.addresses.length, 3);
   assert.equal(sink.addresses[2].path, path);
   const a = await RawClient.connect(portOf(sink, 0));
@@ -198,13 +202,15 @@ test("several listeners, IPv6 and a unix socket; close() ends open sessions with
 });
 
 test("without PIPELINING and enhanced codes the EHLO reply and replies say so", async () => {
-  const sink = await startSink({
-    listen: ["127.0.0.1:0"],
-    pipelining: false,
-    enhancedStatusCodes: false,
-    chunking: false,
-    starttls: false,
-  });
+  const sink = await startSink(
+    fillSinkOptions({
+      listen: ["127.0.0.1:0"],
+      pipelining: false,
+      enhancedStatusCodes: false,
+      chunking: false,
+      starttls: false,
+    }),
+  );
   const client = await RawClient.connect(portOf(sink));
   await client.read();
   const [ehlo] = await client.send("EHLO x\r\n");

@@ -4,11 +4,13 @@
  * socket. A connection that failed, or one that spoke TLS, leaves its Socket behind. Each test
  * records which Socket object every connect() ran on: the first one seen is 0, the next 1.
  */
+
 import assert from "node:assert/strict";
 import net from "node:net";
 import path from "node:path";
 import { test } from "node:test";
 import type { RawRunOptions } from "../src/config/run-config.js";
+import { fillSinkOptions } from "../src/config/sink-config.js";
 import { startSink } from "../src/sink/index.js";
 import { runClient } from "./helpers/run-client.js";
 import { withServer } from "./helpers/scripted-server.js";
@@ -92,7 +94,7 @@ for (const c of SINK_CASES) {
   test(c.name, async () => {
     const socketPath = path.join(tempDir("mailvolley-reuse-"), "sink.sock");
     const listen = c.unix ? `unix:${socketPath}` : "127.0.0.1:0";
-    const sink = await startSink({ listen: [listen], starttls: c.starttls });
+    const sink = await startSink(fillSinkOptions({ listen: [listen], starttls: c.starttls }));
     try {
       const { host, port } = sink.addresses[0];
       const target = c.unix ? listen : `${host}:${port}`;

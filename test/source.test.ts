@@ -1,7 +1,9 @@
 /** Many source addresses: a sender spreading its sessions over several local IPs. */
+
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { buildRunConfig } from "../src/config/run-config.js";
+import { fillSinkOptions } from "../src/config/sink-config.js";
 import { startSink } from "../src/sink/index.js";
 import { runClient } from "./helpers/run-client.js";
 
@@ -20,11 +22,13 @@ test("--source lists and ranges", () => {
 });
 
 test("sessions from several addresses pass a per-client connection limit that one address meets", async () => {
-  const sink = await startSink({
-    listen: ["127.0.0.1:0"],
-    starttls: false,
-    maxConnectionsPerClient: 1,
-  });
+  const sink = await startSink(
+    fillSinkOptions({
+      listen: ["127.0.0.1:0"],
+      starttls: false,
+      maxConnectionsPerClient: 1,
+    }),
+  );
   try {
     const target = `127.0.0.1:${sink.addresses[0].port}`;
     const options = { sessions: 3, messages: 90, reconnectAttempts: 2, reconnectDelay: "5ms" };

@@ -2,6 +2,7 @@
  * `{{…}}` in `-S` and in a plan's subject and headers: expanded per message on the wire, as the
  * built-in sink's --dump shows, with every message of one size.
  */
+
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -9,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { fillSinkOptions } from "../src/config/sink-config.js";
 import { startSink } from "../src/sink/index.js";
 import { runClient } from "./helpers/run-client.js";
 
@@ -16,7 +18,7 @@ const BIN = fileURLToPath(new URL("../../bin/mailvolley.js", import.meta.url));
 
 test("-S with placeholders: each message carries its own sequence number, time and class", async () => {
   const dir = mkdtempSync(join(tmpdir(), "mv-subject-"));
-  const sink = await startSink({ listen: ["127.0.0.1:0"], dump: dir });
+  const sink = await startSink(fillSinkOptions({ listen: ["127.0.0.1:0"], dump: dir }));
   let closed = false;
   try {
     const { port } = sink.addresses[0];

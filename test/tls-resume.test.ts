@@ -5,10 +5,12 @@
  * exact whatever the machine's load; --no-tls-resume makes every handshake full; and resumption
  * changes nothing about what a message counts as.
  */
+
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import { fillSinkOptions } from "../src/config/sink-config.js";
 import { startSink } from "../src/sink/index.js";
 import { mergeResults } from "../src/stats/merge-results.js";
 import type { Result } from "../src/stats/result.js";
@@ -115,7 +117,7 @@ describe("TLS session resumption", () => {
   });
 
   test("built-in sink: tickets resumed; --no-tls-resume (tlsResume false) resumes none", async () => {
-    const sink = await startSink({ listen: ["127.0.0.1:0"], starttls: true });
+    const sink = await startSink(fillSinkOptions({ listen: ["127.0.0.1:0"], starttls: true }));
     try {
       const { host, port } = sink.addresses[0];
       const options = { sessions: 3, messages: 30, starttls: true, mode: "per-message" };
@@ -155,7 +157,7 @@ describe("TLS session resumption", () => {
   });
 
   test("merged shards add up full and resumed handshakes, their histograms and what was seen", async () => {
-    const sink = await startSink({ listen: ["127.0.0.1:0"], starttls: true });
+    const sink = await startSink(fillSinkOptions({ listen: ["127.0.0.1:0"], starttls: true }));
     try {
       const { host, port } = sink.addresses[0];
       const options = { sessions: 2, messages: 10, starttls: true, mode: "per-message" };
@@ -178,7 +180,9 @@ describe("TLS session resumption", () => {
 
   test("sink --no-tls-resume (tlsResume false): the client offers tickets, every handshake is full", async () => {
     for (const listen of ["127.0.0.1:0", "tls://127.0.0.1:0"]) {
-      const sink = await startSink({ listen: [listen], starttls: true, tlsResume: false });
+      const sink = await startSink(
+        fillSinkOptions({ listen: [listen], starttls: true, tlsResume: false }),
+      );
       try {
         const { host, port } = sink.addresses[0];
         const implicit = listen.startsWith("tls:");

@@ -2,20 +2,19 @@
  * The client's STARTTLS, implicit TLS and AUTH, against the built-in sink, the npm smtp-server
  * package and a raw server that tries STARTTLS injection.
  */
+
 import assert from "node:assert/strict";
 import net from "node:net";
 import { describe, test } from "node:test";
 import tls from "node:tls";
+import { fillSinkOptions, type SinkOptions } from "../src/config/sink-config.js";
 import { startSink } from "../src/sink/index.js";
 import { selfSignedMaterial } from "../src/sink/tls.js";
 import { errorCount, runClient } from "./helpers/run-client.js";
 import { startSmtpServer } from "./helpers/smtp-server.js";
 
-async function withSink<T>(
-  options: Parameters<typeof startSink>[0],
-  body: (target: string) => Promise<T>,
-) {
-  const sink = await startSink(options);
+async function withSink<T>(options: SinkOptions, body: (target: string) => Promise<T>) {
+  const sink = await startSink(fillSinkOptions(options));
   try {
     const { host, port } = sink.addresses[0];
     return await body(`${host}:${port}`);

@@ -2,12 +2,14 @@
  * What a person sees on a terminal: the sink's live counter and the run's live progress line,
  * under a real pseudo-terminal (util-linux `script`), not just piped output.
  */
+
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import net from "node:net";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { fillSinkOptions } from "../src/config/sink-config.js";
 import { startSink } from "../src/sink/index.js";
 import { BIN } from "./helpers/cli.js";
 import { freePort, requirePeer } from "./helpers/peer.js";
@@ -80,7 +82,7 @@ test("mailvolley sink on a terminal shows a live counter, rewritten in place", a
 
 test("mailvolley run on a terminal shows one live progress line", async (t) => {
   if (!requirePeer(t, "util-linux script", haveScript(), "apt-get install bsdutils")) return;
-  const sink = await startSink({ listen: ["127.0.0.1:0"], starttls: false });
+  const sink = await startSink(fillSinkOptions({ listen: ["127.0.0.1:0"], starttls: false }));
   try {
     const { port } = sink.addresses[0];
     const run = onTty(["run", `127.0.0.1:${port}`, "-d", "2500ms", "--rate", "200", "-s", "2"]);

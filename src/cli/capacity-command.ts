@@ -25,7 +25,7 @@ import {
   type CapacityStep,
 } from "../stats/capacity-result.js";
 import { EXIT, type ExitCode, signalExitCode } from "./exit-codes.js";
-import { type CommandArgv, checkEmbeddedSink, tableOptions } from "./load-options.js";
+import { type CommandArgv, tableOptions } from "./load-options.js";
 import { checkWritable, exportsOf, writeOutput } from "./output.js";
 import { pauseCountdown, progressPrinter } from "./progress.js";
 import { announceStop, drainPrinter } from "./run-command.js";
@@ -70,7 +70,6 @@ export const capacityCommand = {
     const given = pickOptions({ ...LOAD_OPTIONS, ...CAPACITY_OPTIONS }, argv);
     const config = buildCapacityCommandConfig(given);
     const base = config.runs[0];
-    if (base.target === null || config.receive !== null) checkEmbeddedSink(config.sink);
     warnPlaintextAuth(base, base.target);
     const exports = exportsOf<CapacityDocument>([
       ["--json", base.json, renderJson],

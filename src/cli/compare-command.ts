@@ -22,13 +22,7 @@ import { deliveryFailed, executeRun, type RunExtras, type RunIo } from "../run/r
 import { sinkAgrees } from "../stats/accounting.js";
 import type { Mode, Result } from "../stats/result.js";
 import { EXIT, loadExitCode } from "./exit-codes.js";
-import {
-  type CommandArgv,
-  checkEmbeddedSink,
-  givenOptions,
-  loadOptions,
-  tableOptions,
-} from "./load-options.js";
+import { type CommandArgv, givenOptions, loadOptions, tableOptions } from "./load-options.js";
 import { readNamedInputs } from "./named-inputs.js";
 import { checkWritable, exportsOf, writeOutput } from "./output.js";
 import { pauseCountdown, progressPrinter } from "./progress.js";
@@ -56,7 +50,6 @@ export const compareCommand = {
     await readNamedInputs("compare", given);
     const { runs: configs, pauseMs, report, sink, receive } = buildCompareCommandConfig(given);
     const { count: rounds } = buildRepeatOptions(given);
-    if (configs[0].target === null || receive !== null) checkEmbeddedSink(sink);
     warnPlaintextAuth(configs[0], configs[0].target);
     noteOptions(configs[0]);
     const { target, sourceAddresses, timeouts } = configs[0];

@@ -10,9 +10,6 @@ import {
   SECURITY_OPTIONS,
 } from "../config/option-table.js";
 import { helpText, type OptionTable, pickOptions } from "../config/options.js";
-import type { SinkSettings } from "../config/sink-config.js";
-import { fillSinkOptions, type SinkOptions } from "../sink/index.js";
-import { UsageError } from "../usage/usage-error.js";
 
 export type CommandArgv = ArgumentsCamelCase<Record<string, unknown>>;
 
@@ -49,18 +46,4 @@ export const securityOptions = <T>(yargs: Argv<T>) => tableOptions(yargs, SECURI
 /** The option values given on the command line (camelCase keys; aliases and yargs' own dropped). */
 export function givenOptions(argv: CommandArgv): Readonly<Record<string, unknown>> {
   return pickOptions({ ...LOAD_OPTIONS, ...COMPARE_OPTIONS, ...REPEAT_OPTIONS }, argv);
-}
-
-/**
- * A self-test's --sink-NAME options checked as the sink will check them, before any run starts:
- * a bad fault spec or regex is bad input (exit 2, one line naming --sink-NAME), not a failed run.
- */
-export function checkEmbeddedSink(sink: SinkSettings): void {
-  try {
-    fillSinkOptions({ ...(sink as Partial<SinkOptions>), listen: ["127.0.0.1:0"] });
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    // The sink names its own options (--fault); here the user wrote them as --sink-fault.
-    throw new UsageError(error.option.replace(/^--/, "--sink-"), error.problem, error.value);
-  }
 }

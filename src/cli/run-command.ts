@@ -19,13 +19,7 @@ import type { Result } from "../stats/result.js";
 import { breachedLive } from "../stats/thresholds.js";
 import { mark } from "../stats/timeline.js";
 import { EXIT, type ExitCode, loadExitCode, type StopSignal } from "./exit-codes.js";
-import {
-  type CommandArgv,
-  checkEmbeddedSink,
-  givenOptions,
-  loadOptions,
-  tableOptions,
-} from "./load-options.js";
+import { type CommandArgv, givenOptions, loadOptions, tableOptions } from "./load-options.js";
 import { readNamedInputs } from "./named-inputs.js";
 import { checkWritable, type Export, exportsOf, writeOutput } from "./output.js";
 import { pauseCountdown, progressPrinter } from "./progress.js";
@@ -57,7 +51,6 @@ export const runCommand = {
     await readNamedInputs("run", given);
     const { run: config, report, sink, receive } = buildRunCommandConfig(given);
     const repeat = buildRepeatOptions(given);
-    if (config.target === null || receive !== null) checkEmbeddedSink(sink);
     const exports = exportsOf<Result>([
       ["--json", config.json, renderJson],
       ["--html", report.html, (result) => renderHtml([result])],

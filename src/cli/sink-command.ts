@@ -5,12 +5,17 @@
  */
 import type { ArgumentsCamelCase, Argv } from "yargs";
 
-import { sinkSettingsOf } from "../config/sink-config.js";
+import {
+  parseListen,
+  sinkSettingsOf,
+  sinkValuesOf,
+  withSinkDefaults,
+} from "../config/sink-config.js";
 import { SINK_COMMAND_OPTIONS, SINK_OPTIONS } from "../config/sink-option-table.js";
 import {
+  type FilledSinkOptions,
   Receiver,
   type Sink,
-  type SinkOptions,
   type SinkStats,
   type SinkStopReason,
   somaxconn,
@@ -41,21 +46,24 @@ export function sinkOptions<T>(yargs: Argv<T>) {
 type SinkArgv = ArgumentsCamelCase<Record<string, unknown>>;
 
 /**
- * argv → SinkOptions and the command's own settings, by the rows of config/sink-option-table.ts;
- * throws UsageError on bad input (startSink throws it later, for what only the sink can judge).
+ * argv → the sink's options, checked and filled, and the command's own settings, by the rows of
+ * config/sink-option-table.ts; throws UsageError on bad input. `backlog`: the one given, if any.
  */
 export function sinkConfigFromArgv(argv: SinkArgv): {
-  options: SinkOptions;
+  options: FilledSinkOptions;
+  backlog: number | undefined;
   settings: SinkCliSettings;
 } {
-  // The rows carry no yargs defaults, the sink fills its own; the address is the command's.
-  const options = {
-    listen: [SINK_OPTIONS.listen.default],
-    ...sinkSettingsOf(argv, ""),
-  } as unknown as SinkOptions;
-  const own = sinkSettingsOf(argv, "", SINK_COMMAND_OPTIONS);
+  // The rows carry no yargs defaults, the config fills them; the address is the command's.
+  const given = sinkSettingsOf(argv, "");
+  const options = withSinkDefaults({
+    listen: [parseListen(SINK_OPTIONS.listen.default)],
+    ...given,
+  });
+  const own = sinkValuesOf(argv, "", SINK_COMMAND_OPTIONS);
   return {
     options,
+    backlog: given.backlog,
     settings: {
       json: own.json as string | undefined,
       expect: own.expect as number | undefined,
@@ -167,14 +175,14 @@ async function startSinkCommand(argv: SinkArgv): Promise<StartedSink> {
   let backlog: number | undefined;
   try {
     await readNamedInputs("sink", argv, SINK_INPUTS);
-    const { options, settings } = sinkConfigFromArgv(argv);
+    const { options, settings, backlog: given } = sinkConfigFromArgv(argv);
     // Before listening, and without creating it: a bad path is bad input, not a lost count.
     if (settings.json !== undefined) checkOutputPath("--json", settings.json);
     // With --json the sink records each run's arrivals: a run's receiver on another host.
     const receiver = settings.json === undefined ? null : new Receiver(null);
     const sink = await startSink(options, receiver ?? undefined);
     started = { sink, settings, receiver };
-    backlog = options.backlog;
+    backlog = given;
   } catch (error) {
     if (error instanceof UsageError) throw error;
     // Anything else failed to listen (EADDRINUSE, EACCES): the address given is unusable.

@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import { availableParallelism } from "node:os";
+import type { MessageOptions } from "../messages/spec.js";
 import { DEFAULT_TIMEOUTS, isPhase, type TimedPhase, type Timeouts } from "../smtp/phases.js";
 import type { Mode } from "../stats/result.js";
 import { UsageError } from "../usage/usage-error.js";
@@ -35,21 +36,14 @@ export type { Shard } from "./shard.js";
  * run needs. `run` executes one, `compare` one per mode; every worker thread gets a copy and
  * drives its ThreadShare of it. The command-level options around it are RunCommandConfig.
  */
-export interface RunConfig extends SecuritySettings {
+export interface RunConfig extends SecuritySettings, MessageOptions {
   /** null: start the built-in sink in-process and run a self-test against it. */
   readonly target: Target | null;
   readonly mode: Mode;
   readonly sessions: number;
   /** Messages to send; Infinity when only a duration bounds the run. */
   readonly messages: number;
-  /** Generated body sizes (octets after the header block) with their weights; one for --size N. */
-  readonly sizes: readonly { readonly size: number; readonly weight: number }[];
-  readonly recipients: number;
-  readonly from: string;
-  readonly to: string;
-  readonly subject: string;
   readonly helo: string;
-  readonly uniqueRecipients: boolean;
   /** Pause after each message in a session, ms (0: none). */
   readonly waitMs: number;
   /** When set, the pause is uniform random in [0, waitMs]. */
@@ -66,18 +60,8 @@ export interface RunConfig extends SecuritySettings {
   readonly window: number;
   /** Message classes with their shares; one class "default" when no plan gives any. */
   readonly classes: readonly ClassSpec[];
-  /** Files of sender and recipient addresses, used in turn; null: --from / --to. */
-  readonly fromFile: string | null;
-  readonly toFile: string | null;
-  /** Ask for XVERP on MAIL (Postfix's variable envelope return paths). */
-  readonly xverp: boolean;
-  /** DSN (RFC 3461): RET= on MAIL and NOTIFY= on every RCPT, when given. */
-  readonly dsnRet: "FULL" | "HDRS" | null;
-  readonly dsnNotify: string | null;
-  /** Trace ids in every message (X-Mailvolley-Id, ENVID): set when the run receives (--receive). */
-  readonly traceIds?: boolean;
-  /** Every recipient tagged +RUNID.SEQ (--tag-recipients); only with traceIds. */
-  readonly tagRecipients?: boolean;
+  // The message options (sizes, envelopes, DSN, XVERP, trace ids, the run id) are MessageOptions'
+  // fields (messages/spec.ts), described there once.
   readonly pipelining: "auto" | "off";
   readonly timeouts: Timeouts;
   /**
@@ -100,7 +84,6 @@ export interface RunConfig extends SecuritySettings {
   readonly quiet: boolean;
   /** Path for the JSON result, "-" for stdout, null for none. */
   readonly json: string | null;
-  readonly runId: string;
   /** --shard: this run's part of one run spread over machines (config/shard.ts); null: all of it. */
   readonly shard: Shard | null;
   /** --start-at: the wall-clock time (epoch ms) the load waits for before its first connect. */

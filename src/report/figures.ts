@@ -42,8 +42,6 @@ export function quitRepeatsData(result: Result): boolean {
 export const QUIT_REPEATS_DATA_NOTE =
   "quit *: QUIT went in the final dot's write and both replies came in one read, so this row repeats data's; QUIT has no time of its own to show (docs/reading-results-verdict.md)";
 
-export const PERCENTILE_COLUMNS = ["min", "mean", "p50", "p90", "p95", "p99", "max"] as const;
-
 /** Rows of the statistics table: each class that saw a message, then "all". */
 export function statisticsRows(result: Result): ClassResult[] {
   const classes = (result.classes ?? []).filter((c) => c.attempted > 0);

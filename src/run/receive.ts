@@ -8,8 +8,9 @@
  */
 import type { ReceiveConfig } from "../config/receive-options.js";
 import type { RunConfig } from "../config/run-config.js";
+import { parseListen, type SinkSettings, withSinkDefaults } from "../config/sink-config.js";
 import type { MessageWire } from "../messages/wire.js";
-import { Receiver, type SinkOptions, startSink } from "../sink/index.js";
+import { Receiver, startSink } from "../sink/index.js";
 import {
   type AcceptChunk,
   type AcceptLedgerJson,
@@ -105,7 +106,7 @@ export async function startReceiving(
   receive: ReceiveConfig,
   config: RunConfig,
   wire: MessageWire,
-  sinkOptions: Omit<Partial<SinkOptions>, "listen"> | undefined,
+  sinkOptions: SinkSettings | undefined,
   /** Messages still inside the gateway, about once a second while draining; -1 at its end. */
   onDrain?: (inside: number) => void,
 ): Promise<ReceivingSink> {
@@ -117,7 +118,8 @@ export async function startReceiving(
   });
   const feed = new AcceptFeed(join, runId);
   const receiver = new Receiver(runId, join);
-  const sink = await startSink({ ...sinkOptions, listen: [receive.listen] }, receiver);
+  const listen = [parseListen(receive.listen, "--receive")];
+  const sink = await startSink(withSinkDefaults({ ...sinkOptions, listen }), receiver);
   mark("receiving sink listening");
   return {
     receiver,

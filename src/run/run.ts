@@ -7,8 +7,9 @@ import type { Target } from "../config/parse.js";
 import { formatTarget } from "../config/parse.js";
 import type { ReceiveConfig } from "../config/receive-options.js";
 import type { RunConfig } from "../config/run-config.js";
+import { parseListen, type SinkSettings, withSinkDefaults } from "../config/sink-config.js";
 import { MessageWire } from "../messages/wire.js";
-import { longestDelayMs, type Sink, type SinkOptions, startSink } from "../sink/index.js";
+import { type FaultRule, longestDelayMs, type Sink, startSink } from "../sink/index.js";
 import { sinkAgrees } from "../stats/accounting.js";
 import { deliveryFailed } from "../stats/delivery.js";
 import { annotateSeries, generatorResult } from "../stats/generator-verdict.js";
@@ -39,7 +40,7 @@ export interface RunIo {
 /** What shapes a run besides its RunConfig. */
 export interface RunExtras {
   /** Options of the embedded sink (no target): gateway emulation for self-tests and compare. */
-  sink?: Omit<Partial<SinkOptions>, "listen">;
+  sink?: SinkSettings;
   /** Apdex T in ms for the Result's per-class Apdex. */
   apdexMs?: number;
   /**
@@ -86,13 +87,15 @@ export async function executeRun(
     return { result, exitCode: verdict(result) };
   }
   // The sink offers what the run asks for, and no more: its certificate costs startup.
-  const sink = await startSink({
-    starttls: config.tls === "starttls",
-    lmtp: config.lmtp,
-    auth: config.auth ? `${config.auth.user}:${config.auth.pass}` : undefined,
-    ...extras.sink,
-    listen: [config.tls === "implicit" ? "tls://127.0.0.1:0" : "127.0.0.1:0"],
-  });
+  const sink = await startSink(
+    withSinkDefaults({
+      starttls: config.tls === "starttls",
+      lmtp: config.lmtp,
+      auth: config.auth ?? undefined,
+      ...extras.sink,
+      listen: [parseListen(config.tls === "implicit" ? "tls://127.0.0.1:0" : "127.0.0.1:0")],
+    }),
+  );
   mark("sink listening");
   try {
     const { host, port } = sink.addresses[0];
@@ -125,7 +128,7 @@ export async function executeRun(
  * (unconfirmed): the sink's count waits for its sessions to end, at most the longest delay
  * (10 s at most), unless this client cut the run (a second signal: the user wants out now).
  */
-async function sinkSettled(sink: Sink, result: Result, faults: NonNullable<SinkOptions["faults"]>) {
+async function sinkSettled(sink: Sink, result: Result, faults: readonly (FaultRule | string)[]) {
   if ((result.messages.unconfirmed ?? 0) === 0) return;
   if (result.errors.some((e) => e.reply === "stopped")) return;
   const until = Date.now() + Math.min(longestDelayMs(faults), 10_000) + 100;

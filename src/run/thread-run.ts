@@ -4,7 +4,7 @@
  * and one sweeper for timeouts, ramps and sampling. A worker thread runs exactly this for its
  * share; the in-process run calls it directly.
  */
-import { Session, type SessionHost } from "../client/session.js";
+import { NOT_YET, Session, type SessionHost } from "../client/session.js";
 import type { RunConfig } from "../config/run-config.js";
 import { MessageFactory } from "../messages/factory.js";
 import { MessageWire } from "../messages/wire.js";
@@ -15,11 +15,14 @@ import { outcomesOf } from "../stats/counts.js";
 import { GeneratorLoadSampler } from "../stats/generator-load.js";
 import { type StartLateness, scheduleLateness } from "../stats/start-lateness.js";
 import { mark } from "../stats/timeline.js";
+import { countDropped, countLeft } from "./left-over.js";
 import type { ThreadProgress } from "./progress.js";
 import { activeSessions, arrivalIntervalAt, sessionQuotas } from "./schedule.js";
+import { newSlot, type Slot } from "./slot.js";
 import { StartGate } from "./start-at.js";
 import type { RunningLoad, ThreadOutcome, ThreadShare } from "./thread-share.js";
-import { ClosedWork, OpenWork, unsentReason, type WorkSource } from "./work.js";
+import { WakeQueue } from "./wake-queue.js";
+import { ClosedWork, OpenWork, type WorkSource } from "./work.js";
 
 export type { Progress, ProgressCounts, ThreadProgress } from "./progress.js";
 export type { RunningLoad, ThreadOutcome, ThreadShare } from "./thread-share.js";
@@ -44,23 +47,6 @@ export const PROGRESS_INTERVAL_MS = 1000;
 /** How often timeouts, ramps and samples are checked. */
 const SWEEP_INTERVAL_MS = 100;
 
-interface Slot {
-  readonly index: number;
-  session: Session | null;
-  /** The slot's last session, closed: its next connection reuses the object (Session.reopen). */
-  closed: Session | null;
-  /** Consecutive sessions of this slot that ended without starting a message. */
-  failures: number;
-  timer: NodeJS.Timeout | null;
-  /** Waiting for work (open model) or for the session ramp to reach it. */
-  parked: boolean;
-  /** The slot gave up: after repeated connection failures, or unreachable (unsentReason). */
-  retired: boolean | "unreachable";
-  /** Messages this slot's sessions took, and may take (Infinity: no share of its own). */
-  taken: number;
-  readonly quota: number;
-}
-
 class ThreadShareRun implements SessionHost {
   /** Built in run(): loading message files is asynchronous. */
   wire!: MessageWire;
@@ -72,7 +58,15 @@ class ThreadShareRun implements SessionHost {
   private work!: WorkSource;
   private readonly slots: Slot[] = [];
   private readonly slotOf = new Map<Session, Slot>();
-  private readonly idle = new Set<Session>();
+  /** Slots whose session has nothing to do (open model lull), and slots waiting to open: oldest first. */
+  private readonly idle = new WakeQueue<Slot>();
+  private readonly parked = new WakeQueue<Slot>();
+  /** Messages handed to sessions so far: a wake stops once as many went as had arrived. */
+  private handedOut = 0;
+  /** Slots waiting out a reconnect backoff. */
+  private reconnecting = 0;
+  /** The last slot open() tried found no message due (per-message, open model). */
+  private lull = false;
   private startMs = performance.now();
   private sessionsOpened = 0;
   private activeTarget: number;
@@ -107,19 +101,8 @@ class ThreadShareRun implements SessionHost {
     const quotas = sessionQuotas(config.load, share.messages, share.sessions);
     this.ownedShares = quotas !== null;
     this.startGate = new StartGate(config.startAt);
-    for (let i = 0; i < share.sessions; i++) {
-      this.slots.push({
-        index: i,
-        session: null,
-        closed: null,
-        failures: 0,
-        timer: null,
-        parked: true,
-        retired: false,
-        taken: 0,
-        quota: quotas?.[i] ?? Number.POSITIVE_INFINITY,
-      });
-    }
+    for (let i = 0; i < share.sessions; i++) this.slots.push(newSlot(i, quotas?.[i]));
+    for (const slot of this.slots) this.parked.add(slot);
     this.activeTarget = this.targetSessions(0);
   }
 
@@ -146,7 +129,7 @@ class ThreadShareRun implements SessionHost {
     this.work = this.newWorkSource();
     // Ctrl-C while loading or waiting: drained before anyone listens, so the run ends below.
     if (this.drainRequested || this.hardStopped) this.work.drain();
-    this.work.onAvailable = () => this.wake();
+    this.work.onAvailable = (waiting) => this.wake(waiting);
     this.startMs = performance.now();
     return new Promise((resolve) => {
       this.done = () => {
@@ -184,6 +167,7 @@ class ThreadShareRun implements SessionHost {
       slot.timer = null;
       slot.session?.stop();
     }
+    this.reconnecting = 0;
     this.finishIfIdle();
   }
 
@@ -193,15 +177,23 @@ class ThreadShareRun implements SessionHost {
     if (this.activeTarget < this.slots.length || this.ownedShares) {
       const slot = this.slotOf.get(session);
       if (slot && (slot.index >= this.activeTarget || slot.taken >= slot.quota)) return -1;
-      const seq = this.work.take();
+      const seq = this.take();
       if (slot && seq >= 0) slot.taken++;
       return seq;
     }
-    return this.work.take();
+    return this.take();
+  }
+
+  private take(): number {
+    const seq = this.work.take();
+    if (seq >= 0) this.handedOut++;
+    return seq;
   }
 
   sessionIdle(session: Session): void {
-    this.idle.add(session);
+    const slot = this.slotOf.get(session)!;
+    slot.idle = true;
+    this.idle.add(slot);
   }
 
   messagesFor(slots: number): MessageFactory {
@@ -215,7 +207,8 @@ class ThreadShareRun implements SessionHost {
   sessionEnded(session: Session, cleanly: boolean): void {
     const slot = this.slotOf.get(session)!;
     this.slotOf.delete(session);
-    this.idle.delete(session);
+    slot.idle = false;
+    this.idle.delete(slot);
     slot.session = null;
     slot.closed = session;
     if (session.connectTimedOut && this.stats.counters.connectionsEstablished === 0) {
@@ -230,8 +223,10 @@ class ThreadShareRun implements SessionHost {
           return;
         }
         const factor = Math.min(2 ** (slot.failures - 1), 16);
+        this.reconnecting++;
         slot.timer = setTimeout(() => {
           slot.timer = null;
+          this.reconnecting--;
           this.open(slot);
           this.finishIfIdle();
         }, this.config.reconnectDelayMs * factor);
@@ -242,20 +237,26 @@ class ThreadShareRun implements SessionHost {
     this.finishIfIdle();
   }
 
-  /** Opens a session in a slot, if the slot is within the ramp and work may come. */
-  private open(slot: Slot): void {
-    slot.parked = true;
-    if (this.hardStopped || slot.retired || slot.index >= this.activeTarget) return;
-    if (slot.taken >= slot.quota) return;
+  /**
+   * Opens a session in a slot, if the slot is within the ramp and work may come; otherwise the
+   * slot waits in `parked` while it may open later (a ramp, the open model's next arrival).
+   */
+  private open(slot: Slot): boolean {
+    if (this.hardStopped || slot.retired || slot.taken >= slot.quota) return false;
+    if (slot.index >= this.activeTarget) return this.park(slot);
     let preclaimed = -1;
     if (this.config.mode === "per-message") {
-      preclaimed = this.work.take();
-      if (preclaimed < 0) return; // NOT_YET: parked until wake(); NO_WORK: done
+      preclaimed = this.take();
+      if (preclaimed === NOT_YET) {
+        this.lull = true;
+        return this.park(slot);
+      }
+      if (preclaimed < 0) return false; // NO_WORK: done
       slot.taken++;
     } else if (this.work.exhausted) {
-      return;
+      return false;
     }
-    slot.parked = false;
+    this.parked.delete(slot);
     const cap = this.drawCap();
     const id = this.sessionsOpened++;
     let session = slot.closed;
@@ -264,6 +265,12 @@ class ThreadShareRun implements SessionHost {
     slot.closed = null;
     slot.session = session;
     this.slotOf.set(session, slot);
+    return true;
+  }
+
+  private park(slot: Slot): false {
+    this.parked.add(slot);
+    return false;
   }
 
   private drawCap(): number {
@@ -271,19 +278,31 @@ class ThreadShareRun implements SessionHost {
     return min === max ? min : min + Math.floor(Math.random() * (max - min + 1));
   }
 
-  /** Work arrived (or the run is draining): wake idle sessions and parked slots. */
-  private wake(): void {
-    for (const session of [...this.idle]) {
-      this.idle.delete(session);
-      session.resume();
+  /**
+   * `waiting` messages arrived: wake idle sessions, longest idle first, until that many were
+   * handed out, then open parked slots for the rest (per-message: each takes one). Infinity:
+   * the source drained or ended, and every idle session hears it (those finding nothing QUIT).
+   */
+  private wake(waiting: number): void {
+    const until = this.handedOut + waiting;
+    while (this.handedOut < until) {
+      const slot = this.idle.shift();
+      if (slot === undefined) break;
+      slot.idle = false;
+      slot.session!.resume();
     }
-    this.fillSlots();
+    this.fillSlots(until - this.handedOut);
     this.finishIfIdle();
   }
 
-  private fillSlots(): void {
-    for (const slot of this.slots) {
-      if (slot.parked && !slot.session && !slot.timer) this.open(slot);
+  /** Opens up to `limit` parked slots, each tried once, in the order they parked. */
+  private fillSlots(limit = Number.POSITIVE_INFINITY): void {
+    let opened = 0;
+    for (let tries = this.parked.size; tries > 0 && opened < limit; tries--) {
+      const slot = this.parked.shift()!;
+      this.lull = false;
+      if (this.open(slot)) opened++;
+      else if (this.lull) break; // nothing due: the slots behind it would find nothing either
     }
   }
 
@@ -309,7 +328,7 @@ class ThreadShareRun implements SessionHost {
 
   private finishIfIdle(): void {
     if (this.finished || !this.work) return; // not started: run() finishes after the start gate
-    for (const slot of this.slots) if (slot.session || slot.timer) return;
+    if (this.slotOf.size > 0 || this.reconnecting > 0) return;
     if (!this.hardStopped && !this.work.exhausted) {
       // Open model lull, or a ramp at zero: wait unless every slot is retired or has its share.
       const waiting = this.slots.some((s) => !s.retired && s.taken < s.quota);
@@ -319,44 +338,25 @@ class ThreadShareRun implements SessionHost {
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = null;
     this.work.close();
-    this.countDropped();
-    this.countLeft();
+    countDropped(this.stats, this.work);
+    countLeft(
+      this.stats,
+      this.work,
+      this.wire,
+      this.config,
+      this.slots,
+      this.drainRequested || this.hardStopped,
+    );
     this.stats.sample(epochMs(), 0, true);
     this.stats.ledger?.flush(this.stats.firstEventMs, true);
     this.done();
   }
 
-  /** Arrivals the work source dropped since the last call: counted as they go, per interval. */
-  private countDropped(): void {
-    const more = this.work.dropped - this.stats.counters.dropped;
-    if (more > 0) this.stats.messagesDropped(more);
-  }
-
-  /**
-   * What the run was asked for, and the messages asked for that no session took: stopped when
-   * the run was told to stop (a signal, --abort-on-fail), unsent (failed, in their class) when
-   * every session gave up first. Either way each is counted once, never lost.
-   */
-  private countLeft(): void {
-    const stopped = this.drainRequested || this.hardStopped;
-    const left = this.work.left;
-    this.stats.loadEnded(this.work.asked, stopped ? left : 0, !stopped && this.work.cutShort);
-    if (stopped || left <= 0) return;
-    // Each in its class: take the sequence numbers no session took (one class takes them all;
-    // a long schedule can leave millions).
-    const perClass = this.config.classes.map(() => 0);
-    if (perClass.length === 1) perClass[0] = left;
-    else for (let n = 0; n < left; n++) perClass[this.wire.classOf(this.work.takeLeft()).index]++;
-    perClass.forEach((count, cls) => {
-      if (count > 0) this.stats.messagesUnsent(cls, count);
-    });
-    this.stats.failure("unsent", "connect", unsentReason(this.config, this.slots), left);
-  }
-
   private sweep(): void {
     const now = performance.now();
-    for (const slot of this.slots) slot.session?.checkTimeout(now);
-    this.countDropped();
+    // An idle session waits for nothing: its slot says so, and the session is not touched.
+    for (const slot of this.slots) if (!slot.idle) slot.session?.checkTimeout(now);
+    countDropped(this.stats, this.work);
     this.stats.sample(epochMs(now), this.slotOf.size);
     this.sampler.sample(epochMs(now));
     this.stats.ledger?.flush(this.stats.firstEventMs, false);
@@ -367,11 +367,11 @@ class ThreadShareRun implements SessionHost {
     const target = this.targetSessions(now - this.startMs);
     if (target !== this.activeTarget) {
       this.activeTarget = target;
-      for (const session of [...this.idle]) {
-        const slot = this.slotOf.get(session);
-        if (slot && slot.index >= target) {
-          this.idle.delete(session);
-          session.resume(); // it will find no work for its slot and QUIT
+      for (const slot of [...this.idle.values()]) {
+        if (slot.index >= target) {
+          slot.idle = false;
+          this.idle.delete(slot);
+          slot.session!.resume(); // it will find no work for its slot and QUIT
         }
       }
       this.fillSlots();

@@ -23,8 +23,12 @@ export interface WorkSource {
   readonly intendedMs: number;
   /** Stops handing out messages; sessions finish what they have and QUIT. */
   drain(): void;
-  /** Called when messages become available after a NOT_YET, and when the source drains. */
-  onAvailable: (() => void) | null;
+  /**
+   * Called with the number of messages waiting when some became available after a NOT_YET
+   * (wake at most that many sessions), and with Infinity when the source drains or releases
+   * its last arrival (every idle session must hear it: those that find nothing QUIT).
+   */
+  onAvailable: ((waiting: number) => void) | null;
   /** No message will ever be handed out again. */
   readonly exhausted: boolean;
   /** Messages the source gave up on before any session took them (open model). */
@@ -60,7 +64,7 @@ export interface SeqSpace {
 export class ClosedWork implements WorkSource {
   /** No schedule in the closed model: a message is due when a session takes it. */
   readonly intendedMs = Number.NaN;
-  onAvailable: (() => void) | null = null;
+  onAvailable: ((waiting: number) => void) | null = null;
   readonly dropped = 0;
   private taken = 0;
   private drained = false;
@@ -113,7 +117,7 @@ export class ClosedWork implements WorkSource {
   drain(): void {
     this.drained = true;
     this.close();
-    this.onAvailable?.();
+    this.onAvailable?.(Number.POSITIVE_INFINITY);
   }
 
   close(): void {
@@ -186,7 +190,7 @@ const TICK_MS = 1;
 
 export class OpenWork implements WorkSource {
   intendedMs = 0;
-  onAvailable: (() => void) | null = null;
+  onAvailable: ((waiting: number) => void) | null = null;
   dropped = 0;
   private readonly arrivals: StripedArrivals;
   private readonly startMs = performance.now();
@@ -258,7 +262,7 @@ export class OpenWork implements WorkSource {
     this.length = 0;
     this.drained = true;
     this.close();
-    this.onAvailable?.();
+    this.onAvailable?.(Number.POSITIVE_INFINITY);
   }
 
   close(): void {
@@ -272,7 +276,7 @@ export class OpenWork implements WorkSource {
     if (this.drained) return;
     const now = performance.now();
     const { messages, durationMs } = this.options;
-    let released = false;
+    let released = 0;
     for (;;) {
       if (this.scheduled >= messages) {
         this.finishScheduling();
@@ -289,20 +293,24 @@ export class OpenWork implements WorkSource {
         break;
       }
       this.scheduled++;
-      this.enqueue(due);
-      released = true;
+      if (this.enqueue(due)) released++;
     }
     this.expire(now);
-    if (released && this.length > 0) this.onAvailable?.();
+    // Only arrivals queued now wake anyone (a release the full queue dropped brings nothing to
+    // take), and no more sessions than arrivals wait: one woken finds one. The schedule's end
+    // has woken every idle session already.
+    if (released > 0 && this.length > 0 && !this.scheduleDone) this.onAvailable?.(this.length);
   }
 
-  private enqueue(intended: number): void {
+  /** Queues an arrival; false when the queue is full and it was dropped. */
+  private enqueue(intended: number): boolean {
     if (this.length === this.queue.length) {
       this.dropped++;
-      return;
+      return false;
     }
     this.queue[(this.head + this.length) % this.queue.length] = intended;
     this.length++;
+    return true;
   }
 
   /** Drops arrivals that waited longer than the bound: they count, they are not sent. */
@@ -319,7 +327,7 @@ export class OpenWork implements WorkSource {
   private finishScheduling(): void {
     this.scheduleDone = true;
     this.drained = true;
-    this.onAvailable?.();
+    this.onAvailable?.(Number.POSITIVE_INFINITY);
   }
 }
 

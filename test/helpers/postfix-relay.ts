@@ -2,15 +2,15 @@
  * A private Postfix that relays everything it accepts to one receiver on loopback (a run's
  * --receive sink): its own config directory and queue, `relayhost = [127.0.0.1]:PORT`, no DNS,
  * and retry times cut to about a second, so a deferred message comes again within the test.
- * Started and stopped by postfix-smtpd.ts's startPostfixInstance (`postfix -c DIR start-fg`,
- * stopped by that DIR), which it shares with the smtpd peer.
+ * One instance of postfix-instance.ts (`postfix -c DIR start-fg`, stopped by that DIR), with
+ * the main.cf and master.cf the smtpd peer has, and the relay's lines on top.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HOST, once } from "./peer.js";
-import { startPostfixInstance } from "./postfix-smtpd.js";
+import { postfixMainCf, postfixMasterCf, startPostfixInstance } from "./postfix-instance.js";
 
-export { haveSmtpd as havePostfixRelay } from "./postfix-smtpd.js";
+export { havePostfix as havePostfixRelay } from "./postfix-instance.js";
 
 export interface RelayOptions {
   /** The receiver's port on 127.0.0.1: where every message goes. */
@@ -32,24 +32,6 @@ export interface RelayPeer {
 
 function mainCf(dir: string, o: RelayOptions): string {
   const lines = [
-    "compatibility_level = 3.6",
-    `queue_directory = ${dir}/queue`,
-    `data_directory = ${dir}/data`,
-    "mail_owner = postfix",
-    "setgid_group = postdrop",
-    "inet_interfaces = 127.0.0.1",
-    "inet_protocols = ipv4",
-    "myhostname = relay.mailvolley.invalid",
-    "mydomain = mailvolley.invalid",
-    "myorigin = mailvolley.invalid",
-    "mydestination =",
-    "relay_domains =",
-    "alias_maps =",
-    "alias_database =",
-    "mynetworks = 127.0.0.0/8",
-    "smtpd_relay_restrictions = permit_mynetworks, reject",
-    "smtpd_peername_lookup = no",
-    "maillog_file = /dev/stdout",
     // Everything, bounces included, goes to the receiver; no DNS (the tests are offline).
     `relayhost = [${HOST}]:${o.receiverPort}`,
     "default_transport = smtp",
@@ -67,40 +49,13 @@ function mainCf(dir: string, o: RelayOptions): string {
   ];
   if (o.headerChecks) lines.push(`header_checks = regexp:${dir}/conf/header_checks`);
   lines.push(...(o.extra ?? []));
-  return `${lines.join("\n")}\n`;
-}
-
-function masterCf(port: number): string {
-  const services = [
-    `${HOST}:${port} inet n - n - - smtpd`,
-    "pickup unix n - n 60 1 pickup",
-    "cleanup unix n - n - 0 cleanup",
-    "qmgr unix n - n 1 1 qmgr",
-    "rewrite unix - - n - - trivial-rewrite",
-    "bounce unix - - n - 0 bounce",
-    "defer unix - - n - 0 bounce",
-    "trace unix - - n - 0 bounce",
-    "verify unix - - n - 1 verify",
-    "flush unix n - n 1000? 0 flush",
-    "proxymap unix - - n - - proxymap",
-    "showq unix n - n - - showq",
-    "error unix - - n - - error",
-    "retry unix - - n - - error",
-    "discard unix - - n - - discard",
-    "smtp unix - - n - - smtp",
-    "relay unix - - n - - smtp",
-    "anvil unix - - n - 1 anvil",
-    "scache unix - - n - 1 scache",
-    "tlsmgr unix - - n 1000? 1 tlsmgr",
-    "postlog unix-dgram n - n - 1 postlogd",
-  ];
-  return `${services.join("\n")}\n`;
+  return postfixMainCf(dir, "relay.mailvolley.invalid", lines);
 }
 
 export async function startPostfixRelay(o: RelayOptions): Promise<RelayPeer> {
   const postfix = await startPostfixInstance("mailvolley-relay-", (dir, conf, port) => {
     writeFileSync(join(conf, "main.cf"), mainCf(dir, o));
-    writeFileSync(join(conf, "master.cf"), masterCf(port));
+    writeFileSync(join(conf, "master.cf"), postfixMasterCf(port, { qmgrWakeup: 1 }));
     if (o.headerChecks)
       writeFileSync(join(conf, "header_checks"), `${o.headerChecks.join("\n")}\n`);
   });
