@@ -89,6 +89,8 @@ async function runAndReport(
       signals.attach({ stop, drain });
       if (!config.quiet) announceStart(config); // once a signal is ours
     },
+    // A signal in the drain ends it: the report then says what had not arrived.
+    onDrainStart: (end) => signals.attach({ stop: end, drain: end }),
     progress: (progress) => {
       streams.write(config.mode, progress.points);
       printer.update(progress);
