@@ -35,7 +35,9 @@ export function deliverySection(result: Result, paint: Paint): string {
     ]),
     row("Drain", [
       d.drainTimedOut ? paint.red(drainText(d)) : drainText(d),
-      `last arrival ${fmt(d.drainMs / 1000, 3)} s after the last acceptance`,
+      d.windowMs > 0
+        ? `last arrival ${fmt(d.drainMs / 1000, 3)} s after the last acceptance`
+        : "nothing arrived",
     ]),
     row("Window", [
       `${fmt(d.windowMs / 1000, 3)} s first connect to last arrival`,

@@ -61,6 +61,9 @@ export function deliveryFailed(d: DeliveryResult): boolean {
   return d.lost > 0 || d.partial > 0 || d.bounced > 0 || d.duplicated > 0;
 }
 
+/** Seconds of steady accepting a backlog's trend is judged over, at least. */
+const PLATEAU_SECONDS = 3;
+
 /**
  * What limited the flow, in words: the relay rate against the accept rate over the plateau,
  * and whether the backlog inside the gateway grew, held or shrank meanwhile (whole-run means
@@ -70,6 +73,10 @@ export function deliveryVerdict(d: DeliveryResult): string {
   if (d.accepted === 0) return "the gateway accepted nothing";
   if (keysStripped(d)) {
     return `nothing that arrived carried this run's keys (${d.foreign} foreign): the gateway stripped them; run with --tag-recipients`;
+  }
+  if (d.plateau.toSecond - d.plateau.fromSecond < PLATEAU_SECONDS) {
+    const accepted = Math.round(d.acceptedPerSecond);
+    return `the gateway accepted ${accepted}/s and relayed ${Math.round(d.relayedPerSecond)}/s over the run, too short to judge its backlog's trend`;
   }
   const accept = Math.round(d.plateau.acceptedPerSecond);
   const relay = Math.round(d.plateau.relayedPerSecond);
