@@ -4,7 +4,13 @@
  * other), made offline from the run's accept ledger and the sink's arrivals.
  */
 import { readFile } from "node:fs/promises";
-import { checkArrivals, joinArrivals, mergeArrivals } from "../stats/arrivals-file.js";
+import {
+  type ArrivalsJson,
+  checkArrivals,
+  joinArrivals,
+  mergeArrivals,
+  outsideRun,
+} from "../stats/arrivals-file.js";
 import { deliveryFailed } from "../stats/delivery.js";
 import type { Result } from "../stats/result.js";
 import { UsageError } from "../usage/usage-error.js";
@@ -25,7 +31,7 @@ export function arrivalFiles(value: unknown): string[] {
  */
 export async function joinArrivalFiles(runs: Result[], files: readonly string[]): Promise<boolean> {
   if (files.length === 0) return false;
-  const read = [];
+  const read: { file: string; arrivals: ArrivalsJson }[] = [];
   for (const file of files) {
     let doc: unknown;
     try {
@@ -34,12 +40,21 @@ export async function joinArrivalFiles(runs: Result[], files: readonly string[])
       throw new UsageError("--arrivals", `cannot read "${file}": ${(error as Error).message}`);
     }
     try {
-      read.push(checkArrivals(doc));
+      read.push({ file, arrivals: checkArrivals(doc) });
     } catch (error) {
-      throw new UsageError("--arrivals", `${file} ${(error as Error).message}`);
+      throw new UsageError("--arrivals", `${file}: ${(error as Error).message}`);
     }
   }
-  const arrivals = mergeArrivals(read);
+  // A message number the run never sent is no arrival of it: the file is not this run's.
+  for (const run of runs) {
+    const messages = messagesOf(run);
+    if (messages === null) continue;
+    for (const { file, arrivals } of read) {
+      const outside = outsideRun(arrivals, run.runId, messages);
+      if (outside !== "") throw new UsageError("--arrivals", `${file}: ${outside}`);
+    }
+  }
+  const arrivals = mergeArrivals(read.map((r) => r.arrivals));
   let failed = false;
   for (const run of runs) {
     if (!run.acceptLedger || run.acceptLedger.length === 0) {
@@ -52,4 +67,13 @@ export async function joinArrivalFiles(runs: Result[], files: readonly string[])
     failed ||= deliveryFailed(run.delivery);
   }
   return failed;
+}
+
+/**
+ * The messages of the whole run (every shard's: their numbers interleave), as -m gave them;
+ * null when the run had no count (a duration) or its record is absent.
+ */
+function messagesOf(run: Result): number | null {
+  const given = Number((run.run?.options as Record<string, unknown> | undefined)?.messages);
+  return Number.isInteger(given) && given > 0 ? given : null;
 }

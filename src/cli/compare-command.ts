@@ -9,7 +9,7 @@ import { buildCompareCommandConfig } from "../config/command-config.js";
 import { COMPARE_OPTIONS, RUN_OPTIONS } from "../config/option-table.js";
 import type { RunConfig } from "../config/run-config.js";
 import { runRecord } from "../config/run-record.js";
-import { renderCompare } from "../report/compare.js";
+import { renderCompare, runLabel } from "../report/compare.js";
 import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
 import { renderSummary } from "../report/terminal.js";
@@ -73,6 +73,7 @@ export const compareCommand = {
       );
       const written = writeOutput({ quiet, summary: compareSummary, exports }, runs);
       printBreaches(breaches);
+      printUndelivered(runs);
       const generatorBound = generatorGate(runs, report.failOnGeneratorBound);
       const sinkDiffers = runs.some(
         (r) => r.sink !== undefined && r.sink.messagesAccepted !== r.messages.accepted,
@@ -123,6 +124,7 @@ async function runBoth(
     streams.begin();
     const io: RunIo = {
       onStart: (stop, drain) => signals.attach({ stop, drain }),
+      onDrainStart: (end) => signals.attach({ stop: end, drain: end }),
       progress: (progress) => {
         streams.write(runName(config, configs), progress.points);
         printer.update(progress);
@@ -142,6 +144,20 @@ async function runBoth(
     );
   }
   return runs;
+}
+
+/** Why a run through the gateway fails the compare (exit 1): its messages not delivered. */
+function printUndelivered(runs: readonly Result[]): void {
+  for (const r of runs) {
+    const d = r.delivery;
+    if (!d || !deliveryFailed(d)) continue;
+    const states = (["lost", "partial", "bounced", "duplicated"] as const)
+      .filter((state) => d[state] > 0)
+      .map((state) => `${state} ${d[state]}`);
+    process.stderr.write(
+      `mailvolley compare: the ${runLabel(r, runs)} run through the gateway: ${states.join(", ")} of ${d.accepted} accepted (exit 1)\n`,
+    );
+  }
 }
 
 /** The modes a signal kept from running. */

@@ -21,6 +21,7 @@ import {
 
 export { runLabel } from "./figures.js";
 
+import { deliverySection } from "./delivery.js";
 import {
   COMPARE_ROWS,
   COMPARE_TLS_ROWS,
@@ -143,9 +144,18 @@ export function renderCompare(runs: readonly Result[], options: { color: boolean
     "",
     latencyTable(runs),
     "",
+    ...deliveryLines(runs, paint),
     `Ratios are ${ratioNames(runs).join(" and ")}: ×0.10 means a tenth, ×10 ten times as much; "4 vs 2,000" where a ratio would not read as a number.`,
   ];
   return `${out.join("\n")}\n`;
+}
+
+/** Each run's delivery section (--receive), as `run` prints it, under the run's name. */
+function deliveryLines(runs: readonly Result[], paint: ReturnType<typeof painter>): string[] {
+  return runs.flatMap((r) => {
+    const section = deliverySection(r, paint);
+    return section === "" ? [] : [paint.bold(`${runLabel(r, runs)} run`), section, ""];
+  });
 }
 
 /** The ratio columns: reuse / per-message, and with TLS resumed / full too. */
