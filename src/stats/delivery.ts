@@ -86,7 +86,7 @@ export function deliveryVerdict(d: DeliveryResult): string {
     return `the gateway accepts ${accept}/s and relays ${relay}/s: its backlog grew by ${slope}/s`;
   }
   if (t.trend === "shrinking") {
-    return `the gateway relays ${relay}/s, faster than it accepts (${accept}/s): its backlog shrank by ${slope}/s`;
+    return `the gateway accepts ${accept}/s and relays ${relay}/s: its backlog shrank by ${slope}/s`;
   }
   return `the gateway relays as fast as it accepts (${relay}/s of ${accept}/s): its backlog held steady`;
 }
