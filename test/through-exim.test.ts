@@ -89,6 +89,8 @@ describe("through an Exim relay", { timeout: 300_000 }, () => {
         routers: [
           "discard_spam:",
           "  driver = redirect",
+          // Exim's own expansion syntax, not a template string.
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: Exim's ${if …} expansion
           "  condition = ${if eq{$h_X-Mailvolley-Class:}{spam}}",
           "  data = :blackhole:",
         ],
