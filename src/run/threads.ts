@@ -3,6 +3,7 @@
  * One worker runs in-process (no thread); more use a piscina pool, one task per worker.
  */
 
+import { setTimeout as sleep } from "node:timers/promises";
 import { MessageChannel } from "node:worker_threads";
 import type { RunConfig } from "../config/run-config.js";
 import type { MessageWire } from "../messages/wire.js";
@@ -70,6 +71,9 @@ export function runOnThreads(
   return runWorkers(config, shares, hooks);
 }
 
+/** How long a finished load waits for its workers' last accept records, at most. */
+const LAST_ACCEPTS_MS = 10_000;
+
 /** Runs each share on a worker thread of its own, the main thread coordinating. */
 function runWorkers(config: RunConfig, shares: ThreadShare[], hooks: RunHooks): RunningLoad {
   const { trace } = hooks;
@@ -94,12 +98,23 @@ function runWorkers(config: RunConfig, shares: ThreadShare[], hooks: RunHooks): 
   );
   // One count of connections and messages for all threads: where an error first came.
   const ordinals = RunOrdinals.shared();
+  // A worker's last accept records cross on its port after its result: the ports stay open
+  // until each has brought its final chunk (--receive ADDR), or a worker failed to send it.
+  const finals = shares.map(() => hooks.accepts === undefined);
+  let allFinal: () => void = () => {};
+  const lastAccepts = new Promise<void>((resolve) => {
+    allFinal = resolve;
+  });
   const ports = shares.map((share, i) => {
     const { port1, port2 } = new MessageChannel();
     port1.on("message", (message: FromWorker) => {
       if (message.type === "trace") trace?.(message.line);
       else if (message.type === "progress") report(i, message.progress);
-      else if (message.type === "accepts") hooks.accepts?.(message.chunk, i, shares.length);
+      else if (message.type === "accepts") {
+        hooks.accepts?.(message.chunk, i, shares.length);
+        finals[i] ||= message.chunk.final;
+        if (finals.every(Boolean)) allFinal();
+      }
     });
     const task: WorkerTask = {
       config,
@@ -121,6 +136,9 @@ function runWorkers(config: RunConfig, shares: ThreadShare[], hooks: RunHooks): 
       gate.open();
       (await sampling).stop(); // already stopped unless a worker failed
       if (ticker) clearInterval(ticker);
+      // An unreferenced timer: it never keeps the process alive once the records came.
+      const timeout = sleep(LAST_ACCEPTS_MS, undefined, { ref: false });
+      if (!finals.every(Boolean)) await Promise.race([lastAccepts, timeout]);
       for (const p of ports) p.port.close();
       await (await pool).destroy();
     });
