@@ -81,7 +81,7 @@ describe("the drain, in words", () => {
   ] as const) {
     test(`${drain.end}: "${words}"`, () => {
       const d = delivery(drain);
-      assert.match(terminal(d), new RegExp(`Drain +${escape(words)}`));
+      assert.match(terminal(d), new RegExp(`Drain +${escapeRegExp(words)}`));
       assert.ok(html(d).includes(escapeHtml(`drain: ${words}`)), "the same words in the HTML");
     });
   }
@@ -109,14 +109,14 @@ describe("the verdict: the plateau's rates and the backlog's trend", () => {
   ] as const) {
     test(trend, () => {
       const t = { ...d, plateau, backlogTrend: { perSecond, trend, tolerancePerSecond: 9.82 } };
-      assert.match(terminal(t), new RegExp(`Verdict +${escape(words)}`));
+      assert.match(terminal(t), new RegExp(`Verdict +${escapeRegExp(words)}`));
       assert.ok(html(t).includes(escapeHtml(words)));
     });
   }
 
   test("too short a run for a trend: the whole run's rates, said so", () => {
     const words = "over the run, too short to judge its backlog's trend";
-    assert.match(terminal(d), new RegExp(escape(words)));
+    assert.match(terminal(d), new RegExp(escapeRegExp(words)));
     assert.ok(html(d).includes(escapeHtml(words)));
   });
 
@@ -125,7 +125,7 @@ describe("the verdict: the plateau's rates and the backlog's trend", () => {
     const stripped = { ...d, keys, foreign: 300, delivered: 0, lost: 300 };
     const words =
       "every arrival was foreign (300): the gateway stripped the keys; run with --tag-recipients";
-    assert.match(terminal(stripped), new RegExp(`Keys +${escape(words)}`));
+    assert.match(terminal(stripped), new RegExp(`Keys +${escapeRegExp(words)}`));
     assert.ok(html(stripped).includes(escapeHtml(words)));
     assert.match(terminal(stripped), /Verdict +nothing that arrived carried this run's keys/);
   });
@@ -162,7 +162,7 @@ describe("bounces, duplicates and classes", () => {
   });
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
