@@ -122,7 +122,7 @@ describe("through an Exim relay", { timeout: 300_000 }, () => {
     const failed = eximIds(log, / \*\* .*: 550 /);
     const summary = JSON.stringify({ ...d, failed: failed.size });
     assert.equal(d.bounced, failed.size, summary);
-    assert.ok(d.bounced >= 9, summary);
+    assert.ok(d.bounced >= 5, summary); // a notice taken may use up a fault's turn
     assert.deepEqual([d.lost, d.partial, d.retried], [0, 0, 0], summary);
     // The receiver's own 5.3.0 for each; a notice that came adds Exim's status (5.0.0).
     assert.equal(d.bounceStatuses["5.3.0"], d.bounced, summary);

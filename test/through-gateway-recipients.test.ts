@@ -122,7 +122,7 @@ describe("through a Postfix relay, per recipient", { timeout: 300_000 }, () => {
     const bounced = deliveries(log, "bounced");
     const summary = JSON.stringify({ ...d, postfixBounced: bounced.ids.size });
     assert.equal(d.bounced, bounced.ids.size, summary);
-    assert.ok(d.bounced >= 45, summary);
+    assert.ok(d.bounced >= 30, summary); // a notice taken may use up a fault's turn
     assert.deepEqual([d.lost, d.partial, d.retried], [0, 0, 0], summary);
     assert.deepEqual(d.bounceStatuses, { "5.3.0": d.bounced }, "the receiver's own status");
     assert.equal(d.noticesUnjoined, 0);
@@ -187,6 +187,50 @@ describe("through a Postfix relay, per recipient", { timeout: 300_000 }, () => {
         /Drain +waited [\d.]+ s, then interrupted: 40 messages not waited for/,
       );
       assert.match(out.stdout, /not waited for 40/);
+    } finally {
+      await postfix.stop();
+    }
+  });
+
+  test("compare --receive: each run's delivery section in the terminal, and why it exits 1", async (t) => {
+    if (!requirePeer(t, "postfix (root)", havePostfixRelay(), "apt-get install postfix")) return;
+    const receiverPort = await freePort();
+    const postfix = await startPostfixRelay({ receiverPort });
+    try {
+      const out = await mailvolley(
+        ["compare", `${HOST}:${postfix.port}`, "--receive", `${HOST}:${receiverPort}`]
+          .concat(["--sink-fault", "rcpt:550:every=50", "-m", "100", "-s", "4", "--pause", "0s"])
+          .concat(["--drain-timeout", "60s"]),
+        150_000,
+      );
+      assert.equal(out.code, 1, out.stderr);
+      for (const run of ["per-message", "reuse"]) {
+        assert.match(
+          out.stdout,
+          new RegExp(
+            `${run} run\\nThrough the gateway → received at ${HOST}:${receiverPort}\\nVerdict `,
+          ),
+        );
+        // A notice the receiver takes may come between two messages and take a fault's turn:
+        // how many bounce is the gateway's timing; that each run says so is the result.
+        assert.match(
+          out.stderr,
+          new RegExp(
+            `mailvolley compare: the ${run} run through the gateway: bounced \\d+ of 100 accepted \\(exit 1\\)`,
+          ),
+        );
+      }
+      const rows = [
+        ...out.stdout.matchAll(
+          /^Delivery +delivered (\d+)\/100 +lost 0 +partial 0 +bounced (\d+)/gm,
+        ),
+      ];
+      assert.equal(rows.length, 2, out.stdout);
+      for (const [, delivered, bounced] of rows) {
+        assert.equal(Number(delivered) + Number(bounced), 100);
+        assert.ok(Number(bounced) >= 1);
+      }
+      assert.equal(out.stdout.match(/^Bounced +5\.3\.0 ×\d+/gm)?.length, 2);
     } finally {
       await postfix.stop();
     }

@@ -53,7 +53,13 @@ export const runCommand = {
     noteDefaultMessages(given, config);
     checkSeriesOut(report.seriesOut);
     // Listening from here to the last byte written: a signal never kills the process half-way.
-    const signals = new StopSignals((signal) => announceStop(signal, config.load.graceMs));
+    const signals = new StopSignals((signal) =>
+      draining.now
+        ? process.stderr.write(
+            `\nmailvolley: ${signal}: the drain ends now; what has not arrived is not waited for\n`,
+          )
+        : announceStop(signal, config.load.graceMs),
+    );
     const streams = new SeriesStreams(report.seriesOut, config.intervalMs);
     try {
       process.exitCode = await runAndReport(config, report, { sink, receive }, exports, {
@@ -68,6 +74,9 @@ export const runCommand = {
 };
 
 type RunCommandConfig = ReturnType<typeof buildRunCommandConfig>;
+
+/** Whether the run is draining (--receive): a signal then ends the wait, not the load. */
+const draining = { now: false };
 
 /** The run with its progress, then its reports; returns the exit code. */
 async function runAndReport(
@@ -90,7 +99,10 @@ async function runAndReport(
       if (!config.quiet) announceStart(config); // once a signal is ours
     },
     // A signal in the drain ends it: the report then says what had not arrived.
-    onDrainStart: (end) => signals.attach({ stop: end, drain: end }),
+    onDrainStart: (end) => {
+      draining.now = true;
+      signals.attach({ stop: end, drain: end });
+    },
     progress: (progress) => {
       streams.write(config.mode, progress.points);
       printer.update(progress);
