@@ -124,6 +124,41 @@ describe("the streaming join", () => {
     assert.equal(d.classes.even.bounced, 1);
   });
 
+  test("per recipient: a 4xx leaves it inside, its arrival is a retry; a 5xx gives it up", () => {
+    const join = newJoin(0);
+    accept(join, 7); // three recipients: 0., 1., 2.sink@localhost
+    accept(join, 14);
+    const [a, b, c] = rcptsOf(3);
+    // 7: b deferred while a and c arrive; b comes 1 s later, from the gateway's retry.
+    assert.equal(join.refused(RUN, 7, "envid", [b], "4.3.0", T0 + 100), false);
+    assert.equal(copy(join, 7, T0 + 110, 1), false, "a arrived, b and c not yet");
+    assert.equal(join.copy(RUN, 7, "traceHeader", [c], T0 + 120, false), false);
+    assert.equal(join.accounted, 0, "b, refused with 4xx, is still inside the gateway");
+    assert.equal(join.copy(RUN, 7, "traceHeader", [b.toUpperCase()], T0 + 1100, false), true);
+    // 14: b refused with 550 in the same transaction as a and c, which arrive: given up.
+    join.refused(RUN, 14, "envid", [b], "5.3.0", T0 + 200);
+    assert.equal(join.copy(RUN, 14, "traceHeader", [a, c], T0 + 210, false), true);
+    assert.equal(join.accounted, 2);
+    const d = finish(join);
+    assert.deepEqual([d.delivered, d.bounced, d.partial, d.lost], [1, 1, 0, 0]);
+    assert.deepEqual([d.retried, d.retryAttempts, d.retryDelayMs.count], [1, 2, 1]);
+    assert.equal(d.retryDelayMs.max, 1000);
+    assert.deepEqual(d.bounceStatuses, { "5.3.0": 1 });
+  });
+
+  test("the same recipient twice is a duplicate; two recipients in two copies are not", () => {
+    const join = newJoin();
+    accept(join, 7);
+    accept(join, 21);
+    const [a, b, c] = rcptsOf(3);
+    join.copy(RUN, 7, "traceHeader", [a, b], T0 + 100, false);
+    join.copy(RUN, 7, "traceHeader", [c], T0 + 200, false);
+    join.copy(RUN, 21, "traceHeader", [a, b], T0 + 100, false);
+    join.copy(RUN, 21, "traceHeader", [a], T0 + 200, false);
+    const d = finish(join, true);
+    assert.deepEqual([d.delivered, d.duplicated, d.partial], [1, 1, 0]);
+  });
+
   test("a first copy after the drain is late: counted, never in the latency", () => {
     const join = newJoin(0);
     accept(join, 1);

@@ -71,12 +71,20 @@ export const NO_DELAYS: readonly number[] = Object.freeze([]);
 
 /** The recipient `rcpt` of `a`, added when first seen. */
 function seen(a: ArrivalRecord, rcpt: string): RecipientSeen {
-  a.recipients ??= new Map();
+  let log = a.recipients;
+  if (typeof log === "string") {
+    // The one recipient of a single copy, kept as its address: now the full log.
+    log = new Map([
+      [log.toLowerCase(), { arrived: 1, refusals: 0, firstRefusalMs: 0, gaveUp: false }],
+    ]);
+  }
+  log ??= new Map();
+  a.recipients = log;
   const address = rcpt.toLowerCase();
-  let r = a.recipients.get(address);
+  let r = log.get(address);
   if (r === undefined) {
     r = { arrived: 0, refusals: 0, firstRefusalMs: 0, gaveUp: false };
-    a.recipients.set(address, r);
+    log.set(address, r);
   }
   return r;
 }
@@ -100,6 +108,13 @@ export function addCopy(
     a.late = late;
   }
   a.copies++;
+  if (a.copies === 1 && a.recipients === null && rcpts.length <= 1) {
+    // The usual message: one copy for one recipient, nothing before it. Its address is all
+    // that is kept, and a log is made only if more comes (no Map per message on the hot path).
+    a.recipients = rcpts.length === 1 ? rcpts[0] : "";
+    a.rcpts = 1;
+    return first;
+  }
   for (const rcpt of rcpts.length > 0 ? rcpts : ONE_UNKNOWN) {
     const r = seen(a, rcpt);
     if (r.arrived++ > 0) {

@@ -50,8 +50,11 @@ export interface ArrivalRecord {
   key: JoinKey;
   /** The first copy came after the drain ended (within --late-window). */
   late: boolean;
-  /** Each recipient by address, while the receiving end keeps the record; null when not kept. */
-  recipients: RecipientLog | null;
+  /**
+   * Each recipient by address, while the receiving end keeps the record; the address alone
+   * while one copy for one recipient is all that came; null when nothing came or not kept.
+   */
+  recipients: RecipientLog | string | null;
 }
 
 /** What the receiver saw of one recipient of a message (recipients compare case-blind). */

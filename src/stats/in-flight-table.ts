@@ -105,10 +105,10 @@ export class InFlightView implements ArrivalRecord, AcceptedMessage {
   set retryDelaysMs(v: readonly number[]) {
     this.t.delays[this.slot] = v.length === 0 ? undefined : v;
   }
-  get recipients(): RecipientLog | null {
+  get recipients(): RecipientLog | string | null {
     return this.t.logs[this.slot] ?? null;
   }
-  set recipients(v: RecipientLog | null) {
+  set recipients(v: RecipientLog | string | null) {
     this.t.logs[this.slot] = v ?? undefined;
   }
   get key(): JoinKey {
@@ -157,7 +157,7 @@ export class InFlightTable {
   /** Retry delays of the slots with a retried recipient. */
   readonly delays: (readonly number[] | undefined)[] = [];
   /** Each slot's recipients by address, once any came. */
-  readonly logs: (RecipientLog | undefined)[] = [];
+  readonly logs: (RecipientLog | string | undefined)[] = [];
   /** Slots given back, and the first never used. */
   private readonly free: number[] = [];
   private unused = 0;
