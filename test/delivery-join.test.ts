@@ -4,6 +4,7 @@
  * in exactly one state; and the command line's refusals of bad --receive input.
  */
 import assert from "node:assert/strict";
+import { type AddressInfo, createServer } from "node:net";
 import { describe, test } from "node:test";
 import { parseThresholds } from "../src/config/thresholds.js";
 import { Receiver } from "../src/sink/receive.js";
@@ -207,12 +208,40 @@ describe("--receive on the command line", { timeout: 60_000 }, () => {
       ["run", "127.0.0.1:2525", "--receive", "127.0.0.1:2526", "--drain-timeout", "soon"],
       "--drain-timeout",
     ],
+    [["run", "127.0.0.1:2525", "--drain-timeout", "5s"], "--drain-timeout: .*add --receive"],
+    [["run", "127.0.0.1:2525", "--late-window", "5s"], "--late-window: .*add --receive"],
+    [["run", "127.0.0.1:2525", "--receive", "foo"], '--receive "foo": give the address'],
+    [
+      ["run", "127.0.0.1:2525", "--receive", "unix:/nonexistent/dir/sock", "-m", "1"],
+      "--receive unix:/nonexistent/dir/sock: cannot listen there",
+    ],
+    [
+      ["run", "127.0.0.1:2525", "--receive", "192.0.2.55:2526", "-m", "1"],
+      "--receive 192.0.2.55:2526: cannot listen there: the address is not one of this host's",
+    ],
   ] as const) {
     test(`${args.slice(1).join(" ")}: one line naming ${option}, exit 2`, async () => {
       const out = await mailvolley([...args]);
       assert.equal(out.code, 2, out.stderr);
       assert.match(out.stderr, new RegExp(option));
       assert.doesNotMatch(out.stderr, /\n\s+at /, "no stack trace");
+      assert.equal(out.stderr.trim().split("\n").length, 1, "one line");
     });
   }
+
+  test("--receive on a port already in use: one line, exit 2, before any traffic", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const out = await mailvolley(["run", "127.0.0.1:2525", "--receive", `127.0.0.1:${port}`]);
+      assert.equal(out.code, 2, out.stderr);
+      assert.equal(
+        out.stderr.trim(),
+        `mailvolley: --receive 127.0.0.1:${port}: cannot listen there: the address is in use (another server listens there); pick a free port`,
+      );
+    } finally {
+      taken.close();
+    }
+  });
 });
