@@ -3,8 +3,9 @@
  * keys (X-Mailvolley-Id, then the Message-ID mailvolley wrote, then MAIL's ENVID) and recorded
  * under its run and number; delivery notices (DSNs, RFC 3464) are joined back to the message
  * they report on (Original-Envelope-Id, or the returned message's own keys) and never counted
- * as mail; refusals the sink's faults gave are counted against the message they hit, so a
- * later arrival is known as a retry.
+ * as mail; refusals the sink's faults gave are counted against the message and the recipient
+ * they hit, so that a later arrival of that recipient is known as a retry, and a 5xx as the
+ * gateway giving it up.
  *
  * A run's own sink (--receive) knows its run id and counts every other key as foreign. A sink
  * on another host (`mailvolley sink --json`) knows no run: it records each run whose keys it
@@ -33,7 +34,10 @@ interface Found {
 
 export class Receiver {
   readonly counts: ArrivalCounts = { foreign: 0, notices: 0, noticesUnjoined: 0, lastArrivalMs: 0 };
-  /** Messages that arrived (first copies, notices included): the drain's count. */
+  /**
+   * Messages accounted for, the drain's count: every recipient arrived or given up by the
+   * gateway (a 5xx, a notice). A store that knows no recipients counts first arrivals.
+   */
   accounted = 0;
   /** Arrivals after this epoch ms are late (set when the drain ends). */
   lateAfterMs = Number.POSITIVE_INFINITY;
