@@ -78,6 +78,14 @@ type RunCommandConfig = ReturnType<typeof buildRunCommandConfig>;
 /** Whether the run is draining (--receive): a signal then ends the wait, not the load. */
 const draining = { now: false };
 
+/** A signal in the drain ends it: the report then says what had not arrived. */
+function endDrainOnSignal(signals: StopSignals): (end: () => void) => void {
+  return (end) => {
+    draining.now = true;
+    signals.attach({ stop: end, drain: end });
+  };
+}
+
 /** The run with its progress, then its reports; returns the exit code. */
 async function runAndReport(
   config: RunCommandConfig["run"],
@@ -98,11 +106,7 @@ async function runAndReport(
       signals.attach({ stop, drain });
       if (!config.quiet) announceStart(config); // once a signal is ours
     },
-    // A signal in the drain ends it: the report then says what had not arrived.
-    onDrainStart: (end) => {
-      draining.now = true;
-      signals.attach({ stop: end, drain: end });
-    },
+    onDrainStart: endDrainOnSignal(signals),
     progress: (progress) => {
       streams.write(config.mode, progress.points);
       printer.update(progress);

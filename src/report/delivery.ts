@@ -33,26 +33,7 @@ export function deliverySection(result: Result, paint: Paint): string {
       `retried ${fmt(d.retried)} (${fmt(d.retryAttempts)} attempts)`,
       ...figureCells(result, TERMINAL_LINES.DeliveryMore, paint),
     ]),
-    row("Drain", [
-      d.drainTimedOut ? paint.red(drainText(d)) : drainText(d),
-      d.windowMs > 0
-        ? `last arrival ${fmt(d.drainMs / 1000, 3)} s after the last acceptance`
-        : "nothing arrived",
-    ]),
-    row("Window", [
-      `${fmt(d.windowMs / 1000, 3)} s first connect to last arrival`,
-      `${fmt(d.deliveredPerSecond, 1)} delivered/s`,
-      `most inside the gateway ${fmt(d.backlogMax)}`,
-    ]),
-    ...(keysStripped(d)
-      ? [
-          row("Keys", [
-            paint.red(
-              `every arrival was foreign (${fmt(d.foreign)}): the gateway stripped the keys; run with --tag-recipients`,
-            ),
-          ]),
-        ]
-      : []),
+    ...drainLines(d, paint),
     ...clockLines(d),
     row("End to end", [summary(d.endToEndMs), "(intended send → first arrival)"]),
     row("In gateway", [summary(d.insideGatewayMs), "(250 → first arrival)"]),
@@ -95,6 +76,32 @@ export function statusesText(statuses: Readonly<Record<string, number>>): string
   return entries.length === 0
     ? "status unknown"
     : entries.map(([status, n]) => `${status} ×${fmt(n)}`).join(", ");
+}
+
+/** How the drain ended, the job's window, and stripped keys when nothing could be joined. */
+function drainLines(d: DeliveryResult, paint: Paint): string[] {
+  return [
+    row("Drain", [
+      d.drainTimedOut ? paint.red(drainText(d)) : drainText(d),
+      d.windowMs > 0
+        ? `last arrival ${fmt(d.drainMs / 1000, 3)} s after the last acceptance`
+        : "nothing arrived",
+    ]),
+    row("Window", [
+      `${fmt(d.windowMs / 1000, 3)} s first connect to last arrival`,
+      `${fmt(d.deliveredPerSecond, 1)} delivered/s`,
+      `most inside the gateway ${fmt(d.backlogMax)}`,
+    ]),
+    ...(keysStripped(d)
+      ? [
+          row("Keys", [
+            paint.red(
+              `every arrival was foreign (${fmt(d.foreign)}): the gateway stripped the keys; run with --tag-recipients`,
+            ),
+          ]),
+        ]
+      : []),
+  ];
 }
 
 /** Two hosts' clocks: the latencies are as measured, offset included; say so. */

@@ -142,25 +142,8 @@ export async function startReceiving(
       wait.interrupt();
     },
     async finish(result, load) {
-      const accepted = result.messages.accepted;
-      const started = Date.now();
-      let end: DrainOutcome["end"] = "arrived";
-      try {
-        if (receive.drainTimeoutMs === 0)
-          end = receiver.accounted >= accepted ? "arrived" : "skipped";
-        else {
-          end = await drain(receiver, accepted, receive, wait, () => feed.advance(), onDrain);
-        }
-        onDrain?.(-1);
-        receiver.lateAfterMs = epochMs();
-        if (receive.lateWindowMs > 0 && end !== "interrupted")
-          await wait.sleep(receive.lateWindowMs);
-      } finally {
-        await sink.close();
-        mark("receiving sink closed");
-      }
-      const waitedMs = Date.now() - started;
-      const missing = Math.max(0, accepted - receiver.accounted);
+      const ends = { receiver, sink, feed, wait };
+      const drained = await drainThenClose(ends, result.messages.accepted, receive, onDrain);
       // A worker's last records cross on its own port: they may come after its result.
       for (let waited = 0; !feed.allFinal && waited < LAST_ACCEPTS_MS; waited += DRAIN_POLL_MS) {
         if (wait.interrupted) break;
@@ -171,10 +154,42 @@ export async function startReceiving(
         receiver: receive.listen,
         counts: receiver.counts,
         firstConnectMs: load.firstEventMs,
-        drain: { end, waitedMs, missing },
+        drain: drained,
       });
     },
   };
+}
+
+/**
+ * The drain, the late window after it, and the receiving sink closed: how the drain ended,
+ * how long the run waited and for how many messages still missing.
+ */
+async function drainThenClose(
+  at: {
+    receiver: Receiver;
+    sink: { close(): Promise<void> };
+    feed: AcceptFeed;
+    wait: Interruptible;
+  },
+  accepted: number,
+  receive: ReceiveConfig,
+  onDrain?: (inside: number) => void,
+): Promise<DrainOutcome> {
+  const { receiver, feed, wait } = at;
+  const started = Date.now();
+  let end: DrainOutcome["end"] = "arrived";
+  try {
+    if (receive.drainTimeoutMs === 0) end = receiver.accounted >= accepted ? "arrived" : "skipped";
+    else end = await drain(receiver, accepted, receive, wait, () => feed.advance(), onDrain);
+    onDrain?.(-1);
+    receiver.lateAfterMs = epochMs();
+    if (receive.lateWindowMs > 0 && end !== "interrupted") await wait.sleep(receive.lateWindowMs);
+  } finally {
+    await at.sink.close();
+    mark("receiving sink closed");
+  }
+  const missing = Math.max(0, accepted - receiver.accounted);
+  return { end, waitedMs: Date.now() - started, missing };
 }
 
 const NO_ACCEPTS: AcceptRecords = { seq: [], intendedMs: [], acceptedMs: [], queueId: [] };

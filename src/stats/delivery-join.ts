@@ -31,7 +31,7 @@ import {
   type JoinKey,
 } from "./delivery-result.js";
 import { extraOf, Tally } from "./delivery-tally.js";
-import { DeliveryTimeline } from "./delivery-timeline.js";
+import { DeliveryTimeline, plateauOf } from "./delivery-timeline.js";
 import {
   ACCEPTED,
   ACCOUNTED,
@@ -389,30 +389,3 @@ export class DeliveryJoin implements ArrivalStore {
 export type DrainOutcome = DeliveryResult["drain"];
 
 const NO_DRAIN: DrainOutcome = { end: "none", waitedMs: 0, missing: 0 };
-
-/**
- * The seconds the gateway accepted at its steady rate: those with an acceptance, less the first
- * and the last (the ramp up as sessions open, the tail as they end) when that leaves any. The
- * rates over them compare like with like: whole-run means hide a queue that grew all along.
- */
-function plateauOf(perSecond: DeliveryResult["perSecond"]): DeliveryResult["plateau"] {
-  const accepted = perSecond.accepted;
-  let from = accepted.findIndex((n) => n > 0);
-  let to = accepted.length - [...accepted].reverse().findIndex((n) => n > 0);
-  if (from < 0) return { fromSecond: 0, toSecond: 0, acceptedPerSecond: 0, relayedPerSecond: 0 };
-  if (to - from > 2) {
-    from++;
-    to--;
-  }
-  const mean = (xs: readonly number[]) => {
-    let sum = 0;
-    for (let i = from; i < to; i++) sum += xs[i] ?? 0;
-    return Math.round((sum / (to - from)) * 10) / 10;
-  };
-  return {
-    fromSecond: from,
-    toSecond: to,
-    acceptedPerSecond: mean(accepted),
-    relayedPerSecond: mean(perSecond.delivered),
-  };
-}
