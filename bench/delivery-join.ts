@@ -105,7 +105,6 @@ function finish(join: DeliveryJoin) {
     receiver: "bench",
     counts: { foreign: 0, notices: 0, noticesUnjoined: 0 },
     firstConnectMs: T0,
-    drainTimedOut: false,
   });
 }
 

@@ -4,6 +4,7 @@
  * in exactly one state; and the command line's refusals of bad --receive input.
  */
 import assert from "node:assert/strict";
+import { type AddressInfo, createServer } from "node:net";
 import { describe, test } from "node:test";
 import { parseThresholds } from "../src/config/thresholds.js";
 import { Receiver } from "../src/sink/receive.js";
@@ -14,6 +15,7 @@ import { mailvolley } from "./helpers/cli.js";
 
 const RUN = "0123456789ab";
 const header = (lines: string[]) => Buffer.from(`${lines.join("\r\n")}\r\n\r\nbody\r\n`, "latin1");
+const TEMPORARY = Buffer.from("451 4.3.0 Error: injected temporary failure\r\n");
 const env = (rcpts = 1, from = "mailvolley@localhost", envid?: string) => ({
   from,
   rcpts: Array.from({ length: rcpts }, (_, i) => `${i}.sink@localhost`),
@@ -68,13 +70,19 @@ describe("the receiving end's keys", () => {
         `Original-Envelope-Id: ${RUN}.42`,
         "",
         "Final-Recipient: rfc822; sink@localhost",
+        "Action: failed",
         "Status: 5.3.0",
+        "",
+        "Final-Recipient: rfc822; other@localhost",
+        "Action: delayed",
+        "Status: 4.4.1",
         "",
       ].join("\r\n"),
       "latin1",
     );
     r.arrived(notice, env(1, ""), 2000);
     assert.equal(r.arrivals.get(42)?.bounceStatus, "5.3.0");
+    assert.equal(r.arrivals.get(42)?.gaveUp, 1, "the failed recipient only, not the delayed one");
     assert.equal(r.counts.notices, 1);
     assert.equal(r.counts.foreign, 0);
     assert.equal(r.accounted, 1);
@@ -82,10 +90,11 @@ describe("the receiving end's keys", () => {
 
   test("a refusal before the arrival makes it a retry", () => {
     const r = new Receiver(RUN);
-    r.refused(null, env(1, "a@b", `${RUN}.5`), 100);
+    r.refusedRcpt(env(0, "a@b", `${RUN}.5`), "0.sink@localhost", TEMPORARY, 100);
     r.arrived(header([`X-Mailvolley-Id: ${RUN}.000000000005`]), env(), 1100);
     assert.equal(r.arrivals.get(5)?.refusals, 1);
-    assert.equal(r.arrivals.get(5)?.firstRefusalMs, 100);
+    assert.equal(r.arrivals.get(5)?.retried, 1);
+    assert.deepEqual(r.arrivals.get(5)?.retryDelaysMs, [1000]);
   });
 });
 
@@ -94,11 +103,16 @@ describe("each accepted message in one state", () => {
     firstMs: 10,
     copies: 1,
     rcpts: 1,
+    dupRcpts: 0,
     refusals: 0,
-    firstRefusalMs: 0,
+    retried: 0,
+    retryDelaysMs: [] as readonly number[],
+    gaveUp: 0,
+    pending: 0,
     bounceStatus: "",
     key: "traceHeader" as const,
     late: false,
+    recipients: null,
     ...over,
   });
 
@@ -108,7 +122,13 @@ describe("each accepted message in one state", () => {
     assert.equal(stateOf(arrival({ rcpts: 3 }), 3), "delivered");
     assert.equal(stateOf(arrival({ copies: 3, rcpts: 3 }), 3), "delivered");
     assert.equal(stateOf(arrival({ rcpts: 2 }), 3), "partial");
-    assert.equal(stateOf(arrival({ copies: 2, rcpts: 2 }), 1), "duplicated");
+    assert.equal(stateOf(arrival({ rcpts: 2 }), 3, true), "notWaited");
+    assert.equal(stateOf(undefined, 1, true), "notWaited");
+    assert.equal(stateOf(arrival({ copies: 2, rcpts: 1, dupRcpts: 1 }), 1), "duplicated");
+    assert.equal(
+      stateOf(arrival({ copies: 1, rcpts: 2, gaveUp: 1, bounceStatus: "5.3.0" }), 3),
+      "bounced",
+    );
     assert.equal(stateOf(arrival({ bounceStatus: "5.1.1", copies: 0 }), 1), "bounced");
     assert.equal(stateOf(arrival({ late: true }), 1), "late");
   });
@@ -116,8 +136,8 @@ describe("each accepted message in one state", () => {
   test("the join counts every accepted message once, per class", () => {
     const arrivals = new Map([
       [0, arrival({ firstMs: 1100 })],
-      [1, arrival({ firstMs: 1200, copies: 2, rcpts: 2 })],
-      [3, arrival({ firstMs: 1300, refusals: 2, firstRefusalMs: 1050 })],
+      [1, arrival({ firstMs: 1200, copies: 2, rcpts: 1, dupRcpts: 1 })],
+      [3, arrival({ firstMs: 1300, refusals: 2, retried: 1, retryDelaysMs: [250] })],
     ]);
     const d = joinDeliveries({
       receiver: "127.0.0.1:2526",
@@ -139,7 +159,7 @@ describe("each accepted message in one state", () => {
       counts: { foreign: 1, notices: 0, noticesUnjoined: 0 },
       classNames: ["even", "odd"],
       firstConnectMs: 1000,
-      drainTimedOut: true,
+      drain: { end: "timedOut", waitedMs: 1000, missing: 1 },
     });
     assert.deepEqual(
       [d.accepted, d.delivered, d.duplicated, d.lost, d.retried, d.retryAttempts],
@@ -188,12 +208,40 @@ describe("--receive on the command line", { timeout: 60_000 }, () => {
       ["run", "127.0.0.1:2525", "--receive", "127.0.0.1:2526", "--drain-timeout", "soon"],
       "--drain-timeout",
     ],
+    [["run", "127.0.0.1:2525", "--drain-timeout", "5s"], "--drain-timeout: .*add --receive"],
+    [["run", "127.0.0.1:2525", "--late-window", "5s"], "--late-window: .*add --receive"],
+    [["run", "127.0.0.1:2525", "--receive", "foo"], '--receive "foo": give the address'],
+    [
+      ["run", "127.0.0.1:2525", "--receive", "unix:/nonexistent/dir/sock", "-m", "1"],
+      "--receive unix:/nonexistent/dir/sock: cannot listen there",
+    ],
+    [
+      ["run", "127.0.0.1:2525", "--receive", "192.0.2.55:2526", "-m", "1"],
+      "--receive 192.0.2.55:2526: cannot listen there: the address is not one of this host's",
+    ],
   ] as const) {
     test(`${args.slice(1).join(" ")}: one line naming ${option}, exit 2`, async () => {
       const out = await mailvolley([...args]);
       assert.equal(out.code, 2, out.stderr);
       assert.match(out.stderr, new RegExp(option));
       assert.doesNotMatch(out.stderr, /\n\s+at /, "no stack trace");
+      assert.equal(out.stderr.trim().split("\n").length, 1, "one line");
     });
   }
+
+  test("--receive on a port already in use: one line, exit 2, before any traffic", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const out = await mailvolley(["run", "127.0.0.1:2525", "--receive", `127.0.0.1:${port}`]);
+      assert.equal(out.code, 2, out.stderr);
+      assert.equal(
+        out.stderr.trim(),
+        `mailvolley: --receive 127.0.0.1:${port}: cannot listen there: the address is in use (another server listens there); pick a free port`,
+      );
+    } finally {
+      taken.close();
+    }
+  });
 });

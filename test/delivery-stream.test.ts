@@ -25,20 +25,25 @@ function newJoin(recent?: number): DeliveryJoin {
   return join;
 }
 
+const TIMED_OUT = { end: "timedOut", waitedMs: 1000, missing: 1 } as const;
+
 function finish(join: DeliveryJoin, drainTimedOut = false): DeliveryResult {
   return join.finish({
     receiver: "test",
     counts: { foreign: 0, notices: 0, noticesUnjoined: 0 },
     firstConnectMs: T0,
-    drainTimedOut,
+    drain: drainTimedOut ? TIMED_OUT : undefined,
   });
 }
+
+/** `n` recipients as the receiver sees them. */
+const rcptsOf = (n: number) => Array.from({ length: n }, (_, i) => `${i}.sink@localhost`);
 
 /** Accepted at T0 + 10 + seq, intended at T0 + seq, queue id Q<seq>. */
 const accept = (join: DeliveryJoin, seq: number) =>
   join.accept(RUN, seq, T0 + seq, T0 + 10 + seq, `Q${seq}`);
 const copy = (join: DeliveryJoin, seq: number, atMs: number, rcpts = 1, late = false) =>
-  join.copy(RUN, seq, "traceHeader", rcpts, atMs, late);
+  join.copy(RUN, seq, "traceHeader", rcptsOf(rcpts), atMs, late);
 
 describe("the streaming join", () => {
   test("an arrival before its accept record waits for it, then both are released", () => {
@@ -108,15 +113,50 @@ describe("the streaming join", () => {
     const join = newJoin(0);
     accept(join, 1);
     accept(join, 2);
-    assert.equal(join.notice(RUN, 2, "5.1.1", T0 + 200), true);
-    // 1 waits for its copy; 2 bounced with no copy: copies to other recipients may follow.
-    assert.equal(join.held, 2);
+    assert.equal(join.notice(RUN, 2, "5.1.1", [], T0 + 200), true, "a notice accounts for it");
+    // 1 waits for its copy; 2 bounced, every recipient given up on: folded.
+    assert.equal(join.held, 1);
     copy(join, 1, T0 + 100);
-    assert.equal(join.notice(RUN, 1, "5.0.0", T0 + 300), false);
+    assert.equal(join.notice(RUN, 1, "5.0.0", ["0.sink@localhost"], T0 + 300), false);
     const d = finish(join);
     assert.deepEqual([d.bounced, d.delivered], [2, 0]);
     assert.equal(d.classes.odd.bounced, 1);
     assert.equal(d.classes.even.bounced, 1);
+  });
+
+  test("per recipient: a 4xx leaves it inside, its arrival is a retry; a 5xx gives it up", () => {
+    const join = newJoin(0);
+    accept(join, 7); // three recipients: 0., 1., 2.sink@localhost
+    accept(join, 14);
+    const [a, b, c] = rcptsOf(3);
+    // 7: b deferred while a and c arrive; b comes 1 s later, from the gateway's retry.
+    assert.equal(join.refused(RUN, 7, "envid", [b], "4.3.0", T0 + 100), false);
+    assert.equal(copy(join, 7, T0 + 110, 1), false, "a arrived, b and c not yet");
+    assert.equal(join.copy(RUN, 7, "traceHeader", [c], T0 + 120, false), false);
+    assert.equal(join.accounted, 0, "b, refused with 4xx, is still inside the gateway");
+    assert.equal(join.copy(RUN, 7, "traceHeader", [b.toUpperCase()], T0 + 1100, false), true);
+    // 14: b refused with 550 in the same transaction as a and c, which arrive: given up.
+    join.refused(RUN, 14, "envid", [b], "5.3.0", T0 + 200);
+    assert.equal(join.copy(RUN, 14, "traceHeader", [a, c], T0 + 210, false), true);
+    assert.equal(join.accounted, 2);
+    const d = finish(join);
+    assert.deepEqual([d.delivered, d.bounced, d.partial, d.lost], [1, 1, 0, 0]);
+    assert.deepEqual([d.retried, d.retryAttempts, d.retryDelayMs.count], [1, 2, 1]);
+    assert.equal(d.retryDelayMs.max, 1000);
+    assert.deepEqual(d.bounceStatuses, { "5.3.0": 1 });
+  });
+
+  test("the same recipient twice is a duplicate; two recipients in two copies are not", () => {
+    const join = newJoin();
+    accept(join, 7);
+    accept(join, 21);
+    const [a, b, c] = rcptsOf(3);
+    join.copy(RUN, 7, "traceHeader", [a, b], T0 + 100, false);
+    join.copy(RUN, 7, "traceHeader", [c], T0 + 200, false);
+    join.copy(RUN, 21, "traceHeader", [a, b], T0 + 100, false);
+    join.copy(RUN, 21, "traceHeader", [a], T0 + 200, false);
+    const d = finish(join, true);
+    assert.deepEqual([d.delivered, d.duplicated, d.partial], [1, 1, 0]);
   });
 
   test("a first copy after the drain is late: counted, never in the latency", () => {
@@ -188,14 +228,14 @@ describe("streaming and whole-run joins agree", () => {
         } else if (e.kind === "copy") {
           // Of three recipients, one arrives: partial.
           const rcpts = e.seq % 70 === 14 ? 1 : shape.recipientsOf(e.seq);
-          live.copy(RUN, e.seq, "traceHeader", rcpts, e.at, false);
-          log.copy(RUN, e.seq, "traceHeader", rcpts, e.at, false);
+          live.copy(RUN, e.seq, "traceHeader", rcptsOf(rcpts), e.at, false);
+          log.copy(RUN, e.seq, "traceHeader", rcptsOf(rcpts), e.at, false);
         } else if (e.kind === "refused") {
-          live.refused(RUN, e.seq, "envid", e.at);
-          log.refused(RUN, e.seq, "envid", e.at);
+          live.refused(RUN, e.seq, "envid", rcptsOf(1), "4.3.0", e.at);
+          log.refused(RUN, e.seq, "envid", rcptsOf(1), "4.3.0", e.at);
         } else {
-          live.notice(RUN, e.seq, "5.1.1", e.at);
-          log.notice(RUN, e.seq, "5.1.1", e.at);
+          live.notice(RUN, e.seq, "5.1.1", [], e.at);
+          log.notice(RUN, e.seq, "5.1.1", [], e.at);
         }
       }
       const run = log.runs.get(RUN);
@@ -214,7 +254,7 @@ describe("streaming and whole-run joins agree", () => {
         counts: { foreign: 0, notices: 0, noticesUnjoined: 0 },
         classNames: ["even", "odd"],
         firstConnectMs: T0,
-        drainTimedOut: true,
+        drain: TIMED_OUT,
       });
       const streamed = finish(live, true);
       const { duplicated, bounced, lost, retried, unconfirmed, partial } = whole;

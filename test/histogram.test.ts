@@ -3,6 +3,7 @@
  * that recording every value into hdr-histogram-js one by one builds, byte for byte.
  */
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import hdr from "hdr-histogram-js";
 import { decodeCompressed } from "../src/stats/hdr-codec.js";
@@ -80,19 +81,38 @@ describe("LatencyRecorder", () => {
   });
 });
 
-/** The summary hdr-histogram-js' own getters give, each walking the counts. */
+interface Ordered {
+  p50: number;
+  p90: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
+
+function assertOrdered(s: Ordered, at: string): void {
+  const order = [s.p50, s.p90, s.p95, s.p99, s.max];
+  for (let i = 1; i < order.length; i++) {
+    assert.ok(order[i - 1] <= order[i], `${at}: ${JSON.stringify(s)} out of order`);
+  }
+}
+
+/**
+ * The summary hdr-histogram-js' own getters give, each walking the counts, each percentile
+ * clamped to the recorded max (a percentile is its bucket's highest equivalent value).
+ */
 function librarySummary(h: Histogram) {
   if (h.totalCount === 0)
     return { count: 0, min: 0, mean: 0, p50: 0, p90: 0, p95: 0, p99: 0, max: 0 };
   const ms = (us: number) => Math.round(us) / 1000;
+  const at = (p: number) => ms(Math.min(h.getValueAtPercentile(p), h.maxValue));
   return {
     count: h.totalCount,
     min: ms(h.minNonZeroValue),
     mean: ms(h.mean),
-    p50: ms(h.getValueAtPercentile(50)),
-    p90: ms(h.getValueAtPercentile(90)),
-    p95: ms(h.getValueAtPercentile(95)),
-    p99: ms(h.getValueAtPercentile(99)),
+    p50: at(50),
+    p90: at(90),
+    p95: at(95),
+    p99: at(99),
     max: ms(h.maxValue),
   };
 }
@@ -123,6 +143,49 @@ describe("summarise", () => {
       h.recordValueWithCount(2_000_000, 121 - low);
       assert.deepEqual(summarise(h), librarySummary(h), `${low} low of 121`);
     }
+  });
+
+  test("no percentile above the max, live or decoded", () => {
+    // The duplicated messages' end-to-end latency the delivery join once printed as
+    // p99 309.247 above max 309.135: the p99's bucket reaches past the largest value recorded.
+    const h = newHistogram();
+    for (let i = 0; i < 98; i++) h.recordValue(100_000 + i);
+    h.recordValue(309_100);
+    h.recordValue(309_135);
+    const live = summarise(h);
+    assert.equal(live.max, 309.135);
+    assert.ok(live.p99 <= live.max, `p99 ${live.p99} above max ${live.max}`);
+    assert.ok(h.getValueAtPercentile(99) > h.maxValue, "the library's own p99 lies above its max");
+    const decoded = summariseHistogram(hdr.encodeIntoCompressedBase64(h));
+    assert.ok(decoded.p99 <= decoded.max, `decoded p99 ${decoded.p99} above max ${decoded.max}`);
+  });
+
+  test("every histogram of a real result: p50 ≤ p90 ≤ p95 ≤ p99 ≤ max", () => {
+    const result = JSON.parse(
+      readFileSync(new URL("../../test/golden/result-reuse.json", import.meta.url), "utf8"),
+    );
+    let summaries = 0;
+    let histograms = 0;
+    const walk = (v: unknown, at: string): void => {
+      if (typeof v === "string" && at.endsWith(".histogram")) {
+        const s = summariseHistogram(v);
+        histograms++;
+        assertOrdered(s, at);
+        return;
+      }
+      if (typeof v !== "object" || v === null) return;
+      const o = v as Record<string, unknown>;
+      if (typeof o.p99 === "number" && typeof o.max === "number") {
+        summaries++;
+        assertOrdered(o as unknown as Ordered, at);
+      }
+      for (const [k, x] of Object.entries(o)) walk(x, `${at}.${k}`);
+    };
+    walk(result, "result");
+    assert.ok(
+      summaries >= 10 && histograms >= 5,
+      `${summaries} summaries, ${histograms} histograms`,
+    );
   });
 
   test("an empty histogram summarises as zeros", () => {

@@ -104,6 +104,8 @@ describe("the help is derived from the table", () => {
   test("giving every default explicitly builds the config that giving nothing builds", () => {
     const defaults: Record<string, unknown> = {};
     for (const [flag, spec] of ALL_ROWS) {
+      // The receiver's options need --receive: given without it, each is refused.
+      if (flag === "drain-timeout" || flag === "late-window") continue;
       if (spec.default !== undefined) defaults[camel(flag)] = String(spec.default);
     }
     const implicit = buildRunCommandConfig({});

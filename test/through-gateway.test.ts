@@ -40,6 +40,7 @@ interface Delivery {
   retryAttempts: number;
   drainMs: number;
   notices: number;
+  noticesUnjoined: number;
   foreign: number;
   endToEndMs: { count: number; p99: number };
   classes: Record<string, { accepted: number; lost: number; delivered: number }>;
@@ -257,15 +258,16 @@ describe("through a Postfix relay", { timeout: 300_000 }, () => {
   test("the receiver refuses 1% with 554: bounced, their notices joined, not mail", async (t) => {
     if (!requirePeer(t, "postfix (root)", havePostfixRelay(), "apt-get install postfix")) return;
     const { code, delivery: d, log } = await faultCase("dot:554:p=0.01");
-    // The receiver's fault hits every message it is sent, the notices included: a notice it
-    // refuses never comes back, so its message is lost, not bounced. Postfix's log names those
-    // notices (sender <>, bounced by the receiver), so the split is exact whichever it hits.
+    // The receiver's own 554 bounces the message: Postfix gives up on it and owes a notice,
+    // whether or not the notice comes back (the fault may refuse the notice too, and the
+    // drain does not wait for notices of messages already accounted for).
     const refusedNotices = refusedNoticeIds(log).size;
     const summary = JSON.stringify({ ...d, perSecond: undefined, refusedNotices });
     assert.ok(d.bounced > 0, summary);
-    assert.equal(d.notices, d.bounced, `every notice joined to its message: ${summary}`);
-    assert.equal(d.lost, refusedNotices, `lost only where the notice was refused: ${summary}`);
-    assert.equal(d.delivered + d.bounced + d.lost, 1000, summary);
+    assert.ok(d.notices <= d.bounced, `every notice joined to its message: ${summary}`);
+    assert.equal(d.noticesUnjoined, 0, summary);
+    assert.equal(d.lost, 0, `a refused message is bounced, never lost: ${summary}`);
+    assert.equal(d.delivered + d.bounced, 1000, summary);
     assert.equal(d.foreign, 0, "notices are not counted as mail");
     assert.equal(code, 1, "bounced messages fail the run");
   });

@@ -125,13 +125,13 @@ function throughGateway(accepted: number, arrived: number): Result {
   join.addRun(runId, { classOf: () => 0, recipientsOf: () => 1 });
   for (let seq = 1; seq <= accepted; seq++) {
     join.accept(runId, seq, 1_000 + seq, 1_010 + seq, `Q${seq}`);
-    if (seq <= arrived) join.copy(runId, seq, "traceHeader", 1, 1_050 + seq, false);
+    if (seq <= arrived) join.copy(runId, seq, "traceHeader", ["rcpt@example.test"], 1_050 + seq, false);
   }
   r.delivery = join.finish({
     receiver: "127.0.0.1:2526",
     counts: { foreign: 0, notices: 0, noticesUnjoined: 0 },
     firstConnectMs: 1_000,
-    drainTimedOut: false,
+    drain: { end: "timedOut", waitedMs: 1_000, missing: accepted - arrived },
   });
   r.generator = generatorResult([mainThread(0.1)], null);
   applyOutcome(r);

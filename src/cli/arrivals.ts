@@ -3,7 +3,13 @@
  * on another host (`run GATEWAY --receive elsewhere` on one, `mailvolley sink --json` on the
  * other), made offline from the run's accept ledger and the sink's arrivals.
  */
-import { checkArrivals, joinArrivals, mergeArrivals } from "../stats/arrivals-file.js";
+import {
+  type ArrivalsJson,
+  checkArrivals,
+  joinArrivals,
+  mergeArrivals,
+  outsideRun,
+} from "../stats/arrivals-file.js";
 import { deliveryFailed } from "../stats/delivery.js";
 import type { Result } from "../stats/result.js";
 import { readInputFile } from "../usage/input-file.js";
@@ -30,7 +36,7 @@ export async function joinArrivalFiles(
   signal?: AbortSignal,
 ): Promise<boolean> {
   if (files.length === 0) return false;
-  const read = [];
+  const read: { file: string; arrivals: ArrivalsJson }[] = [];
   for (const file of files) {
     const input = { option: "--arrivals", what: "arrivals JSON", pipes: true, signal };
     const text = (await readInputFile(file, input)).toString("utf8");
@@ -41,12 +47,21 @@ export async function joinArrivalFiles(
       throw new UsageError("--arrivals", `cannot read "${file}": ${(error as Error).message}`);
     }
     try {
-      read.push(checkArrivals(doc));
+      read.push({ file, arrivals: checkArrivals(doc) });
     } catch (error) {
-      throw new UsageError("--arrivals", `${file} ${(error as Error).message}`);
+      throw new UsageError("--arrivals", `${file}: ${(error as Error).message}`);
     }
   }
-  const arrivals = mergeArrivals(read);
+  // A message number the run never sent is no arrival of it: the file is not this run's.
+  for (const run of runs) {
+    const messages = messagesOf(run);
+    if (messages === null) continue;
+    for (const { file, arrivals } of read) {
+      const outside = outsideRun(arrivals, run.runId, messages);
+      if (outside !== "") throw new UsageError("--arrivals", `${file}: ${outside}`);
+    }
+  }
+  const arrivals = mergeArrivals(read.map((r) => r.arrivals));
   let failed = false;
   for (const run of runs) {
     if (!run.acceptLedger || run.acceptLedger.length === 0) {
@@ -59,4 +74,13 @@ export async function joinArrivalFiles(
     failed ||= deliveryFailed(run.delivery);
   }
   return failed;
+}
+
+/**
+ * The messages of the whole run (every shard's: their numbers interleave), as -m gave them;
+ * null when the run had no count (a duration) or its record is absent.
+ */
+function messagesOf(run: Result): number | null {
+  const given = Number((run.run?.options as Record<string, unknown> | undefined)?.messages);
+  return Number.isInteger(given) && given > 0 ? given : null;
 }

@@ -13,7 +13,7 @@ import { newRunId, type RunConfig, withConfigHash } from "../config/run-config.j
 import { runRecord } from "../config/run-record.js";
 import { headlineFigures } from "../diff/figures.js";
 import { ratioSpreads, repeatSection } from "../diff/repeat.js";
-import { type CompareRepeat, renderCompare } from "../report/compare.js";
+import { type CompareRepeat, renderCompare, runLabel } from "../report/compare.js";
 import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
 import { renderCompareRepeat } from "../report/repeat.js";
@@ -88,6 +88,7 @@ export const compareCommand = {
       };
       const written = writeOutput({ quiet, summary, exports }, runs);
       printBreaches(breaches);
+      printUndelivered(all);
       const generatorBound = generatorGate(all, report.failOnGeneratorBound);
       const sinkDiffers = all.some((r) => !sinkAgrees(r));
       const code = loadExitCode({
@@ -139,6 +140,7 @@ async function runBoth(
     streams.begin();
     const io: RunIo = {
       onStart: (stop, drain) => signals.attach({ stop, drain }),
+      onDrainStart: (end) => signals.attach({ stop: end, drain: end }),
       progress: (progress) => {
         streams.write(runName(config, round), progress.points);
         printer.update(progress);
@@ -189,6 +191,20 @@ function lastRound(
   const reuse = configs.findIndex((c) => c.mode === "reuse");
   const figures = (i: number) => column(i).map(headlineFigures);
   return { runs, repeat: { rounds: whole, ratios: ratioSpreads(figures(base), figures(reuse)) } };
+}
+
+/** Why a run through the gateway fails the compare (exit 1): its messages not delivered. */
+function printUndelivered(runs: readonly Result[]): void {
+  for (const r of runs) {
+    const d = r.delivery;
+    if (!d || !deliveryFailed(d)) continue;
+    const states = (["lost", "partial", "bounced", "duplicated"] as const)
+      .filter((state) => d[state] > 0)
+      .map((state) => `${state} ${d[state]}`);
+    process.stderr.write(
+      `mailvolley compare: the ${runLabel(r, runs)} run through the gateway: ${states.join(", ")} of ${d.accepted} accepted (exit 1)\n`,
+    );
+  }
 }
 
 /** The modes a signal kept from running. */

@@ -65,7 +65,11 @@ export const runCommand = {
     // Between --repeat's runs nothing is in flight: a signal only keeps the next run from starting.
     const made: Result[] = [];
     const signals = new StopSignals((signal, running) => {
-      if (running || made.length === 0) announceStop(signal, config.load.graceMs);
+      if (draining.now) {
+        process.stderr.write(
+          `\nmailvolley: ${signal}: the drain ends now; what has not arrived is not waited for\n`,
+        );
+      } else if (running || made.length === 0) announceStop(signal, config.load.graceMs);
       else process.stderr.write(`\nmailvolley: ${signal}: stopping; no further run\n`);
     });
     const streams = new SeriesStreams(report.seriesOut, config.intervalMs);
@@ -88,7 +92,19 @@ export const runCommand = {
 
 type RunCommandConfig = ReturnType<typeof buildRunCommandConfig>;
 
+/** Whether the run is draining (--receive): a signal then ends the wait, not the load. */
+const draining = { now: false };
+
+/** A signal in the drain ends it: the report then says what had not arrived. */
+function endDrainOnSignal(signals: StopSignals): (end: () => void) => void {
+  return (end) => {
+    draining.now = true;
+    signals.attach({ stop: end, drain: end });
+  };
+}
+
 /** The run (each of --repeat's runs) with its progress, then its reports; returns the exit code. */
+
 async function runAndReport(
   config: RunCommandConfig["run"],
   report: RunCommandConfig["report"],
@@ -190,9 +206,11 @@ async function runOnce(
     // Reply text is the server's: escaped before it reaches the terminal.
     trace: config.verbose ? (line) => process.stderr.write(`${printable(line)}\n`) : undefined,
     onStart: (stop, drain) => {
+      draining.now = false; // each of --repeat's runs starts with its load, not a drain
       signals.attach({ stop, drain });
       if (!config.quiet) announceStart(config); // once a signal is ours
     },
+    onDrainStart: endDrainOnSignal(signals),
     progress: (progress) => {
       streams.write(config.mode, progress.points);
       printer.update(progress);

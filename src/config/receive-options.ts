@@ -53,21 +53,39 @@ export interface ReceiveConfig {
   readonly tagRecipients: boolean;
 }
 
+/** What each receiver option does, for its refusal without --receive. */
+const NEEDS_RECEIVE = [
+  ["tagRecipients", "--tag-recipients", "tags recipients for the delivery join"],
+  ["drainTimeout", "--drain-timeout", "sets how long the run waits for what the gateway relays"],
+  ["lateWindow", "--late-window", "sets how long the run keeps receiving after the drain"],
+] as const;
+
+/** A listen address as the sink takes it: host:port, [v6addr]:port or unix:/path. */
+const LISTEN_ADDRESS = /^(?:unix:.+|\[[^\]]+\]:\d{1,5}|[^:[\]\s]+:\d{1,5})$/;
+
 /** null without --receive; the other options are then refused, as they would do nothing. */
 export function buildReceiveConfig(raw: RawReceive, target: unknown): ReceiveConfig | null {
   if (raw.receive === undefined) {
-    if (raw.tagRecipients === true) {
-      throw new UsageError(
-        "--tag-recipients",
-        "tags recipients for the delivery join: add --receive ADDR (or --receive elsewhere)",
-      );
+    for (const [key, option, what] of NEEDS_RECEIVE) {
+      if (raw[key] !== undefined && raw[key] !== false) {
+        throw new UsageError(option, `${what}: add --receive ADDR (or --receive elsewhere)`);
+      }
     }
     return null;
   }
   const listen = String(raw.receive).trim();
   const elsewhere = listen === RECEIVE_ELSEWHERE;
-  // The address is checked as a target is: host:port, [v6]:port or unix:/path.
-  if (!elsewhere) parseTarget("--receive", listen);
+  if (!elsewhere) {
+    if (!LISTEN_ADDRESS.test(listen) || Number(listen.slice(listen.lastIndexOf(":") + 1)) > 65535) {
+      throw new UsageError(
+        "--receive",
+        "give the address the gateway relays to: host:port, [v6addr]:port or unix:/path (or `elsewhere`)",
+        JSON.stringify(listen),
+      );
+    }
+    // And as a target is, so that the host is one a socket can take.
+    parseTarget("--receive", listen);
+  }
   if (target === null) {
     throw new UsageError("--receive", "needs a gateway to send to: run GATEWAY --receive ADDR");
   }

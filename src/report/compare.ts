@@ -23,6 +23,7 @@ import {
 
 export { runLabel } from "./figures.js";
 
+import { deliverySection } from "./delivery.js";
 import {
   COMPARE_ROWS,
   COMPARE_TLS_ROWS,
@@ -157,9 +158,18 @@ export function renderCompare(
     "",
     latencyTable(runs),
     "",
+    ...deliveryLines(runs, paint),
     `Ratios are ${ratioNames(runs).join(" and ")}: ×0.10 means a tenth, ×10 ten times as much; "4 vs 2,000" where a ratio would not read as a number.`,
   ];
   return `${out.join("\n")}\n`;
+}
+
+/** Each run's delivery section (--receive), as `run` prints it, under the run's name. */
+function deliveryLines(runs: readonly Result[], paint: ReturnType<typeof painter>): string[] {
+  return runs.flatMap((r) => {
+    const section = deliverySection(r, paint);
+    return section === "" ? [] : [paint.bold(`${runLabel(r, runs)} run`), section, ""];
+  });
 }
 
 /** A ratio column of a compare: its name, and the two runs it divides (other / base). */

@@ -3,8 +3,8 @@
  * accepted message in one state, the relay rate beside the accept rate, end-to-end latency from
  * the intended send time, and the first lost messages to look up in the gateway's log.
  */
-import { deliveryVerdict } from "../stats/delivery.js";
-import type { DeliveryResult } from "../stats/delivery-result.js";
+import { deliveryVerdict, drainText, keysStripped } from "../stats/delivery.js";
+import type { DeliveryResult, MessageRef } from "../stats/delivery-result.js";
 import type { LatencySummary, Result } from "../stats/result.js";
 import { figureCells, TERMINAL_LINES, type Tones } from "./figure-table.js";
 import { fmt, ms } from "./figures.js";
@@ -33,12 +33,7 @@ export function deliverySection(result: Result, paint: Paint): string {
       `retried ${fmt(d.retried)} (${fmt(d.retryAttempts)} attempts)`,
       ...figureCells(result, TERMINAL_LINES.DeliveryMore, paint),
     ]),
-    row("Window", [
-      `${fmt(d.windowMs / 1000, 3)} s first connect to last arrival`,
-      `drain ${fmt(d.drainMs / 1000, 3)} s${d.drainTimedOut ? paint.red(" (timed out)") : ""}`,
-      `${fmt(d.deliveredPerSecond, 1)} delivered/s`,
-      `most inside the gateway ${fmt(d.backlogMax)}`,
-    ]),
+    ...drainLines(d, paint),
     ...clockLines(d),
     row("End to end", [summary(d.endToEndMs), "(intended send → first arrival)"]),
     row("In gateway", [summary(d.insideGatewayMs), "(250 → first arrival)"]),
@@ -52,17 +47,61 @@ export function deliverySection(result: Result, paint: Paint): string {
         row(`  ${name}`, [
           `delivered ${fmt(c.delivered)}/${fmt(c.accepted)}`,
           bad(c.lost, `lost ${fmt(c.lost)}`),
+          ...(c.bounced > 0
+            ? [bad(c.bounced, `bounced ${fmt(c.bounced)} (${statusesText(c.bounceStatuses)})`)]
+            : []),
           ...(c.extra > 0 ? [`extra ${fmt(c.extra)}`] : []),
           `e2e ${summary(c.endToEndMs)}`,
         ]),
       );
     }
   }
-  if (d.firstLost.length > 0) {
-    const shown = d.firstLost.slice(0, 5).map((l) => `${l.id} ${l.className} ${l.queueId || "-"}`);
-    lines.push(row("First lost", [shown.join(", ")]));
+  if (d.bounced > 0) lines.push(row("Bounced", [statusesText(d.bounceStatuses)]));
+  if (d.firstLost.length > 0) lines.push(row("First lost", [refsText(d.firstLost)]));
+  if (d.firstDuplicated.length > 0) {
+    lines.push(row("First dup.", [refsText(d.firstDuplicated)]));
   }
   return lines.join("\n");
+}
+
+/** The first messages of a list, to grep the gateway's log for: id, class, queue id. */
+export function refsText(refs: readonly MessageRef[], n = 5): string {
+  const shown = refs.slice(0, n).map((l) => `${l.id} ${l.className} ${l.queueId || "-"}`);
+  return `${shown.join(", ")}${refs.length > n ? ", …" : ""}`;
+}
+
+/** Bounce statuses with their counts: "5.3.0 ×44, 5.1.1 ×4". */
+export function statusesText(statuses: Readonly<Record<string, number>>): string {
+  const entries = Object.entries(statuses).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  return entries.length === 0
+    ? "status unknown"
+    : entries.map(([status, n]) => `${status} ×${fmt(n)}`).join(", ");
+}
+
+/** How the drain ended, the job's window, and stripped keys when nothing could be joined. */
+function drainLines(d: DeliveryResult, paint: Paint): string[] {
+  return [
+    row("Drain", [
+      d.drainTimedOut ? paint.red(drainText(d)) : drainText(d),
+      d.windowMs > 0
+        ? `last arrival ${fmt(d.drainMs / 1000, 3)} s after the last acceptance`
+        : "nothing arrived",
+    ]),
+    row("Window", [
+      `${fmt(d.windowMs / 1000, 3)} s first connect to last arrival`,
+      `${fmt(d.deliveredPerSecond, 1)} delivered/s`,
+      `most inside the gateway ${fmt(d.backlogMax)}`,
+    ]),
+    ...(keysStripped(d)
+      ? [
+          row("Keys", [
+            paint.red(
+              `every arrival was foreign (${fmt(d.foreign)}): the gateway stripped the keys; run with --tag-recipients`,
+            ),
+          ]),
+        ]
+      : []),
+  ];
 }
 
 /** Two hosts' clocks: the latencies are as measured, offset included; say so. */

@@ -80,7 +80,9 @@ const DELIVERY = [
   ["bounced", "bounced", true],
   ["duplicated", "duplicated", true],
   ["late", "late"],
+  ["notWaited", "not waited for"],
   ["retried", "retried"],
+  ["retryAttempts", "retry attempts"],
   ["foreign", "foreign"],
   ["extra", "extra recipients"],
   ["notices", "notices"],
@@ -249,6 +251,7 @@ export const TERMINAL_LINES = {
     { figure: "delivery.bounced", word: "bounced", tone: "bad" },
     { figure: "delivery.duplicated", word: "duplicated", tone: "bad" },
     { figure: "delivery.late", word: "late" },
+    { figure: "delivery.notWaited", word: "not waited for", whenAny: true },
   ],
   /** Its second line, after the "retried N (M attempts)" cell. */
   DeliveryMore: [

@@ -2,9 +2,10 @@
  * The HTML report's delivery section (--receive): the same figures as the terminal's
  * (report/delivery.ts), one column per run, each cell carrying its JSON field as html.ts's do.
  */
-import { deliveryVerdict } from "../stats/delivery.js";
+import { deliveryVerdict, drainText, keysStripped } from "../stats/delivery.js";
 import { DELIVERY_STATES, type DeliveryResult } from "../stats/delivery-result.js";
 import type { LatencySummary, Result } from "../stats/result.js";
+import { refsText, statusesText } from "./delivery.js";
 import { titleOf } from "./figure-docs.js";
 import { DELIVERY_ROWS, FIGURES, type Figure, figureText, figureValue } from "./figure-table.js";
 import { ms } from "./figures.js";
@@ -65,14 +66,52 @@ export function deliveryHtml(runs: readonly Result[], prefix: (i: number) => str
       return `<tr><td>${escapeHtml(label)} (ms)</td>${cells.join("")}</tr>`;
     },
   );
-  const verdicts = received
-    .map(({ d }, i) => (d ? `<p>${escapeHtml(`${runs[i].mode}: ${deliveryVerdict(d)}`)}</p>` : ""))
-    .join("");
-  const lost = received
-    .flatMap(({ d }) => d?.firstLost.slice(0, 10) ?? [])
-    .map((m) => `<li>${escapeHtml(`${m.id} ${m.className} ${m.queueId || "-"}`)}</li>`)
-    .join("");
+  const says = (what: (d: DeliveryResult) => string | null) =>
+    received
+      .map(({ d }, i) => {
+        const text = d ? what(d) : null;
+        return text ? `<p>${escapeHtml(`${runs[i].mode}: ${text}`)}</p>` : "";
+      })
+      .join("");
+  const verdicts = says(deliveryVerdict);
+  const drains = says((d) => `drain: ${drainText(d)}`);
+  const stripped = says((d) =>
+    keysStripped(d)
+      ? `every arrival was foreign (${d.foreign}): the gateway stripped the keys; run with --tag-recipients`
+      : null,
+  );
+  const bounces = says((d) =>
+    d.bounced > 0 ? `bounced: ${statusesText(d.bounceStatuses)}` : null,
+  );
+  const lists = (title: string, refs: (d: DeliveryResult) => DeliveryResult["firstLost"]) => {
+    const items = received
+      .flatMap(({ d }) => (d ? refs(d).slice(0, 10) : []))
+      .map((m) => `<li>${escapeHtml(refsText([m], 1))}</li>`)
+      .join("");
+    return items
+      ? `<h3>${escapeHtml(title)} (id, class, gateway queue id)</h3><ul>${items}</ul>`
+      : "";
+  };
   const table = `<table>${head}${[...rows, ...latencies].join("")}</table>`;
-  const firstLost = lost ? `<h3>first lost (id, class, gateway queue id)</h3><ul>${lost}</ul>` : "";
-  return `<section><h2>Through the gateway</h2>${verdicts}${table}${firstLost}</section>`;
+  return `<section><h2>Through the gateway</h2>${verdicts}${drains}${stripped}${bounces}${table}${classTable(runs, prefix)}${lists("first lost", (d) => d.firstLost)}${lists("first duplicated", (d) => d.firstDuplicated)}</section>`;
+}
+
+/** Per message class and run: its counts and end-to-end latency, as the terminal lists them. */
+function classTable(runs: readonly Result[], prefix: (i: number) => string): string {
+  const names = [...new Set(runs.flatMap((r) => Object.keys(r.delivery?.classes ?? {})))];
+  if (names.length < 2) return "";
+  const head = `<tr><th>class</th>${runs.map((r) => `<th>${escapeHtml(r.mode)}</th>`).join("")}</tr>`;
+  const rows = names.map((name) => {
+    const cells = runs.map((r, i) => {
+      const c = r.delivery?.classes[name];
+      if (!c) return "<td></td>";
+      const bounced =
+        c.bounced > 0 ? ` · bounced ${c.bounced} (${statusesText(c.bounceStatuses)})` : "";
+      const e2e = c.endToEndMs.count === 0 ? "n/a" : `p99 ${ms(c.endToEndMs.p99)} ms`;
+      const text = `delivered ${c.delivered}/${c.accepted} · lost ${c.lost}${bounced} · e2e ${e2e}`;
+      return cell(`${prefix(i)}delivery.classes.${name}.lost`, c.lost, text, true);
+    });
+    return `<tr><td>${escapeHtml(name)}</td>${cells.join("")}</tr>`;
+  });
+  return `<h3>per class</h3><table>${head}${rows.join("")}</table>`;
 }

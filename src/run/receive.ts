@@ -11,6 +11,7 @@ import type { RunConfig } from "../config/run-config.js";
 import { parseListen, type SinkSettings, withSinkDefaults } from "../config/sink-config.js";
 import type { MessageWire } from "../messages/wire.js";
 import { Receiver, startSink } from "../sink/index.js";
+import { listenFailure } from "../sink/receive.js";
 import {
   type AcceptChunk,
   type AcceptLedgerJson,
@@ -18,7 +19,7 @@ import {
   acceptLedgerJson,
 } from "../stats/accept-ledger.js";
 import { epochMs } from "../stats/clock.js";
-import { DeliveryJoin } from "../stats/delivery-join.js";
+import { DeliveryJoin, type DrainOutcome } from "../stats/delivery-join.js";
 import type { DeliveryResult } from "../stats/delivery-result.js";
 import type { Result } from "../stats/result.js";
 import { mark } from "../stats/timeline.js";
@@ -55,6 +56,11 @@ export interface ReceivingSink {
   progress(hook: ((p: Progress) => void) | undefined): ((p: Progress) => void) | undefined;
   /** Stops the sink without a join (the load failed). */
   close(): Promise<void>;
+  /**
+   * Ends the drain and the late window at once (Ctrl-C): what has not arrived is reported as
+   * not waited for. Before the drain began, it is not waited for at all.
+   */
+  interrupt(): void;
   /** After the load: drains, waits the late window, closes the sink and joins. */
   finish(result: Result, load: LoadRecords): Promise<DeliveryResult>;
 }
@@ -118,8 +124,14 @@ export async function startReceiving(
   });
   const feed = new AcceptFeed(join, runId);
   const receiver = new Receiver(runId, join);
+  const wait = new Interruptible();
   const listen = [parseListen(receive.listen, "--receive")];
-  const sink = await startSink(withSinkDefaults({ ...sinkOptions, listen }), receiver);
+  const sink = await startSink(withSinkDefaults({ ...sinkOptions, listen }), receiver).catch(
+    (error: NodeJS.ErrnoException) => {
+      // Before any traffic: an address this host cannot listen on is the user's to change.
+      throw listenFailure("--receive", receive.listen, error);
+    },
+  );
   mark("receiving sink listening");
   return {
     receiver,
@@ -128,20 +140,15 @@ export async function startReceiving(
     close: () => sink.close(),
     progress: (hook) =>
       hook && ((p) => hook({ ...p, insideGateway: Math.max(0, p.accepted - receiver.accounted) })),
+    interrupt() {
+      wait.interrupt();
+    },
     async finish(result, load) {
-      let timedOut = false;
-      try {
-        const accepted = result.messages.accepted;
-        timedOut = !(await drain(receiver, accepted, receive, () => feed.advance(), onDrain));
-        onDrain?.(-1);
-        receiver.lateAfterMs = epochMs();
-        if (receive.lateWindowMs > 0) await sleep(receive.lateWindowMs);
-      } finally {
-        await sink.close();
-        mark("receiving sink closed");
-      }
+      const ends = { receiver, sink, feed, wait };
+      const drained = await drainThenClose(ends, result.messages.accepted, receive, onDrain);
       // A worker's last records cross on its own port: they may come after its result.
       for (let waited = 0; !feed.allFinal && waited < LAST_ACCEPTS_MS; waited += DRAIN_POLL_MS) {
+        if (wait.interrupted) break;
         await sleep(DRAIN_POLL_MS);
       }
       join.acceptAll(runId, load.accepts ?? NO_ACCEPTS);
@@ -149,10 +156,42 @@ export async function startReceiving(
         receiver: receive.listen,
         counts: receiver.counts,
         firstConnectMs: load.firstEventMs,
-        drainTimedOut: timedOut,
+        drain: drained,
       });
     },
   };
+}
+
+/**
+ * The drain, the late window after it, and the receiving sink closed: how the drain ended,
+ * how long the run waited and for how many messages still missing.
+ */
+async function drainThenClose(
+  at: {
+    receiver: Receiver;
+    sink: { close(): Promise<void> };
+    feed: AcceptFeed;
+    wait: Interruptible;
+  },
+  accepted: number,
+  receive: ReceiveConfig,
+  onDrain?: (inside: number) => void,
+): Promise<DrainOutcome> {
+  const { receiver, feed, wait } = at;
+  const started = Date.now();
+  let end: DrainOutcome["end"] = "arrived";
+  try {
+    if (receive.drainTimeoutMs === 0) end = receiver.accounted >= accepted ? "arrived" : "skipped";
+    else end = await drain(receiver, accepted, receive, wait, () => feed.advance(), onDrain);
+    onDrain?.(-1);
+    receiver.lateAfterMs = epochMs();
+    if (receive.lateWindowMs > 0 && end !== "interrupted") await wait.sleep(receive.lateWindowMs);
+  } finally {
+    await at.sink.close();
+    mark("receiving sink closed");
+  }
+  const missing = Math.max(0, accepted - receiver.accounted);
+  return { end, waitedMs: Date.now() - started, missing };
 }
 
 const NO_ACCEPTS: AcceptRecords = { seq: [], intendedMs: [], acceptedMs: [], queueId: [] };
@@ -172,26 +211,53 @@ export function ledgerOf(
   );
 }
 
-/** Waits until `accepted` messages are accounted for; false when the timeout came first. */
+/** Waits until `accepted` messages are accounted for, the timeout, or an interruption. */
 async function drain(
   receiver: Receiver,
   accepted: number,
   receive: ReceiveConfig,
+  wait: Interruptible,
   tick: () => void,
   onDrain?: (inside: number) => void,
-): Promise<boolean> {
+): Promise<DrainOutcome["end"]> {
   const deadline = Date.now() + receive.drainTimeoutMs;
   let lastShown = 0;
   while (receiver.accounted < accepted) {
-    if (Date.now() >= deadline) return false;
+    if (wait.interrupted) return "interrupted";
+    if (Date.now() >= deadline) return "timedOut";
     tick();
     if (onDrain && Date.now() - lastShown >= 1000) {
       lastShown = Date.now();
       onDrain(accepted - receiver.accounted);
     }
-    await sleep(DRAIN_POLL_MS);
+    await wait.sleep(DRAIN_POLL_MS);
   }
-  return true;
+  return "arrived";
+}
+
+/** Sleeps that an interruption (Ctrl-C) ends at once, and every later one at once too. */
+class Interruptible {
+  interrupted = false;
+  private wake: (() => void) | null = null;
+
+  interrupt(): void {
+    this.interrupted = true;
+    this.wake?.();
+  }
+
+  sleep(ms: number): Promise<void> {
+    if (this.interrupted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        self.wake = null;
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
 }
 
 function sleep(ms: number): Promise<void> {

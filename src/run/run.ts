@@ -35,6 +35,8 @@ export interface RunIo {
   onStart?: (stop: () => void, drain: () => void) => void;
   /** Running totals once a second. */
   progress?: (progress: Progress) => void;
+  /** --receive: the load is over and the drain begins; `end` ends it at once (Ctrl-C). */
+  onDrainStart?: (end: () => void) => void;
 }
 
 /** What shapes a run besides its RunConfig. */
@@ -171,6 +173,7 @@ async function throughGateway(
   }
   const sources = wire.sources();
   if (sources.length > 0) result.sources = sources;
+  io.onDrainStart?.(() => receiving.interrupt());
   const delivery = await receiving.finish(result, records);
   result.delivery = delivery;
   const failed = deliveryFailed(delivery) ? 1 : 0;

@@ -3,7 +3,8 @@
  * One worker runs in-process (no thread); more use a piscina pool, one task per worker.
  */
 
-import { MessageChannel } from "node:worker_threads";
+import { setTimeout as sleep } from "node:timers/promises";
+import { MessageChannel, type MessagePort } from "node:worker_threads";
 import type { RunConfig } from "../config/run-config.js";
 import type { MessageWire } from "../messages/wire.js";
 import type { AcceptChunk } from "../stats/accept-ledger.js";
@@ -70,6 +71,44 @@ export function runOnThreads(
   return runWorkers(config, shares, hooks);
 }
 
+/** How long a finished load waits for its workers' last accept records, at most. */
+const LAST_ACCEPTS_MS = 10_000;
+
+/**
+ * A worker's last accept records cross on its port after its result: the ports stay open until
+ * each has brought its final chunk (--receive ADDR), or LAST_ACCEPTS_MS if a worker failed.
+ */
+class LastAccepts {
+  private readonly finals: boolean[];
+  private allFinal: () => void = () => {};
+  private readonly all = new Promise<void>((resolve) => {
+    this.allFinal = resolve;
+  });
+
+  constructor(
+    private readonly workers: number,
+    private readonly hook: RunHooks["accepts"],
+  ) {
+    this.finals = Array.from({ length: workers }, () => hook === undefined);
+  }
+
+  /** Worker `worker`'s chunk of accept records: to the hook, and counted if it is its last. */
+  take(chunk: AcceptChunk, worker: number): void {
+    this.hook?.(chunk, worker, this.workers);
+    this.finals[worker] ||= chunk.final;
+    if (this.finals.every(Boolean)) this.allFinal();
+  }
+
+  /** Closes the workers' ports once each brought its last records (at most LAST_ACCEPTS_MS). */
+  async thenClose(ports: readonly MessagePort[]): Promise<void> {
+    if (!this.finals.every(Boolean)) {
+      // An unreferenced timer: it never keeps the process alive once the records came.
+      await Promise.race([this.all, sleep(LAST_ACCEPTS_MS, undefined, { ref: false })]);
+    }
+    for (const port of ports) port.close();
+  }
+}
+
 /** Runs each share on a worker thread of its own, the main thread coordinating. */
 function runWorkers(config: RunConfig, shares: ThreadShare[], hooks: RunHooks): RunningLoad {
   const { trace } = hooks;
@@ -94,12 +133,13 @@ function runWorkers(config: RunConfig, shares: ThreadShare[], hooks: RunHooks): 
   );
   // One count of connections and messages for all threads: where an error first came.
   const ordinals = RunOrdinals.shared();
+  const lastAccepts = new LastAccepts(shares.length, hooks.accepts);
   const ports = shares.map((share, i) => {
     const { port1, port2 } = new MessageChannel();
     port1.on("message", (message: FromWorker) => {
       if (message.type === "trace") trace?.(message.line);
       else if (message.type === "progress") report(i, message.progress);
-      else if (message.type === "accepts") hooks.accepts?.(message.chunk, i, shares.length);
+      else if (message.type === "accepts") lastAccepts.take(message.chunk, i);
     });
     const task: WorkerTask = {
       config,
@@ -121,7 +161,7 @@ function runWorkers(config: RunConfig, shares: ThreadShare[], hooks: RunHooks): 
       gate.open();
       (await sampling).stop(); // already stopped unless a worker failed
       if (ticker) clearInterval(ticker);
-      for (const p of ports) p.port.close();
+      await lastAccepts.thenClose(ports.map((p) => p.port));
       await (await pool).destroy();
     });
   const tell = (type: ToWorker["type"]) => () => {

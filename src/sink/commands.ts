@@ -210,7 +210,8 @@ function rcpt(s: Session, buf: Buffer, start: number, end: number): void {
   const fault = applyFault(s, F_RCPT);
   if (fault !== null && !isPositive(fault)) {
     if (fault.reply !== null) c.recipientsRejected++;
-    ctx.receiver?.refused(null, s.state.envelope, ctx.clock.epochMs());
+    const rcpt = pathArgument(buf, start + 8, end); // after "RCPT TO:"
+    ctx.receiver?.refusedRcpt(s.state.envelope, rcpt, fault.reply, ctx.clock.epochMs());
     return;
   }
   s.state.addRecipient();

@@ -12,6 +12,8 @@ export interface Envelope {
   readonly rcpts: string[];
   /** MAIL's ENVID= (RFC 3461 §4.4), kept when the sink receives for a run (--receive). */
   envid?: string;
+  /** Recipients refused at RCPT that no key named yet: the content's keys will (--receive). */
+  unfound?: { rcpt: string; status: string; atMs: number }[];
 }
 
 /** The path of a MAIL FROM:<path> or RCPT TO:<path> argument `buf[start, end)`, brackets off. */

@@ -24,7 +24,7 @@ export function finishMessage(s: Session, bytes: number, stuffed: boolean): void
   const headers = ctx.classes === null ? null : inspect(s);
   if (error !== null) {
     s.reply(error);
-    rejected(s, headers);
+    rejected(s, headers, error);
   } else if (o.lmtp) {
     lmtpVerdicts(s, headers, stuffed);
   } else {
@@ -33,7 +33,7 @@ export function finishMessage(s: Session, bytes: number, stuffed: boolean): void
       s.reply(r.queued);
       accepted(s, headers, stuffed);
     } else if (isPositive(fault)) accepted(s, headers, stuffed);
-    else if (fault.reply !== null) rejected(s, headers);
+    else if (fault.reply !== null) rejected(s, headers, fault.reply);
   }
   s.state.resetTransaction();
 }
@@ -52,17 +52,21 @@ function endOfMessageFault(s: Session, stuffed: boolean) {
 function lmtpVerdicts(s: Session, headers: MessageHeaders | null, stuffed: boolean): void {
   let delivered = 0;
   let refused = 0;
+  let refusal: Buffer | null = null;
   for (let i = 0; i < s.state.rcpts; i++) {
     const fault = applyFault(s, F_DOT);
     if (fault === null) {
       s.reply(s.ctx.replies.queued);
       delivered++;
     } else if (isPositive(fault)) delivered++;
-    else if (fault.reply !== null) refused++;
+    else if (fault.reply !== null) {
+      refused++;
+      refusal = fault.reply;
+    }
     if (fault?.close) break;
   }
   if (delivered > 0) accepted(s, headers, stuffed);
-  else if (refused > 0) rejected(s, headers);
+  else if (refused > 0) rejected(s, headers, refusal);
 }
 
 const NO_HEADERS: MessageHeaders = Object.freeze({ className: DEFAULT_CLASS, sentMs: -1 });
@@ -101,9 +105,10 @@ function accepted(s: Session, headers: MessageHeaders | null, stuffed: boolean):
   ctx.progress();
 }
 
-function rejected(s: Session, headers: MessageHeaders | null): void {
+/** The transaction was refused after its content, with `reply`. */
+function rejected(s: Session, headers: MessageHeaders | null, reply: Buffer | null): void {
   s.ctx.counters.messagesRejected++;
-  s.ctx.receiver?.refused(keptContent(s), s.state.envelope, s.ctx.clock.epochMs());
+  s.ctx.receiver?.refused(keptContent(s), s.state.envelope, reply, s.ctx.clock.epochMs());
   s.ctx.envelopes?.write(s.state.envelope, false);
   s.ctx.classes?.rejected(headers?.className ?? DEFAULT_CLASS);
 }

@@ -5,26 +5,47 @@
  * until it has fully arrived, and ArrivalLog, which keeps every message of every run for the
  * file `mailvolley sink --json` writes (a receiver on another host joins nothing itself).
  */
-import type { ArrivalRecord, JoinKey, RunArrivals } from "./delivery-result.js";
+import type { ArrivalRecord, JoinKey, RecipientSeen, RunArrivals } from "./delivery-result.js";
 
 /** Where the receiving end reports the messages of runs it found keys in. */
 export interface ArrivalStore {
   /**
-   * A copy of message `seq` of run `runId` arrived for `rcpts` recipients; true when it is the
-   * message's first arrival (no copy and no notice came before): the drain counts it.
+   * A copy of message `seq` of run `runId` arrived for `rcpts` (the envelope's recipients, as
+   * the gateway relayed them). True when the message is now accounted for: the join's drain
+   * counts it (a store that knows no recipients says so at the message's first arrival).
    */
   copy(
     runId: string,
     seq: number,
     key: JoinKey,
-    rcpts: number,
+    rcpts: readonly string[],
     atMs: number,
     late: boolean,
   ): boolean;
-  /** The receiver refused a transaction of the message (a fault at RCPT or after the data). */
-  refused(runId: string, seq: number, key: JoinKey, atMs: number): void;
-  /** A delivery notice for the message, with its Status; true when it is its first arrival. */
-  notice(runId: string, seq: number, status: string, atMs: number): boolean;
+  /**
+   * The receiver refused recipients `rcpts` of the message (a fault at RCPT, or after the data
+   * for every recipient of the transaction) with enhanced status `status`: a 5xx means the
+   * gateway gives up on them, a 4xx that it keeps them. True as for copy().
+   */
+  refused(
+    runId: string,
+    seq: number,
+    key: JoinKey,
+    rcpts: readonly string[],
+    status: string,
+    atMs: number,
+  ): boolean;
+  /**
+   * A delivery notice for the message, with its Status and the recipients it reports failed
+   * (none named: the whole message). True as for copy().
+   */
+  notice(
+    runId: string,
+    seq: number,
+    status: string,
+    failed: readonly string[],
+    atMs: number,
+  ): boolean;
 }
 
 export function newArrival(key: JoinKey): ArrivalRecord {
@@ -32,46 +53,148 @@ export function newArrival(key: JoinKey): ArrivalRecord {
     firstMs: 0,
     copies: 0,
     rcpts: 0,
+    dupRcpts: 0,
     refusals: 0,
-    firstRefusalMs: 0,
+    retried: 0,
+    retryDelaysMs: NO_DELAYS,
+    gaveUp: 0,
+    pending: 0,
     bounceStatus: "",
     key,
     late: false,
+    recipients: null,
   };
 }
 
-/** A copy into `a`; true when it is the message's first arrival. */
+/** The retry delays of a message none of whose recipients was retried (never written to). */
+export const NO_DELAYS: readonly number[] = Object.freeze([]);
+
+/** The recipient `rcpt` of `a`, added when first seen. */
+function seen(a: ArrivalRecord, rcpt: string): RecipientSeen {
+  let log = a.recipients;
+  if (typeof log === "string") {
+    // The one recipient of a single copy, kept as its address: now the full log.
+    log = new Map([
+      [log.toLowerCase(), { arrived: 1, refusals: 0, firstRefusalMs: 0, gaveUp: false }],
+    ]);
+  }
+  log ??= new Map();
+  a.recipients = log;
+  const address = rcpt.toLowerCase();
+  let r = log.get(address);
+  if (r === undefined) {
+    r = { arrived: 0, refusals: 0, firstRefusalMs: 0, gaveUp: false };
+    log.set(address, r);
+  }
+  return r;
+}
+
+/** An envelope without recipients (none known) stands for one. */
+const ONE_UNKNOWN: readonly string[] = [""];
+
+/** A copy into `a`; true when it is the message's first arrival (no copy, no notice before). */
 export function addCopy(
   a: ArrivalRecord,
   key: JoinKey,
-  rcpts: number,
+  rcpts: readonly string[],
   atMs: number,
   late: boolean,
 ): boolean {
   const first = a.copies === 0 && a.bounceStatus === "";
-  if (first) {
+  if (a.copies === 0) {
+    // A notice or a refusal may have come first: the latencies run to the first copy.
     a.firstMs = atMs;
     a.key = key;
     a.late = late;
   }
   a.copies++;
-  a.rcpts += rcpts;
+  if (a.copies === 1 && a.recipients === null && rcpts.length <= 1) {
+    // The usual message: one copy for one recipient, nothing before it. Its address is all
+    // that is kept, and a log is made only if more comes (no Map per message on the hot path).
+    a.recipients = rcpts.length === 1 ? rcpts[0] : "";
+    a.rcpts = 1;
+    return first;
+  }
+  for (const rcpt of rcpts.length > 0 ? rcpts : ONE_UNKNOWN) {
+    const r = seen(a, rcpt);
+    if (r.arrived++ > 0) {
+      a.dupRcpts++;
+      continue;
+    }
+    a.rcpts++;
+    if (r.refusals === 0) continue;
+    // Refused before, this recipient came again: the gateway retried it.
+    a.retried++;
+    a.refusals += r.refusals;
+    a.retryDelaysMs = [...a.retryDelaysMs, Math.max(0, atMs - r.firstRefusalMs)];
+    if (r.gaveUp) a.gaveUp--;
+    else a.pending--;
+  }
   return first;
 }
 
-/** A refusal into `a`: only one before the first copy makes the copy a retry. */
-export function addRefusal(a: ArrivalRecord, atMs: number): void {
-  if (a.copies > 0) return; // a refusal of a later copy: not a retry of this one
-  a.refusals++;
-  if (a.firstRefusalMs === 0) a.firstRefusalMs = atMs;
+/**
+ * Recipients refused into `a`: only a refusal before a recipient's first arrival makes its
+ * arrival a retry. A 5xx bounces the message with that status (RFC 3463 §3.1: 5 is permanent).
+ */
+export function addRefusal(
+  a: ArrivalRecord,
+  rcpts: readonly string[],
+  status: string,
+  atMs: number,
+): void {
+  const permanent = status.startsWith("5");
+  for (const rcpt of rcpts.length > 0 ? rcpts : ONE_UNKNOWN) {
+    const r = seen(a, rcpt);
+    if (r.arrived > 0) continue; // a refusal of a later copy: not a retry of this one
+    if (r.refusals === 0) r.firstRefusalMs = atMs;
+    else if (r.gaveUp) a.gaveUp--;
+    else a.pending--;
+    r.refusals++;
+    r.gaveUp = permanent;
+    if (permanent) a.gaveUp++;
+    else a.pending++;
+  }
+  if (permanent) {
+    a.bounceStatus = withStatus(a.bounceStatus, status);
+    if (a.firstMs === 0) a.firstMs = atMs;
+  }
 }
 
 /** A notice into `a`; true when it is the message's first arrival. */
-export function addNotice(a: ArrivalRecord, status: string, atMs: number): boolean {
+export function addNotice(
+  a: ArrivalRecord,
+  status: string,
+  failed: readonly string[],
+  atMs: number,
+): boolean {
   const first = a.bounceStatus === "" && a.copies === 0;
-  a.bounceStatus = status;
+  a.bounceStatus = withStatus(a.bounceStatus, status);
   if (a.firstMs === 0) a.firstMs = atMs;
+  for (const rcpt of failed) {
+    const r = seen(a, rcpt);
+    if (r.arrived > 0 || r.gaveUp) continue;
+    if (r.refusals > 0) a.pending--;
+    r.gaveUp = true;
+    a.gaveUp++;
+  }
   return first;
+}
+
+/** The statuses a bounced message was given, each once: "5.3.0", or "5.3.0 5.1.1". */
+function withStatus(statuses: string, status: string): string {
+  if (statuses === "") return status;
+  return statuses.split(" ").includes(status) ? statuses : `${statuses} ${status}`;
+}
+
+/**
+ * Every recipient of a message of `recipients` is accounted for: arrived, or given up on by
+ * the gateway. A recipient refused with 4xx is still inside the gateway. A notice that names
+ * no recipient the receiver saw accounts for the whole message.
+ */
+export function accountedFor(a: ArrivalRecord, recipients: number): boolean {
+  if (a.rcpts + a.gaveUp >= recipients) return true;
+  return a.bounceStatus !== "" && a.gaveUp === 0 && a.pending === 0;
 }
 
 /** Every message of every run, kept: what `sink --json` writes under `arrivals`. */
@@ -97,7 +220,14 @@ export class ArrivalLog implements ArrivalStore {
     return a;
   }
 
-  copy(runId: string, seq: number, key: JoinKey, rcpts: number, atMs: number, late: boolean) {
+  copy(
+    runId: string,
+    seq: number,
+    key: JoinKey,
+    rcpts: readonly string[],
+    atMs: number,
+    late: boolean,
+  ) {
     const first = addCopy(this.record(runId, seq, key), key, rcpts, atMs, late);
     if (!late) {
       const run = this.runOf(runId);
@@ -106,11 +236,21 @@ export class ArrivalLog implements ArrivalStore {
     return first;
   }
 
-  refused(runId: string, seq: number, key: JoinKey, atMs: number): void {
-    addRefusal(this.record(runId, seq, key), atMs);
+  refused(
+    runId: string,
+    seq: number,
+    key: JoinKey,
+    rcpts: readonly string[],
+    status: string,
+    atMs: number,
+  ): boolean {
+    const a = this.record(runId, seq, key);
+    const first = a.copies === 0 && a.bounceStatus === "" && status.startsWith("5");
+    addRefusal(a, rcpts, status, atMs);
+    return first;
   }
 
-  notice(runId: string, seq: number, status: string, atMs: number): boolean {
-    return addNotice(this.record(runId, seq, "envid"), status, atMs);
+  notice(runId: string, seq: number, status: string, failed: readonly string[], atMs: number) {
+    return addNotice(this.record(runId, seq, "envid"), status, failed, atMs);
   }
 }

@@ -19,13 +19,24 @@ export interface RunArrivalsJson {
   /** Epoch ms of this run's last arrival, by the receiver's clock. */
   lastArrivalMs: number;
   seq: number[];
-  /** Epoch ms of the first copy (0: only refused or a notice), by the receiver's clock. */
+  /** Epoch ms of the first copy (before any: of the notice or 5xx refusal; 0: only 4xx refused). */
   firstMs: number[];
   copies: number[];
+  /** Recipients that arrived, each once. */
   rcpts: number[];
+  /** Arrivals of a recipient that had arrived before. */
+  dupRcpts: number[];
+  /** Refusals of the retried recipients before they arrived. */
   refusals: number[];
-  firstRefusalMs: number[];
-  /** The Status of the notice that came back; "" when none did. */
+  /** Recipients that arrived after a refusal. */
+  retried: number[];
+  /** Per retried recipient: first refusal to arrival, ms. */
+  retryDelaysMs: number[][];
+  /** Recipients given up on (5xx, a notice), not arrived. */
+  gaveUp: number[];
+  /** Recipients refused with 4xx, not arrived. */
+  pending: number[];
+  /** The statuses of the 5xx refusal or notice that bounced it; "" when none. */
   bounceStatus: string[];
   key: JoinKey[];
 }
@@ -53,8 +64,12 @@ export function arrivalsJson(
       firstMs: [],
       copies: [],
       rcpts: [],
+      dupRcpts: [],
       refusals: [],
-      firstRefusalMs: [],
+      retried: [],
+      retryDelaysMs: [],
+      gaveUp: [],
+      pending: [],
       bounceStatus: [],
       key: [],
     };
@@ -63,8 +78,12 @@ export function arrivalsJson(
       r.firstMs.push(a.firstMs);
       r.copies.push(a.copies);
       r.rcpts.push(a.rcpts);
+      r.dupRcpts.push(a.dupRcpts);
       r.refusals.push(a.refusals);
-      r.firstRefusalMs.push(a.firstRefusalMs);
+      r.retried.push(a.retried);
+      r.retryDelaysMs.push([...a.retryDelaysMs]);
+      r.gaveUp.push(a.gaveUp);
+      r.pending.push(a.pending);
       r.bounceStatus.push(a.bounceStatus);
       r.key.push(a.key);
     }
@@ -73,30 +92,95 @@ export function arrivalsJson(
   return out;
 }
 
-const COLUMNS = [
+const COUNT_COLUMNS = [
   "seq",
-  "firstMs",
   "copies",
   "rcpts",
+  "dupRcpts",
   "refusals",
-  "firstRefusalMs",
-  "bounceStatus",
-  "key",
+  "retried",
+  "gaveUp",
+  "pending",
 ] as const;
+const KEYS: readonly string[] = ["traceHeader", "messageId", "envid", "tag"];
+/** Enhanced statuses (RFC 3463 §2), space-separated; "" for none. */
+const STATUSES = /^(?:[245]\.\d{1,3}\.\d{1,3}(?: [245]\.\d{1,3}\.\d{1,3})*)?$/;
 
-/** The `arrivals` member of a sink's JSON, checked; throws an Error naming what is wrong. */
+const isCount = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0;
+const isTime = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v) && v >= 0;
+
+/**
+ * The `arrivals` member of a sink's JSON, checked field by field (types, ranges, a time for
+ * everything that arrived); throws an Error naming the first field that is wrong.
+ */
 export function checkArrivals(doc: unknown): ArrivalsJson {
   const a = (doc as { arrivals?: ArrivalsJson } | null)?.arrivals;
   if (typeof a !== "object" || a === null || typeof a.runs !== "object" || a.runs === null) {
     throw new Error("holds no arrivals: write it with `mailvolley sink --json FILE`");
   }
-  for (const [runId, run] of Object.entries(a.runs)) {
-    const n = Array.isArray(run?.seq) ? run.seq.length : -1;
-    if (n < 0 || COLUMNS.some((c) => !Array.isArray(run[c]) || run[c].length !== n)) {
-      throw new Error(`run ${runId}: its arrival columns are missing or of different lengths`);
+  for (const field of ["foreign", "notices", "noticesUnjoined"] as const) {
+    if (!isCount(a[field])) throw new Error(`arrivals.${field}: ${shown(a[field])} is not a count`);
+  }
+  for (const [runId, run] of Object.entries(a.runs)) checkRun(runId, run);
+  return a;
+}
+
+function checkRun(runId: string, run: RunArrivalsJson): void {
+  const at = `arrivals.runs.${runId}`;
+  if (typeof run !== "object" || run === null) throw new Error(`${at}: is not an object`);
+  const n = Array.isArray(run.seq) ? run.seq.length : -1;
+  const columns = [...COUNT_COLUMNS, "firstMs", "retryDelaysMs", "bounceStatus", "key"] as const;
+  for (const c of columns) {
+    if (!Array.isArray(run[c]) || run[c].length !== n) {
+      throw new Error(
+        `${at}.${c}: missing, or not one entry per message (write the file with this version's \`mailvolley sink --json\`)`,
+      );
     }
   }
-  return a;
+  if (!isTime(run.lastArrivalMs)) {
+    throw new Error(`${at}.lastArrivalMs: ${shown(run.lastArrivalMs)} is not an epoch ms time`);
+  }
+  const bad = (c: string, i: number, what: string) =>
+    new Error(
+      `${at}.${c}[${i}]: ${shown((run as unknown as Record<string, unknown[]>)[c][i])} ${what}`,
+    );
+  const seqs = new Set<number>();
+  for (let i = 0; i < n; i++) {
+    for (const c of COUNT_COLUMNS) if (!isCount(run[c][i])) throw bad(c, i, "is not a count");
+    if (seqs.has(run.seq[i])) throw bad("seq", i, "appears twice");
+    seqs.add(run.seq[i]);
+    if (!isTime(run.firstMs[i])) throw bad("firstMs", i, "is not an epoch ms time");
+    const arrived = run.copies[i] > 0 || run.bounceStatus[i] !== "" || run.gaveUp[i] > 0;
+    if (arrived && run.firstMs[i] === 0)
+      throw bad("firstMs", i, "is no time for a message that arrived");
+    const delays = run.retryDelaysMs[i];
+    if (!Array.isArray(delays) || delays.length !== run.retried[i] || !delays.every(isTime)) {
+      throw bad("retryDelaysMs", i, "is not one delay (ms) per retried recipient");
+    }
+    if (typeof run.bounceStatus[i] !== "string" || !STATUSES.test(run.bounceStatus[i])) {
+      throw bad("bounceStatus", i, 'is not "" or enhanced statuses such as "5.1.1"');
+    }
+    if (!KEYS.includes(run.key[i])) throw bad("key", i, `is not one of ${KEYS.join(", ")}`);
+  }
+}
+
+/** A value as a user wrote it, short. */
+function shown(v: unknown): string {
+  const text = JSON.stringify(v) ?? String(v);
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}
+
+/**
+ * The first message number of run `runId` in `a` that the run never sent (`messages`: the
+ * numbers it scheduled, 0 … messages - 1), as an error text; "" when all are inside the run.
+ */
+export function outsideRun(a: ArrivalsJson, runId: string, messages: number): string {
+  const run = a.runs[runId];
+  if (run === undefined) return "";
+  const i = run.seq.findIndex((seq) => seq >= messages);
+  return i < 0
+    ? ""
+    : `arrivals.runs.${runId}.seq[${i}]: message ${run.seq[i]} is beyond the run's ${messages} messages`;
 }
 
 /** Several sinks' arrivals (a gateway relaying to more than one receiver) as one per run. */
@@ -132,21 +216,33 @@ function addArrival(arrivals: Map<number, ArrivalRecord>, r: RunArrivalsJson, i:
       firstMs: r.firstMs[i],
       copies: r.copies[i],
       rcpts: r.rcpts[i],
+      dupRcpts: r.dupRcpts[i],
       refusals: r.refusals[i],
-      firstRefusalMs: r.firstRefusalMs[i],
+      retried: r.retried[i],
+      retryDelaysMs: r.retryDelaysMs[i],
+      gaveUp: r.gaveUp[i],
+      pending: r.pending[i],
       bounceStatus: r.bounceStatus[i],
       key: r.key[i],
       late: false,
+      recipients: null,
     });
     return;
   }
+  // Two receivers each saw some recipients: they add up (the recipients' names are not kept).
   if (r.copies[i] > 0 && (seen.copies === 0 || r.firstMs[i] < seen.firstMs)) seen.key = r.key[i];
   seen.firstMs = firstOf(seen.firstMs, r.firstMs[i]);
   seen.copies += r.copies[i];
   seen.rcpts += r.rcpts[i];
+  seen.dupRcpts += r.dupRcpts[i];
   seen.refusals += r.refusals[i];
-  seen.firstRefusalMs = firstOf(seen.firstRefusalMs, r.firstRefusalMs[i]);
-  seen.bounceStatus ||= r.bounceStatus[i];
+  seen.retried += r.retried[i];
+  seen.retryDelaysMs = [...seen.retryDelaysMs, ...r.retryDelaysMs[i]];
+  seen.gaveUp += r.gaveUp[i];
+  seen.pending += r.pending[i];
+  seen.bounceStatus = [...new Set(`${seen.bounceStatus} ${r.bounceStatus[i]}`.trim().split(/ +/))]
+    .filter((x) => x !== "")
+    .join(" ");
 }
 
 /**
@@ -192,7 +288,6 @@ export function joinArrivals(
     counts: { ...arrivals.counts, foreign: arrivals.counts.foreign + others },
     classNames,
     firstConnectMs: Math.min(...ledgers.map((l) => l.firstConnectMs)),
-    drainTimedOut: false,
     otherClock: true,
   });
 }

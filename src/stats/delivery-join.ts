@@ -15,7 +15,14 @@
  * octet per message number. `report --arrivals` feeds the same join from files.
  */
 import type { AcceptRecords } from "./accept-ledger.js";
-import { type ArrivalStore, addCopy, addNotice, addRefusal } from "./arrival-store.js";
+import {
+  type ArrivalStore,
+  accountedFor,
+  addCopy,
+  addNotice,
+  addRefusal,
+} from "./arrival-store.js";
+import { backlogTrend } from "./backlog-trend.js";
 import {
   type ArrivalRecord,
   DELIVERY_STATES,
@@ -24,9 +31,10 @@ import {
   type JoinKey,
 } from "./delivery-result.js";
 import { extraOf, Tally } from "./delivery-tally.js";
-import { DeliveryTimeline } from "./delivery-timeline.js";
+import { DeliveryTimeline, plateauOf } from "./delivery-timeline.js";
 import {
   ACCEPTED,
+  ACCOUNTED,
   ARRIVED,
   INSIDE,
   InFlightTable,
@@ -97,6 +105,11 @@ export class DeliveryJoin implements ArrivalStore {
   lastAcceptedMs = 0;
   /** Epoch ms of the last copy that was not late; 0: none. */
   lastArrivalMs = 0;
+  /**
+   * Messages every recipient of which arrived or was given up on (a 5xx refusal, a notice):
+   * what the drain waits for. A recipient refused with 4xx is still inside the gateway.
+   */
+  accounted = 0;
 
   constructor(options: JoinOptions) {
     this.tally = new Tally(options.classNames);
@@ -146,7 +159,14 @@ export class DeliveryJoin implements ArrivalStore {
     this.progressed(run, seq, m);
   }
 
-  copy(runId: string, seq: number, key: JoinKey, rcpts: number, atMs: number, late: boolean) {
+  copy(
+    runId: string,
+    seq: number,
+    key: JoinKey,
+    rcpts: readonly string[],
+    atMs: number,
+    late: boolean,
+  ): boolean {
     const run = this.runs.get(runId);
     if (!late) this.lastArrivalMs = Math.max(this.lastArrivalMs, atMs);
     if (run === undefined) return false;
@@ -157,34 +177,46 @@ export class DeliveryJoin implements ArrivalStore {
     }
     const m = this.entry(run, seq, key);
     m.set(ARRIVED);
-    const first = addCopy(m, key, rcpts, atMs, late);
-    this.progressed(run, seq, m);
-    return first;
+    addCopy(m, key, rcpts, atMs, late);
+    return this.progressed(run, seq, m);
   }
 
-  refused(runId: string, seq: number, key: JoinKey, atMs: number): void {
+  refused(
+    runId: string,
+    seq: number,
+    key: JoinKey,
+    rcpts: readonly string[],
+    status: string,
+    atMs: number,
+  ): boolean {
     const run = this.runs.get(runId);
-    // A folded message had a copy: a refusal of a later one is not a retry.
-    if (run === undefined || run.foldedAs(seq) !== 0) return;
+    // A folded message had every recipient accounted for: a later refusal is not a retry.
+    if (run === undefined || run.foldedAs(seq) !== 0) return false;
     const m = this.entry(run, seq, key);
     m.set(ARRIVED);
-    addRefusal(m, atMs);
+    addRefusal(m, rcpts, status, atMs);
+    return this.progressed(run, seq, m);
   }
 
-  notice(runId: string, seq: number, status: string, atMs: number): boolean {
+  notice(
+    runId: string,
+    seq: number,
+    status: string,
+    failed: readonly string[],
+    atMs: number,
+  ): boolean {
     const run = this.runs.get(runId);
     if (run === undefined) return false;
     const was = run.foldedAs(seq);
     if (was !== 0) {
       const from = STATE_CODES[was & 7] as DeliveryState;
-      if (from !== "bounced") this.refold(run, seq, from, "bounced");
+      if (from !== "bounced") this.refold(run, seq, from, "bounced", status);
       return false;
     }
     const m = this.entry(run, seq, "envid");
     m.set(ARRIVED);
-    const first = addNotice(m, status, atMs);
-    this.progressed(run, seq, m);
-    return first;
+    addNotice(m, status, failed, atMs);
+    return this.progressed(run, seq, m);
   }
 
   /** A whole record (report --arrivals: what a sink on another host kept of the message). */
@@ -214,14 +246,29 @@ export class DeliveryJoin implements ArrivalStore {
     run.markFolded(seq, to, 0);
   }
 
-  private refold(run: RunJoin, seq: number, from: DeliveryState, to: DeliveryState): void {
-    this.tally.move(run.runId, seq, run.shape.classOf(seq), from, to);
+  private refold(
+    run: RunJoin,
+    seq: number,
+    from: DeliveryState,
+    to: DeliveryState,
+    status = "",
+  ): void {
+    this.tally.move(run.runId, seq, run.shape.classOf(seq), from, to, status);
     run.markFolded(seq, to, run.extraOf(seq));
   }
 
-  /** After news of a message: its place on the timeline, and whether it has fully arrived. */
-  private progressed(run: RunJoin, seq: number, m: InFlightView): void {
-    if (!m.has(ACCEPTED)) return;
+  /**
+   * After news of a message: whether every recipient is now accounted for (true once, and
+   * counted), its place on the timeline, and whether it can be folded.
+   */
+  private progressed(run: RunJoin, seq: number, m: InFlightView): boolean {
+    const recipients = run.shape.recipientsOf(seq);
+    const newly = !m.has(ACCOUNTED) && accountedFor(m, recipients);
+    if (newly) {
+      m.set(ACCOUNTED);
+      this.accounted++;
+    }
+    if (!m.has(ACCEPTED)) return newly;
     if (!m.has(TIMED) && m.firstMs > 0) {
       m.set(TIMED);
       // Out at its first arrival; one that came before the 250 (threads' clocks a little apart)
@@ -229,12 +276,12 @@ export class DeliveryJoin implements ArrivalStore {
       const exit = m.has(INSIDE) ? Math.max(m.firstMs, m.acceptedMs) : Number.NaN;
       this.timeline.outAt(m.firstMs, !m.late, exit);
     }
-    if (m.has(SETTLED) || m.copies === 0) return;
-    if (m.rcpts < run.shape.recipientsOf(seq)) return;
+    if (m.has(SETTLED) || !m.has(ACCOUNTED)) return newly;
     m.set(SETTLED);
     this.ringRuns.push(run);
     this.ringSeqs.push(seq);
     if (this.ringRuns.length - this.ringHead > this.recentCapacity) this.foldOldest();
+    return newly;
   }
 
   private foldOldest(): void {
@@ -281,9 +328,13 @@ export class DeliveryJoin implements ArrivalStore {
     receiver: string;
     counts: { foreign: number; notices: number; noticesUnjoined: number };
     firstConnectMs: number;
-    drainTimedOut: boolean;
+    /** How the drain ended; none for an offline join (report --arrivals). */
+    drain?: DrainOutcome;
     otherClock?: boolean;
   }): DeliveryResult {
+    const drain = at.drain ?? NO_DRAIN;
+    // Cut short, the drain did not wait: what had not fully arrived is not counted lost.
+    this.tally.cut = drain.end === "interrupted" || drain.end === "skipped";
     this.foldAll();
     const tally = this.tally;
     this.timeline.setOrigin(at.firstConnectMs);
@@ -294,6 +345,8 @@ export class DeliveryJoin implements ArrivalStore {
     const acceptedPerSecond = (this.accepted * 1000) / acceptMs;
     const totals = tally.run.counts;
     const relayedPerSecond = windowMs > 0 ? (totals.delivered * 1000) / windowMs : 0;
+    const perSecond = this.timeline.perSecond();
+    const plateau = plateauOf(perSecond);
     return {
       receiver: at.receiver,
       ...totals,
@@ -304,23 +357,35 @@ export class DeliveryJoin implements ArrivalStore {
       keys: tally.keys,
       unconfirmed: tally.unconfirmed,
       drainMs: last > 0 ? Math.max(0, last - this.lastAcceptedMs) : 0,
-      drainTimedOut: at.drainTimedOut,
+      drainTimedOut: drain.end === "timedOut",
+      drain,
       windowMs,
       deliveredPerSecond: relayedPerSecond,
       acceptedPerSecond,
       relayedPerSecond,
       backlogPerSecond: Math.max(0, acceptedPerSecond - relayedPerSecond),
+      plateau,
+      backlogTrend: backlogTrend(
+        perSecond.inside.slice(plateau.fromSecond, plateau.toSecond),
+        plateau.acceptedPerSecond,
+      ),
       backlogMax: this.timeline.backlogMax(),
-      perSecond: this.timeline.perSecond(),
+      perSecond,
       ...tally.run.latencies.summary(),
       byState: tally.statesSummary(),
       receiverClock: at.otherClock ? "other" : "same",
       // On one clock an arrival before the 250 is the gateway relaying before its reply reached
       // the client, not an offset.
       clockBehindMs: at.otherClock ? tally.clockBehindMs : 0,
+      bounceStatuses: tally.run.bounceStatuses,
       classes: tally.classesSummary(),
       firstLost: tally.firstLost,
       firstDuplicated: tally.firstDuplicated,
     };
   }
 }
+
+/** How a run's drain ended (defined in result-schema/delivery.ts). */
+export type DrainOutcome = DeliveryResult["drain"];
+
+const NO_DRAIN: DrainOutcome = { end: "none", waitedMs: 0, missing: 0 };

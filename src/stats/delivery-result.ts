@@ -20,23 +20,57 @@ export type JoinKey = "traceHeader" | "messageId" | "envid" | "tag";
 
 /** What the receiving sink saw of one message of this run (keyed by its number). */
 export interface ArrivalRecord {
-  /** Epoch ms of the first copy's arrival; 0 when only a refusal or a notice was seen. */
+  /**
+   * Epoch ms of the first copy's arrival; before any copy, of the notice or the 5xx refusal
+   * that bounced it; 0 when nothing came but 4xx refusals.
+   */
   firstMs: number;
   /** Transactions that delivered this message (copies). */
   copies: number;
-  /** Recipients over every copy. */
+  /** Recipients that arrived, each counted once. */
   rcpts: number;
-  /** Times the receiver refused it (4xx/5xx at RCPT or after its data) before it arrived. */
+  /** Arrivals of a recipient that had arrived before (a duplicate). */
+  dupRcpts: number;
+  /** Refusals of the retried recipients before they arrived. */
   refusals: number;
-  /** Epoch ms of the first refusal: the retry delay runs from here; 0 when none. */
-  firstRefusalMs: number;
-  /** The Status of the delivery notice that came back for it; "" when none did. */
+  /** Recipients that arrived after the receiver had refused them: retried by the gateway. */
+  retried: number;
+  /** Per retried recipient: its first refusal to its arrival, ms. */
+  retryDelaysMs: readonly number[];
+  /** Recipients the gateway gave up on (refused with 5xx, or failed in a notice), not arrived. */
+  gaveUp: number;
+  /** Recipients refused with 4xx and not arrived: still inside the gateway. */
+  pending: number;
+  /**
+   * The enhanced status of the 5xx refusal or notice that bounced it, each once, space-separated
+   * ("5.3.0"); "" when neither came.
+   */
   bounceStatus: string;
   /** The key its first copy was found by. */
   key: JoinKey;
   /** The first copy came after the drain ended (within --late-window). */
   late: boolean;
+  /**
+   * Each recipient by address, while the receiving end keeps the record; the address alone
+   * while one copy for one recipient is all that came; null when nothing came or not kept.
+   */
+  recipients: RecipientLog | string | null;
 }
+
+/** What the receiver saw of one recipient of a message (recipients compare case-blind). */
+export interface RecipientSeen {
+  /** Copies that brought it. */
+  arrived: number;
+  /** Refusals before it arrived. */
+  refusals: number;
+  /** Epoch ms of its first refusal: its retry delay runs from here. */
+  firstRefusalMs: number;
+  /** The gateway gave up on it: refused with 5xx, or failed in a notice. */
+  gaveUp: boolean;
+}
+
+/** A message's recipients, by address (lower case). */
+export type RecipientLog = Map<string, RecipientSeen>;
 
 /** What a receiving sink recorded of one run: its messages by number. */
 export interface RunArrivals {
@@ -58,7 +92,14 @@ export interface ArrivalCounts {
 }
 
 /** The one final state of each accepted message. */
-export type DeliveryState = "delivered" | "partial" | "bounced" | "lost" | "duplicated" | "late";
+export type DeliveryState =
+  | "delivered"
+  | "partial"
+  | "bounced"
+  | "lost"
+  | "duplicated"
+  | "late"
+  | "notWaited";
 
 /** The final states, in the order the reports list them. */
 export const DELIVERY_STATES: readonly DeliveryState[] = [
@@ -68,6 +109,7 @@ export const DELIVERY_STATES: readonly DeliveryState[] = [
   "lost",
   "duplicated",
   "late",
+  "notWaited",
 ];
 
 /** The counts of a population of accepted messages: the run's, or one class's. */

@@ -18,19 +18,28 @@ import { newHistogram, summarise, toMicros } from "./histogram.js";
 /** Lost and duplicated messages listed by id, at most. */
 export const FIRST_LISTED = 20;
 
-/** The state an accepted message of `recipients` recipients ends in. */
-export function stateOf(a: ArrivalRecord | undefined, recipients: number): DeliveryState {
-  if (a === undefined) return "lost";
+/**
+ * The state an accepted message of `recipients` recipients ends in. `cut`: the drain was cut
+ * short (Ctrl-C, or --drain-timeout 0), so what had not fully arrived was not waited for.
+ */
+export function stateOf(
+  a: ArrivalRecord | undefined,
+  recipients: number,
+  cut = false,
+): DeliveryState {
+  if (a === undefined) return cut ? "notWaited" : "lost";
+  // A 5xx refusal or a notice: the gateway gave up on a recipient (RFC 3461 §4: it owes a notice).
   if (a.bounceStatus !== "") return "bounced";
-  if (a.copies === 0) return "lost";
+  if (a.copies === 0) return cut ? "notWaited" : "lost";
   if (a.late) return "late";
-  if (a.rcpts > recipients) return a.copies > 1 ? "duplicated" : "delivered";
-  return a.rcpts === recipients ? "delivered" : "partial";
+  if (a.dupRcpts > 0) return "duplicated";
+  if (a.rcpts >= recipients) return "delivered";
+  return cut ? "notWaited" : "partial";
 }
 
-/** Recipients beyond the ones sent, counted only in a single copy. */
+/** Recipients beyond the ones sent, each arrived once (list expansion, rewriting). */
 export function extraOf(a: ArrivalRecord, recipients: number): number {
-  return a.copies === 1 && a.rcpts > recipients ? a.rcpts - recipients : 0;
+  return a.dupRcpts === 0 && a.rcpts > recipients ? a.rcpts - recipients : 0;
 }
 
 /** The three latencies of one population, as histograms. */
@@ -58,18 +67,29 @@ class Population {
     lost: 0,
     duplicated: 0,
     late: 0,
+    notWaited: 0,
     retried: 0,
     extra: 0,
   };
   readonly latencies = new Latencies();
+  /** Bounced messages by the status that bounced them (a message given two counts in each). */
+  readonly bounceStatuses: Record<string, number> = {};
 
   /** One accepted message in `state`; `a` what arrived of it. */
   count(state: DeliveryState, a: ArrivalRecord | undefined, recipients: number): void {
     this.counts.accepted++;
     this.counts[state]++;
-    if (a === undefined || a.copies === 0) return;
+    if (a === undefined) return;
+    if (state === "bounced") this.bounced(a.bounceStatus);
+    if (a.copies === 0) return;
     this.counts.extra += extraOf(a, recipients);
-    if (a.refusals > 0) this.counts.retried++;
+    if (a.retried > 0) this.counts.retried++;
+  }
+
+  bounced(statuses: string): void {
+    for (const status of statuses.split(" ")) {
+      if (status !== "") this.bounceStatuses[status] = (this.bounceStatuses[status] ?? 0) + 1;
+    }
   }
 }
 
@@ -105,6 +125,8 @@ export class Tally {
   unconfirmed = 0;
   private readonly lost = new FirstListed();
   private readonly duplicated = new FirstListed();
+  /** The drain was cut short: what had not fully arrived was not waited for. */
+  cut = false;
 
   constructor(private readonly classNames: readonly string[]) {
     this.classes = classNames.map(() => new Population());
@@ -137,16 +159,15 @@ export class Tally {
     m: AcceptedMessage,
     a: ArrivalRecord | undefined,
   ): DeliveryState {
-    const state = stateOf(a, recipients);
+    const state = stateOf(a, recipients, this.cut);
     this.run.count(state, a, recipients);
     this.classes[cls].count(state, a, recipients);
     this.list(state, runId, seq, cls, m.queueId);
     if (a === undefined || a.copies === 0) return state;
     this.keys[a.key]++;
-    if (a.refusals > 0) this.retryAttempts += a.refusals + 1;
+    // Per recipient, as the gateway's log shows them: each refusal, and the attempt that got through.
+    if (a.retried > 0) this.retryAttempts += a.refusals + a.retried;
     if (a.late) return state;
-    const retryUs =
-      a.refusals > 0 && a.firstRefusalMs > 0 ? toMicros(a.firstMs - a.firstRefusalMs) : 0;
     const inside = a.firstMs - m.acceptedMs;
     this.clockBehindMs = Math.max(this.clockBehindMs, -inside);
     const e2eUs = toMicros(Math.max(0, a.firstMs - m.intendedMs));
@@ -154,7 +175,7 @@ export class Tally {
     for (const l of [this.run.latencies, this.classes[cls].latencies, this.stateLatencies(state)]) {
       l.e2e.recordValue(e2eUs);
       l.inside.recordValue(insideUs);
-      if (retryUs > 0) l.retryDelay.recordValue(retryUs);
+      for (const ms of a.retryDelaysMs) l.retryDelay.recordValue(toMicros(ms));
     }
     return state;
   }
@@ -170,10 +191,18 @@ export class Tally {
    * A folded message changed state (a later copy or notice). Its latencies stay where they
    * were folded: its record is gone. A message newly duplicated is listed without its queue id.
    */
-  move(runId: string, seq: number, cls: number, from: DeliveryState, to: DeliveryState): void {
+  move(
+    runId: string,
+    seq: number,
+    cls: number,
+    from: DeliveryState,
+    to: DeliveryState,
+    status = "",
+  ): void {
     for (const p of [this.run, this.classes[cls]]) {
       p.counts[from]--;
       p.counts[to]++;
+      if (to === "bounced") p.bounced(status);
     }
     this.list(to, runId, seq, cls, "");
   }
@@ -207,9 +236,9 @@ export class Tally {
   classesSummary(): DeliveryResult["classes"] {
     return Object.fromEntries(
       this.classNames.map((name, i) => {
-        const { counts, latencies } = this.classes[i];
+        const { counts, latencies, bounceStatuses } = this.classes[i];
         const { endToEndMs, insideGatewayMs } = latencies.summary();
-        return [name, { ...counts, endToEndMs, insideGatewayMs }];
+        return [name, { ...counts, bounceStatuses, endToEndMs, insideGatewayMs }];
       }),
     );
   }

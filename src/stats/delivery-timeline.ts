@@ -15,6 +15,7 @@
  * events, 8 octets each.
  */
 
+import type { DeliveryResult } from "./delivery-result.js";
 import { withRoom } from "./typed-room.js";
 
 /** The seconds a run through a gateway is charted by, at most (a day). */
@@ -159,4 +160,31 @@ export class DeliveryTimeline {
     }
     return { accepted, delivered, inside };
   }
+}
+
+/**
+ * The seconds the gateway accepted at its steady rate: those with an acceptance, less the first
+ * and the last (the ramp up as sessions open, the tail as they end) when that leaves any. The
+ * rates over them compare like with like: whole-run means hide a queue that grew all along.
+ */
+export function plateauOf(perSecond: DeliveryResult["perSecond"]): DeliveryResult["plateau"] {
+  const accepted = perSecond.accepted;
+  let from = accepted.findIndex((n) => n > 0);
+  let to = accepted.length - [...accepted].reverse().findIndex((n) => n > 0);
+  if (from < 0) return { fromSecond: 0, toSecond: 0, acceptedPerSecond: 0, relayedPerSecond: 0 };
+  if (to - from > 2) {
+    from++;
+    to--;
+  }
+  const mean = (xs: readonly number[]) => {
+    let sum = 0;
+    for (let i = from; i < to; i++) sum += xs[i] ?? 0;
+    return Math.round((sum / (to - from)) * 10) / 10;
+  };
+  return {
+    fromSecond: from,
+    toSecond: to,
+    acceptedPerSecond: mean(accepted),
+    relayedPerSecond: mean(perSecond.delivered),
+  };
 }

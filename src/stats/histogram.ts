@@ -173,12 +173,10 @@ export function summariseHistogram(encoded: string): LatencySummary {
  * percentiles, and a decode's minimum and maximum, the lowest and highest values of their buckets.
  */
 function summariseAsDecoded(h: Histogram): LatencySummary {
-  const live = summarise(h);
-  if (live.count === 0) return live;
+  if (h.totalCount === 0) return summarise(h);
   return {
-    ...live,
+    ...summarise(h, h.highestEquivalentValue(h.maxValue)),
     min: ms(h.lowestEquivalentValue(h.minNonZeroValue)),
-    max: ms(h.highestEquivalentValue(h.maxValue)),
   };
 }
 
@@ -197,8 +195,12 @@ const PERCENTILES = [50, 90, 95, 99] as const;
  * (its mean and getValueAtPercentile, test/histogram.test.ts) from one walk of the counts,
  * where asking it walks them once for the mean and once for each percentile. A run's end
  * summarises a dozen histograms in code that runs once, cold.
+ *
+ * A percentile is its bucket's highest equivalent value, which can lie above the largest value
+ * recorded: each is clamped to `maxUs` (the recorded max, or a decode's), as HdrHistogram's
+ * users do, so that no summary shows a p99 above its max.
  */
-export function summarise(h: Histogram): LatencySummary {
+export function summarise(h: Histogram, maxUs = h.maxValue): LatencySummary {
   if (h.totalCount === 0) {
     return { count: 0, min: 0, mean: 0, p50: 0, p90: 0, p95: 0, p99: 0, max: 0 };
   }
@@ -231,11 +233,11 @@ export function summarise(h: Histogram): LatencySummary {
     count: h.totalCount,
     min: ms(h.minNonZeroValue),
     mean: ms(total / h.totalCount),
-    p50: ms(at[0]),
-    p90: ms(at[1]),
-    p95: ms(at[2]),
-    p99: ms(at[3]),
-    max: ms(h.maxValue),
+    p50: ms(Math.min(at[0], maxUs)),
+    p90: ms(Math.min(at[1], maxUs)),
+    p95: ms(Math.min(at[2], maxUs)),
+    p99: ms(Math.min(at[3], maxUs)),
+    max: ms(maxUs),
   };
 }
 

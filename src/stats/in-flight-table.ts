@@ -6,16 +6,17 @@
  * AcceptedMessage), so the one definition of how an arrival changes a record
  * (stats/arrival-store.ts) serves here too.
  */
-import type { ArrivalRecord, JoinKey } from "./delivery-result.js";
+import { NO_DELAYS } from "./arrival-store.js";
+import type { ArrivalRecord, JoinKey, RecipientLog } from "./delivery-result.js";
 import type { AcceptedMessage } from "./delivery-tally.js";
 import { withRoom } from "./typed-room.js";
 
 const KEYS: readonly JoinKey[] = ["traceHeader", "messageId", "envid", "tag"];
 
-/** Times per slot: first arrival, first refusal, intended send, the 250. */
-const F64 = 4;
-/** Counts per slot: copies, recipients, refusals. */
-const U32 = 3;
+/** Times per slot: first arrival, intended send, the 250. */
+const F64 = 3;
+/** Counts per slot: copies, recipients, duplicate recipients, refusals, retried, gave up, pending. */
+const U32 = 7;
 
 /** Flags of a slot. */
 const LATE = 1;
@@ -29,6 +30,8 @@ export const SETTLED = 8;
 export const INSIDE = 16;
 /** Its first arrival is on the timeline. */
 export const TIMED = 32;
+/** Every recipient arrived or was given up on: the drain counted it. */
+export const ACCOUNTED = 64;
 
 /** One message of the table, read and written in place. */
 export class InFlightView implements ArrivalRecord, AcceptedMessage {
@@ -42,23 +45,17 @@ export class InFlightView implements ArrivalRecord, AcceptedMessage {
   set firstMs(v: number) {
     this.t.f64[this.slot * F64] = v;
   }
-  get firstRefusalMs(): number {
+  get intendedMs(): number {
     return this.t.f64[this.slot * F64 + 1];
   }
-  set firstRefusalMs(v: number) {
+  set intendedMs(v: number) {
     this.t.f64[this.slot * F64 + 1] = v;
   }
-  get intendedMs(): number {
+  get acceptedMs(): number {
     return this.t.f64[this.slot * F64 + 2];
   }
-  set intendedMs(v: number) {
-    this.t.f64[this.slot * F64 + 2] = v;
-  }
-  get acceptedMs(): number {
-    return this.t.f64[this.slot * F64 + 3];
-  }
   set acceptedMs(v: number) {
-    this.t.f64[this.slot * F64 + 3] = v;
+    this.t.f64[this.slot * F64 + 2] = v;
   }
   get copies(): number {
     return this.t.u32[this.slot * U32];
@@ -72,11 +69,47 @@ export class InFlightView implements ArrivalRecord, AcceptedMessage {
   set rcpts(v: number) {
     this.t.u32[this.slot * U32 + 1] = v;
   }
-  get refusals(): number {
+  get dupRcpts(): number {
     return this.t.u32[this.slot * U32 + 2];
   }
-  set refusals(v: number) {
+  set dupRcpts(v: number) {
     this.t.u32[this.slot * U32 + 2] = v;
+  }
+  get refusals(): number {
+    return this.t.u32[this.slot * U32 + 3];
+  }
+  set refusals(v: number) {
+    this.t.u32[this.slot * U32 + 3] = v;
+  }
+  get retried(): number {
+    return this.t.u32[this.slot * U32 + 4];
+  }
+  set retried(v: number) {
+    this.t.u32[this.slot * U32 + 4] = v;
+  }
+  get gaveUp(): number {
+    return this.t.u32[this.slot * U32 + 5];
+  }
+  set gaveUp(v: number) {
+    this.t.u32[this.slot * U32 + 5] = v;
+  }
+  get pending(): number {
+    return this.t.u32[this.slot * U32 + 6];
+  }
+  set pending(v: number) {
+    this.t.u32[this.slot * U32 + 6] = v;
+  }
+  get retryDelaysMs(): readonly number[] {
+    return this.t.delays[this.slot] ?? NO_DELAYS;
+  }
+  set retryDelaysMs(v: readonly number[]) {
+    this.t.delays[this.slot] = v.length === 0 ? undefined : v;
+  }
+  get recipients(): RecipientLog | string | null {
+    return this.t.logs[this.slot] ?? null;
+  }
+  set recipients(v: RecipientLog | string | null) {
+    this.t.logs[this.slot] = v ?? undefined;
   }
   get key(): JoinKey {
     return KEYS[this.t.keys[this.slot]];
@@ -121,6 +154,10 @@ export class InFlightTable {
   flags = new Uint8Array(256);
   readonly statuses: string[] = [];
   readonly queueIds: string[] = [];
+  /** Retry delays of the slots with a retried recipient. */
+  readonly delays: (readonly number[] | undefined)[] = [];
+  /** Each slot's recipients by address, once any came. */
+  readonly logs: (RecipientLog | string | undefined)[] = [];
   /** Slots given back, and the first never used. */
   private readonly free: number[] = [];
   private unused = 0;
@@ -147,6 +184,8 @@ export class InFlightTable {
     this.flags[slot] = 0;
     this.statuses[slot] = "";
     this.queueIds[slot] = "";
+    this.delays[slot] = undefined;
+    this.logs[slot] = undefined;
     this.slots.set(seq, slot);
     this.view.slot = slot;
     this.view.key = key;
@@ -158,6 +197,8 @@ export class InFlightTable {
     if (slot === undefined) return;
     this.slots.delete(seq);
     this.queueIds[slot] = "";
+    this.delays[slot] = undefined;
+    this.logs[slot] = undefined;
     this.free.push(slot);
   }
 
@@ -175,6 +216,8 @@ export class InFlightTable {
     this.unused = 0;
     this.statuses.length = 0;
     this.queueIds.length = 0;
+    this.delays.length = 0;
+    this.logs.length = 0;
   }
 
   /** Room for `slots` slots in every column. */

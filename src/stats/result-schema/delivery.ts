@@ -9,13 +9,17 @@ import { Count, LatencySummary } from "./kinds.js";
 const outcome = {
   accepted: "Messages the gateway accepted (its 2xx to the data): the join's population.",
   delivered: "Every recipient arrived, each once (in one copy or several).",
-  partial: "Some recipients arrived, not all, by the end of the drain.",
-  bounced: "A delivery notice (DSN) came back for it; it never counts as delivered.",
-  lost: "Nothing arrived by the end of the drain (nor within --late-window).",
-  duplicated: "A recipient arrived more than once (more recipients over several copies than sent).",
+  partial:
+    "Some recipients arrived, not all, by the end of the drain, and the gateway gave up on none of the others (no 5xx, no notice).",
+  bounced:
+    "The gateway gave up on a recipient: the receiver refused it with 5xx, or a delivery notice (DSN) came back, whether or not the notice came. Never counts as delivered.",
+  lost: "Nothing arrived by the end of the drain (nor within --late-window), nor was refused with 5xx.",
+  duplicated: "A recipient arrived more than once.",
   late: "First arrival after the drain ended, within --late-window: never lost, never in the latency.",
-  retried: "Arrived only after the receiver refused it at least once (a retry by the gateway).",
-  extra: "Recipients beyond the ones sent, in a single copy (list expansion, rewriting).",
+  notWaited:
+    "Not every recipient had arrived when the drain was cut short (Ctrl-C, or --drain-timeout 0): not waited for, never counted lost.",
+  retried: "A recipient arrived after the receiver had refused it (4xx): the gateway retried it.",
+  extra: "Recipients beyond the ones sent, each arrived once (list expansion, rewriting).",
 };
 
 /** The outcome counts, each with its definition, for the whole run and per class. */
@@ -27,6 +31,7 @@ const outcomeCounts = () => ({
   lost: ref(Count, outcome.lost),
   duplicated: ref(Count, outcome.duplicated),
   late: ref(Count, outcome.late),
+  notWaited: ref(Count, outcome.notWaited),
   retried: ref(Count, outcome.retried),
   extra: ref(Count, outcome.extra),
 });
@@ -37,7 +42,7 @@ export const DeliveryCounts = Type.Object(outcomeCounts(), { additionalPropertie
 const latency = {
   endToEndMs: "Intended send time → first arrival, ms",
   insideGatewayMs: "The gateway's 250 → first arrival, ms",
-  retryDelayMs: "First refusal → arrival, ms, of retried messages",
+  retryDelayMs: "A retried recipient's first refusal → its arrival, ms, one per retried recipient",
 };
 
 const latencyProperties = () => ({
@@ -57,12 +62,22 @@ const stateLatencies = (state: string) =>
     }),
   );
 
+/** Bounced messages by the enhanced status (RFC 3463) of the 5xx refusal or notice. */
+const bounceStatuses = (whose: string) =>
+  Type.Record(Type.String(), ref(Count), {
+    description: `Of ${whose}: how many by each enhanced status (RFC 3463) of the receiver's 5xx refusal or the notice; a message given two statuses counts under each.`,
+  });
+
+/** How a run's drain ended. */
+const DRAIN_ENDS = ["arrived", "timedOut", "interrupted", "skipped", "none"] as const;
+
 /** How the arrivals were timed: by the run's own clock, or another host's. */
 const RECEIVER_CLOCKS = ["same", "other"] as const;
 
 export const DeliveryClass = Type.Object(
   {
     ...outcomeCounts(),
+    bounceStatuses: bounceStatuses("this class's bounced messages"),
     endToEndMs: ref(
       LatencySummary,
       "Intended send time → first arrival, ms, of this class's messages that arrived in time.",
@@ -101,7 +116,7 @@ export const DeliverySection = Type.Object(
     ...outcomeCounts(),
     retryAttempts: ref(
       Count,
-      "Delivery attempts of the retried messages: refusals plus the one that arrived.",
+      "Delivery attempts of the retried recipients, as the gateway's log shows them: each refusal, and the attempt that arrived.",
     ),
     foreign: ref(Count, "Messages at the receiver that carried no key of this run."),
     unconfirmed: ref(
@@ -130,6 +145,26 @@ export const DeliverySection = Type.Object(
     drainTimedOut: Type.Boolean({
       description: "The drain waited its whole --drain-timeout with messages still missing.",
     }),
+    drain: Type.Object(
+      {
+        end: enumOf(
+          DRAIN_ENDS,
+          'How the drain ended: "arrived" (every accepted message accounted for), "timedOut" (--drain-timeout ran out), "interrupted" (Ctrl-C), "skipped" (--drain-timeout 0: nothing waited for), "none" (an offline join, report --arrivals).',
+        ),
+        waitedMs: Type.Number({
+          minimum: 0,
+          description: "How long the run waited after the load ended, ms.",
+        }),
+        missing: ref(
+          Count,
+          "Accepted messages not yet accounted for (not every recipient arrived or given up on) when the drain ended.",
+        ),
+      },
+      {
+        description: "The wait after the load for what was still inside the gateway.",
+        additionalProperties: false,
+      },
+    ),
     windowMs: Type.Number({
       description: "The first connect to the last arrival, ms: the whole job's time.",
     }),
@@ -146,6 +181,45 @@ export const DeliverySection = Type.Object(
       description:
         "What the gateway held back: accept rate minus relay rate, per second (0 when none).",
     }),
+    plateau: Type.Object(
+      {
+        fromSecond: ref(Count, "First second of the plateau, from the first connect."),
+        toSecond: ref(Count, "The second after the plateau's last."),
+        acceptedPerSecond: Type.Number({
+          description: "Messages the gateway accepted per second over the plateau.",
+        }),
+        relayedPerSecond: Type.Number({
+          description:
+            "Messages that came out (first arrivals, notices included) per second over the plateau.",
+        }),
+      },
+      {
+        description:
+          "The seconds the gateway accepted at its steady rate: every second with an acceptance but the first and the last (when more than two).",
+        additionalProperties: false,
+      },
+    ),
+    backlogTrend: Type.Object(
+      {
+        perSecond: Type.Number({
+          description:
+            "Least-squares slope of the messages inside the gateway over the plateau, per second (negative: it shrank).",
+        }),
+        trend: enumOf(
+          ["growing", "flat", "shrinking"] as const,
+          "growing or shrinking when the slope is beyond the tolerance, else flat.",
+        ),
+        tolerancePerSecond: Type.Number({
+          description:
+            "The slope within which the backlog is flat: 2% of the plateau's accept rate, at least 1 message a second.",
+        }),
+      },
+      {
+        description:
+          "Whether the backlog inside the gateway grew, held or shrank while the gateway accepted at its plateau.",
+        additionalProperties: false,
+      },
+    ),
     backlogMax: ref(
       Count,
       "The most messages inside the gateway at once: accepted, not yet arrived (nor bounced).",
@@ -164,6 +238,7 @@ export const DeliverySection = Type.Object(
         lost: stateLatencies("lost"),
         duplicated: stateLatencies("duplicated"),
         late: stateLatencies("late"),
+        notWaited: stateLatencies("not waited for"),
       },
       {
         description:
@@ -194,6 +269,7 @@ export const DeliverySection = Type.Object(
         additionalProperties: false,
       },
     ),
+    bounceStatuses: bounceStatuses("the bounced messages"),
     classes: mapOf(DeliveryClass, "Per message class."),
     firstLost: Type.Array(MessageRef, {
       description:
