@@ -17,8 +17,8 @@
  * every rewrite is of a path that no longer exists to one that does.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, posix, relative } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, posix } from "node:path";
 
 const root = process.cwd();
 const dryRun = process.argv.includes("--dry-run");
@@ -245,14 +245,14 @@ const SPECIFIER =
 const TEXT_MOVES = [...Object.entries(MOVES), ["stats/units.ts", units.replace(/^src\//, "")]]
   .filter(([from, to]) => existsSync(join(root, "src", to)) && !existsSync(join(root, "src", from)))
   .sort((a, b) => b[0].length - a[0].length);
-const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 const TEXT_PATTERNS = TEXT_MOVES.map(([from, to]) => {
   const stem = from.replace(/\.ts$/, "");
   const toStem = to.replace(/\.ts$/, "");
   // "stats/x.ts", "stats/x.js", "stats/x" as a word; "stats/result-schema/" as a folder.
   const re = from.endsWith("/")
-    ? new RegExp(`(?<![\\w.-])${escape(from)}`, "g")
-    : new RegExp(`(?<![\\w.-])${escape(stem)}(?=\\.ts|\\.js|(?![\\w-]))`, "g");
+    ? new RegExp(`(?<![\\w.-])${escapeRe(from)}`, "g")
+    : new RegExp(`(?<![\\w.-])${escapeRe(stem)}(?=\\.ts|\\.js|(?![\\w-]))`, "g");
   return [re, from.endsWith("/") ? to : toStem];
 });
 // A folder named without its slash: "src/stats/result-schema" in a sentence.
@@ -268,6 +268,8 @@ const docs = ["docs", "."]
   .filter((f) => f.endsWith(".md"));
 
 let rewritten = 0;
+/** Every file this run wrote, for biome to sort imports and format at the end. */
+const touched = new Set([...moves.values()]);
 for (const file of scanned) {
   const abs = join(root, file);
   const text = readFileSync(abs, "utf8");
@@ -286,6 +288,7 @@ for (const file of scanned) {
   if (!TEXT_KEEP.has(file)) for (const [re, to] of TEXT_PATTERNS) next = next.replace(re, to);
   if (next !== text) {
     writeFileSync(abs, next);
+    touched.add(file);
     rewritten++;
   }
 }
@@ -296,6 +299,7 @@ for (const file of docs) {
   for (const [re, to] of TEXT_PATTERNS) next = next.replace(re, to);
   if (next !== text) {
     writeFileSync(abs, next);
+    touched.add(file);
     rewritten++;
   }
 }
@@ -321,6 +325,7 @@ for (const file of scanned.filter((f) => f.endsWith(".ts"))) {
   );
   if (next !== text) {
     writeFileSync(abs, next);
+    touched.add(file);
     console.log(`edited ${file} (Receiver from delivery/receiver.js)`);
   }
 }
@@ -378,7 +383,7 @@ function statePlan() {
   const rows = text.slice(start, end).split("\n");
   const quoteList = (list) => `[${list.map((r) => JSON.stringify(r)).join(", ")}]`;
   const out = rows.map((line) => {
-    const m = /^  (\w+): \[(.*)\],$/.exec(line);
+    const m = /^ {2}(\w+): \[(.*)\],$/.exec(line);
     if (!m) return line;
     const [, key, body] = m;
     const list = body ? body.split(",").map((r) => JSON.parse(r.trim())) : [];
@@ -444,7 +449,7 @@ src/stats/    the leaf of counting: histograms (hdr-histogram-js), the thread's 
   else if (!text.includes("src/delivery/ "))
     console.log("HAND   docs/development.md: the layout's src/stats/ entry not found");
   const plan = readFileSync(join(root, "test/layers.test.ts"), "utf8");
-  const rows = [...plan.matchAll(/^  (\w+): \[(.*)\],$/gm)].map(([, key, body]) => [
+  const rows = [...plan.matchAll(/^ {2}(\w+): \[(.*)\],$/gm)].map(([, key, body]) => [
     key,
     body ? body.split(",").map((r) => JSON.parse(r.trim())) : [],
   ]);
@@ -478,3 +483,27 @@ accept ledger are listed in the test as debt. usage/ sits below all of them.`;
 }
 
 statePlan();
+
+// 6. Imports sorted and formatted as the house's biome wants them, in the files this run wrote.
+const formatted = [...touched, "test/layers.test.ts", LISTENER]
+  .filter((f) => CODE.test(f) && existsSync(join(root, f)))
+  .concat(
+    existsSync(join(root, "src/sink"))
+      ? listFiles("src/sink").filter((f) => f.endsWith(".ts"))
+      : [],
+  )
+  .concat(existsSync(join(root, RECEIVER)) ? [RECEIVER] : []);
+if (formatted.length > 0) {
+  try {
+    execFileSync(
+      "npx",
+      ["biome", "check", "--write", "--no-errors-on-unmatched", ...new Set(formatted)],
+      {
+        cwd: root,
+        stdio: "inherit",
+      },
+    );
+  } catch {
+    console.log("HAND   biome check --write reported what it could not fix: run npm run lint");
+  }
+}
