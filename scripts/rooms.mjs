@@ -426,11 +426,11 @@ const LAYER_DEBT: string[] = ${JSON.stringify(DEBT, null, 2).replace(/\n\]$/, ",
   );
   writeFileSync(layers, text);
   console.log("edited test/layers.test.ts (LAYERS: delivery/ and result/; LAYER_DEBT)");
-  drawHouse();
+  drawHouse(units);
 }
 
 /** docs/development.md: the layout's rooms and the imports drawn from the plan just stated. */
-function drawHouse() {
+function drawHouse(units) {
   const path = join(root, "docs/development.md");
   let text = readFileSync(path, "utf8");
   const rooms = `src/delivery/ a run through a gateway (--receive): the accept ledger the threads keep, the
@@ -465,16 +465,23 @@ is allowed too):
 ${drawn}
 \`\`\`
 
-In a line: \`cli → run → delivery → client → config → messages → result → stats → smtp\`, with
-\`report\` (over \`diff\`) and \`deploy\` under \`cli\`, and \`sink\` under \`run\` and \`delivery\`
-(over \`smtp\` and \`stats\`). sink/ knows nothing above it: the receiver it feeds is its own
-ArrivalListener interface, which delivery/'s Receiver implements. stats/ is the leaf of
-counting; the imports it still makes of the Result's types, of result/schema/names.ts and of the
-accept ledger are listed in the test as debt. usage/ sits below all of them.`;
+In a line: \`cli → run → client → config → messages → result → stats → smtp\`, with
+\`delivery\` under \`run\` (over \`sink\`, \`result\` and \`stats\`, reading config/'s and
+messages/' types), \`report\` (over \`diff\` and \`delivery\`) and \`deploy\` under \`cli\`, and
+\`sink\` under \`run\` and \`delivery\` (over \`smtp\` and \`stats\`). config/ sits below run/
+because a run executes a RunConfig, and over result/ because it checks thresholds and Result
+fields against the Result's vocabulary; client/ may read config/'s, stats/' and result/'s types
+and stats/' clock (\`src/stats/clock.ts\`). sink/ knows nothing above it: the receiver it feeds
+is its own ArrivalListener (\`src/sink/arrival-listener.ts\`), which delivery/'s Receiver
+implements. stats/ is the leaf of counting; what it still imports of result/ (the Result's types,
+\`result/schema/names.ts\`) and of delivery/ (the accept ledger the counters keep), and the
+imports of delivery/ that result/ makes, are listed in the test as debt. The input grammar
+(\`units.ts\`) is in \`src/${units}\`: config/ while sink/ takes only parsed options, usage/
+while a sink file still parses units itself. usage/ sits below all of them.`;
   const paragraph = /Imports run one way:[\s\S]*?usage\/ sits below all of them\./;
-  if (!text.includes("In a line: `cli → run → delivery") && paragraph.test(text))
+  if (!text.includes("what it still imports of result/") && paragraph.test(text))
     text = text.replace(paragraph, imports);
-  else if (!text.includes("In a line: `cli → run → delivery"))
+  else if (!text.includes("what it still imports of result/"))
     console.log(
       'HAND   docs/development.md: "Imports run one way" paragraph not found; draw the rooms by hand',
     );
