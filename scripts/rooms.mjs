@@ -184,23 +184,52 @@ const movedBack = new Map([...moves].map(([from, to]) => [to, from]));
 // 2. The sink's own receiver interface: sink/ sits below delivery/, so it names what it calls.
 const LISTENER = "src/sink/arrival-listener.ts";
 const RECEIVER = "src/delivery/receiver.ts";
-if (existsSync(join(root, RECEIVER)) && !existsSync(join(root, LISTENER))) {
-  writeFileSync(
-    join(root, LISTENER),
-    `import type { Envelope } from "./envelope-log.js";
-
 /**
+ * The interface is the receiver's own signatures of the methods the sink calls on it (read from
+ * the receiver as it stands, so that a branch that changed them is followed), with their comments.
+ */
+function listenerText() {
+  const receiver = readFileSync(join(root, RECEIVER), "utf8");
+  const called = new Set();
+  for (const file of listFiles("src/sink").filter((f) => f.endsWith(".ts")))
+    for (const [, name] of readFileSync(join(root, file), "utf8").matchAll(
+      /\breceiver[?!]?\.(\w+)\(/g,
+    ))
+      called.add(name);
+  const members = [];
+  for (const name of [...called].sort()) {
+    const at = receiver.search(new RegExp(`^ {2}${name}\\(`, "m"));
+    if (at < 0) {
+      console.log(`HAND   ${LISTENER}: the sink calls receiver.${name}, not found in ${RECEIVER}`);
+      continue;
+    }
+    const end = receiver.indexOf(" {\n", at);
+    const signature = receiver
+      .slice(at, end)
+      .replace(/\s*\n\s*/g, " ")
+      .replace(/,\s*\)/, ")");
+    const before = receiver.slice(0, at);
+    const doc = /( {2}\/\*\*[\s\S]*?\*\/\n)$/.exec(before);
+    members.push(`${doc ? doc[1] : ""}  ${signature.trim()};`);
+  }
+  const text = members.join("\n");
+  const imports = [];
+  if (/\bEnvelope\b/.test(text))
+    imports.push('import type { Envelope } from "./envelope-log.js";\n\n');
+  for (const type of new Set(text.match(/\b[A-Z]\w+\b/g) ?? []))
+    if (!["Buffer", "Envelope", "ReadonlyMap", "Map", "Set", "Readonly", "Record"].includes(type))
+      console.log(`HAND   ${LISTENER}: ${type} in a signature: import it from sink/ or below`);
+  return `${imports.join("")}/**
  * What the sink tells a receiver of the messages it takes and refuses: the delivery join's
  * receiver (delivery/receiver.ts) implements it, so that the sink needs nothing above it.
  */
 export interface ArrivalListener {
-  /** A message was taken (its content as kept, and its envelope), at epoch ms atMs. */
-  arrived(content: Buffer, envelope: Envelope | null, atMs: number): void;
-  /** A message was refused by a fault, content null when refused before DATA. */
-  refused(content: Buffer | null, envelope: Envelope | null, atMs: number): void;
+${text}
 }
-`,
-  );
+`;
+}
+if (existsSync(join(root, RECEIVER)) && !existsSync(join(root, LISTENER))) {
+  writeFileSync(join(root, LISTENER), listenerText());
   execFileSync("git", ["add", LISTENER], { cwd: root });
   console.log(
     `added  ${LISTENER} (the interface the sink calls; delivery/receiver.ts implements it)`,
@@ -345,7 +374,7 @@ const PLAN_ADD = {
 };
 /** The new rooms' rows, inserted before stats/. */
 const PLAN_NEW = {
-  delivery: ["sink", "config:types", "messages:types", "result", "stats", "usage"],
+  delivery: ["sink", "config", "messages:types", "result", "stats", "usage"],
   result: ["stats"],
 };
 /**
