@@ -197,6 +197,7 @@ function listenerText() {
     ))
       called.add(name);
   const members = [];
+  const signatures = [];
   for (const name of [...called].sort()) {
     const at = receiver.search(new RegExp(`^ {2}${name}\\(`, "m"));
     if (at < 0) {
@@ -207,16 +208,22 @@ function listenerText() {
     const signature = receiver
       .slice(at, end)
       .replace(/\s*\n\s*/g, " ")
-      .replace(/,\s*\)/, ")");
+      .replace(/\(\s+/, "(")
+      .replace(/,\s*\)/, ")")
+      .trim();
+    signatures.push(signature);
+    // Its comment, when one ends right above it.
     const before = receiver.slice(0, at);
-    const doc = /( {2}\/\*\*[\s\S]*?\*\/\n)$/.exec(before);
-    members.push(`${doc ? doc[1] : ""}  ${signature.trim()};`);
+    const docAt = before.lastIndexOf("  /**");
+    const doc = docAt >= 0 ? before.slice(docAt) : "";
+    const ownDoc = doc.endsWith("*/\n") && doc.indexOf("*/") === doc.length - 3;
+    members.push(`${ownDoc ? doc : ""}  ${signature};`);
   }
   const text = members.join("\n");
   const imports = [];
   if (/\bEnvelope\b/.test(text))
     imports.push('import type { Envelope } from "./envelope-log.js";\n\n');
-  for (const type of new Set(text.match(/\b[A-Z]\w+\b/g) ?? []))
+  for (const type of new Set(signatures.join(" ").match(/\b[A-Z]\w+\b/g) ?? []))
     if (!["Buffer", "Envelope", "ReadonlyMap", "Map", "Set", "Readonly", "Record"].includes(type))
       console.log(`HAND   ${LISTENER}: ${type} in a signature: import it from sink/ or below`);
   return `${imports.join("")}/**
