@@ -33,7 +33,7 @@ const MOVES = {
   "stats/accept-ledger.ts": "delivery/accept-ledger.ts",
   "stats/arrival-store.ts": "delivery/arrival-store.ts",
   "stats/arrivals-file.ts": "delivery/arrivals-file.ts",
-  "stats/delivery.ts": "delivery/verdict.ts",
+  "stats/delivery.ts": "delivery/delivery-verdict.ts",
   "stats/delivery-join.ts": "delivery/join.ts",
   "stats/delivery-tally.ts": "delivery/tally.ts",
   "stats/delivery-timeline.ts": "delivery/relay-timeline.ts",
