@@ -460,6 +460,7 @@ function statePlan() {
  */
 const LAYER_DEBT: string[] = ${JSON.stringify(DEBT, null, 2).replace(/\n\]$/, ",\n]")};`,
   );
+  text = text.replace("over stats/' Result", "over result/'s Result");
   writeFileSync(layers, text);
   console.log("edited test/layers.test.ts (LAYERS: delivery/ and result/; LAYER_DEBT)");
   drawHouse(units);
