@@ -14,10 +14,10 @@
  *   read back as JSON, and the offline join of `report --arrivals`.
  */
 import { loadavg } from "node:os";
-import { Receiver } from "../src/sink/receive.js";
-import { AcceptLedger, acceptLedgerJson } from "../src/stats/accept-ledger.js";
-import { arrivalsJson, joinArrivals, mergeArrivals } from "../src/stats/arrivals-file.js";
-import { DeliveryJoin } from "../src/stats/delivery-join.js";
+import { AcceptLedger, acceptLedgerJson } from "../src/delivery/accept-ledger.js";
+import { arrivalsJson, joinArrivals, mergeArrivals } from "../src/delivery/arrivals-file.js";
+import { DeliveryJoin } from "../src/delivery/join.js";
+import { Receiver } from "../src/delivery/receiver.js";
 
 const RUN = "5ea01165ebeb";
 const N = 500_000;

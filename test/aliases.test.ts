@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Result } from "../src/stats/result.js";
+import type { Result } from "../src/result/result.js";
 import { mailvolley } from "./helpers/cli.js";
 
 test("ab's -n and -c, and smtp-source's -L, do what -m, -s and --lmtp do", async () => {

@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { checkArrivals, outsideRun } from "../src/stats/arrivals-file.js";
+import { checkArrivals, outsideRun } from "../src/delivery/arrivals-file.js";
 import { mailvolley } from "./helpers/cli.js";
 import { tempDir } from "./helpers/tmp.js";
 

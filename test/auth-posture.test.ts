@@ -11,8 +11,8 @@ import { describe, test } from "node:test";
 import { parseTarget } from "../src/config/parse.js";
 import { parseSecurity, plaintextAuthWarning } from "../src/config/security.js";
 import { fillSinkOptions } from "../src/config/sink-config.js";
+import type { Result } from "../src/result/result.js";
 import { startSink } from "../src/sink/index.js";
-import type { Result } from "../src/stats/result.js";
 import { mailvolley } from "./helpers/cli.js";
 import { tempDir } from "./helpers/tmp.js";
 

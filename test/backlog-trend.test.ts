@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { backlogTrend } from "../src/stats/backlog-trend.js";
+import { backlogTrend } from "../src/delivery/backlog-trend.js";
 
 describe("backlogTrend: the slope of the messages inside the gateway", () => {
   test("a queue that grows by 120 a second while 500/s are accepted is growing", () => {

@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 import { fillSinkOptions } from "../src/config/sink-config.js";
+import type { CapacityDocument } from "../src/result/capacity-result.js";
 import { type Sink, startSink } from "../src/sink/index.js";
-import type { CapacityDocument } from "../src/stats/capacity-result.js";
 import { mailvolley } from "./helpers/cli.js";
 import { readSchema } from "./helpers/schema-fields.js";
 

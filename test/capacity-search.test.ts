@@ -14,8 +14,8 @@ import {
 import { parseServiceLevels } from "../src/config/service-levels.js";
 import { capacityHeadline, renderCapacity } from "../src/report/capacity.js";
 import { renderCapacityHtml } from "../src/report/html-capacity.js";
-import type { Capacity, CapacityStep } from "../src/stats/capacity-result.js";
-import type { Result } from "../src/stats/result.js";
+import type { Capacity, CapacityStep } from "../src/result/capacity-result.js";
+import type { Result } from "../src/result/result.js";
 
 const SETTINGS = {
   fromRate: 100,

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import net from "node:net";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import type { Result } from "../src/stats/result.js";
+import type { Result } from "../src/result/result.js";
 import { mailvolley } from "./helpers/cli.js";
 import { startScriptedServer } from "./helpers/scripted-server.js";
 import { tempDir } from "./helpers/tmp.js";

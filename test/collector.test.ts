@@ -4,6 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { mergeSnapshots } from "../src/result/merge-snapshots.js";
+import type { Phase } from "../src/result/result.js";
 import {
   HISTOGRAM_NAMES,
   type HistogramName,
@@ -13,8 +15,6 @@ import {
 } from "../src/stats/collector.js";
 import { OUTCOMES } from "../src/stats/counts.js";
 import { type Failure, normaliseErrorText } from "../src/stats/errors.js";
-import { mergeSnapshots } from "../src/stats/merge-snapshots.js";
-import type { Phase } from "../src/stats/result.js";
 import { prng } from "./helpers/prng.js";
 import { recordLatency } from "./helpers/record-latency.js";
 

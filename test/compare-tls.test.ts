@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { ratioVerdict } from "../src/report/verdict.js";
-import type { GeneratorResult, Result } from "../src/stats/result.js";
+import type { GeneratorResult, Result } from "../src/result/result.js";
 import { mailvolley } from "./helpers/cli.js";
 import { fixedResult } from "./helpers/fixed-result.js";
 import { tempDir } from "./helpers/tmp.js";

@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { buildRunConfig } from "../src/config/run-config.js";
 import { parseSinkSettings } from "../src/config/sink-config.js";
+import type { Result } from "../src/result/result.js";
 import { executeRun } from "../src/run/run.js";
-import type { Result } from "../src/stats/result.js";
 import { mailvolley } from "./helpers/cli.js";
 import { tempDir } from "./helpers/tmp.js";
 

@@ -7,10 +7,10 @@ import assert from "node:assert/strict";
 import { type AddressInfo, createServer } from "node:net";
 import { describe, test } from "node:test";
 import { parseThresholds } from "../src/config/thresholds.js";
-import { Receiver } from "../src/sink/receive.js";
-import { joinDeliveries, stateOf } from "../src/stats/delivery.js";
-import type { Result } from "../src/stats/result.js";
-import { evaluateThresholds } from "../src/stats/thresholds.js";
+import { joinDeliveries, stateOf } from "../src/delivery/delivery-verdict.js";
+import { Receiver } from "../src/delivery/receiver.js";
+import type { Result } from "../src/result/result.js";
+import { evaluateThresholds } from "../src/result/threshold-verdicts.js";
 import { mailvolley } from "./helpers/cli.js";
 
 const RUN = "0123456789ab";

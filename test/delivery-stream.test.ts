@@ -5,11 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { type AcceptChunk, AcceptLedger } from "../src/stats/accept-ledger.js";
-import { ArrivalLog } from "../src/stats/arrival-store.js";
-import { joinDeliveries } from "../src/stats/delivery.js";
-import { DeliveryJoin } from "../src/stats/delivery-join.js";
-import type { DeliveryResult } from "../src/stats/delivery-result.js";
+import { type AcceptChunk, AcceptLedger } from "../src/delivery/accept-ledger.js";
+import { ArrivalLog } from "../src/delivery/arrival-store.js";
+import { joinDeliveries } from "../src/delivery/delivery-verdict.js";
+import { DeliveryJoin } from "../src/delivery/join.js";
+import type { DeliveryResult } from "../src/delivery/records.js";
 
 const RUN = "0123456789ab";
 const T0 = 1_000_000;

@@ -6,12 +6,12 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
+import { ArrivalLog } from "../src/delivery/arrival-store.js";
+import { joinDeliveries } from "../src/delivery/delivery-verdict.js";
+import type { DeliveryResult } from "../src/delivery/records.js";
 import { renderHtml } from "../src/report/html.js";
 import { renderSummary } from "../src/report/terminal.js";
-import { ArrivalLog } from "../src/stats/arrival-store.js";
-import { joinDeliveries } from "../src/stats/delivery.js";
-import type { DeliveryResult } from "../src/stats/delivery-result.js";
-import type { Result } from "../src/stats/result.js";
+import type { Result } from "../src/result/result.js";
 
 const RUN = "0123456789ab";
 const T0 = 1_700_000_000_000;

@@ -18,7 +18,7 @@ import { renderDiffHtml } from "../src/report/html-diff.js";
 import { repeatHtml } from "../src/report/html-repeat.js";
 import { repeatBlock } from "../src/report/repeat.js";
 import { painter } from "../src/report/terminal.js";
-import type { Result } from "../src/stats/result.js";
+import type { Result } from "../src/result/result.js";
 import { UsageError } from "../src/usage/usage-error.js";
 
 interface Fixtures {

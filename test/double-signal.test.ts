@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
 import { test } from "node:test";
-import type { Result } from "../src/stats/result.js";
+import type { Result } from "../src/result/result.js";
 import { startMailvolley } from "./helpers/cli.js";
 import { prng } from "./helpers/prng.js";
 

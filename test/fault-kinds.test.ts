@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { RawRunOptions } from "../src/config/run-config.js";
-import type { Result } from "../src/stats/result.js";
+import type { Result } from "../src/result/result.js";
 import { assertWithinUnconfirmed, errorCount, runClient } from "./helpers/run-client.js";
 import { withSink } from "./sink-helpers.js";
 

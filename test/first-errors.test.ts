@@ -6,9 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import type { Result } from "../src/result/result.js";
 import { LOST_WITH_SESSION, RunStats } from "../src/stats/collector.js";
 import { mergeFirstErrors, RunOrdinals } from "../src/stats/first-errors.js";
-import type { Result } from "../src/stats/result.js";
 import { mailvolley } from "./helpers/cli.js";
 import { requirePeer } from "./helpers/peer.js";
 import { runClient } from "./helpers/run-client.js";

@@ -4,7 +4,6 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { CpuScope, ThreadLoad, ThreadLoadPoint } from "../src/stats/generator-load.js";
 import {
   generatorResult,
   generatorSeries,
@@ -14,7 +13,8 @@ import {
   MIN_STEADY_INTERVALS,
   SATURATED_BUSY,
   STARVED_WAIT,
-} from "../src/stats/generator-verdict.js";
+} from "../src/result/generator-verdict.js";
+import type { CpuScope, ThreadLoad, ThreadLoadPoint } from "../src/stats/generator-load.js";
 import { LATE_FLOOR_MS, StartLateness } from "../src/stats/start-lateness.js";
 
 interface PointOptions {

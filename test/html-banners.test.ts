@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { headline, renderCompare } from "../src/report/compare.js";
 import { esc, renderHtml } from "../src/report/html.js";
 import { renderSummary } from "../src/report/terminal.js";
-import type { LimitedBy, Result } from "../src/stats/result.js";
+import type { LimitedBy, Result } from "../src/result/result.js";
 
 const GOLDEN = fileURLToPath(new URL("../../test/golden/result-reuse.json", import.meta.url));
 const saved = () => JSON.parse(readFileSync(GOLDEN, "utf8")) as Result;

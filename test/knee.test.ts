@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { kneeText } from "../src/report/figures.js";
 import { renderSummary } from "../src/report/terminal.js";
-import { knee } from "../src/stats/knee.js";
-import type { FirstSeen, SeriesPointResult } from "../src/stats/result.js";
+import { knee } from "../src/result/knee.js";
+import type { FirstSeen, SeriesPointResult } from "../src/result/result.js";
 import { runClient } from "./helpers/run-client.js";
 import { portOf, withSink } from "./sink-helpers.js";
 

@@ -1,12 +1,12 @@
 /**
  * Every number a Result can hold has a rule for how `merge` combines it across shards
- * (stats/merge-rules.ts), and the rules that say "sum" hold for a real merge.
+ * (result/merge-rules.ts), and the rules that say "sum" hold for a real merge.
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { mergeResults } from "../src/stats/merge-results.js";
-import { MERGE_RULES, mergeRuleOf } from "../src/stats/merge-rules.js";
-import type { Result } from "../src/stats/result.js";
+import { mergeResults } from "../src/result/merge-results.js";
+import { MERGE_RULES, mergeRuleOf } from "../src/result/merge-rules.js";
+import type { Result } from "../src/result/result.js";
 import { fixedResult } from "./helpers/fixed-result.js";
 import { readSchema } from "./helpers/schema-fields.js";
 import { numberPaths } from "./helpers/schema-paths.js";
@@ -25,7 +25,7 @@ describe("merge rules", () => {
     const paths = numberPaths(readSchema());
     assert.ok(paths.includes("messages.accepted") && paths.includes("classes[].apdex"));
     const missing = paths.filter((path) => mergeRuleOf(path) === null);
-    assert.deepEqual(missing, [], "add a row to MERGE_RULES in src/stats/merge-rules.ts");
+    assert.deepEqual(missing, [], "add a row to MERGE_RULES in src/result/merge-rules.ts");
   });
 
   test("every rule names a field of the schema", () => {

@@ -8,8 +8,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { before, describe, test } from "node:test";
 import { buildCompareCommandConfig, buildRunCommandConfig } from "../src/config/command-config.js";
+import type { Result } from "../src/result/result.js";
 import { executeRun } from "../src/run/run.js";
-import type { Result } from "../src/stats/result.js";
 import { mailvolley } from "./helpers/cli.js";
 import { tempDir } from "./helpers/tmp.js";
 

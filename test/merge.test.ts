@@ -4,10 +4,10 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { buildRunConfig } from "../src/config/run-config.js";
+import { mergeResults, snapshotOfResult } from "../src/result/merge-results.js";
+import type { Result } from "../src/result/result.js";
+import { buildResult } from "../src/result/summarise.js";
 import { executeRun } from "../src/run/run.js";
-import { mergeResults, snapshotOfResult } from "../src/stats/merge-results.js";
-import type { Result } from "../src/stats/result.js";
-import { buildResult } from "../src/stats/summarise.js";
 import { mailvolley } from "./helpers/cli.js";
 import { tempDir } from "./helpers/tmp.js";
 

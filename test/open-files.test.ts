@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { socketErrorText, transportFailure } from "../src/client/transport.js";
 import { checkOpenFiles, openFilesLimit } from "../src/config/open-files.js";
-import type { Result } from "../src/stats/result.js";
+import type { Result } from "../src/result/result.js";
 import { BIN } from "./helpers/cli.js";
 import { startScriptedServer } from "./helpers/scripted-server.js";
 import { tempDir } from "./helpers/tmp.js";

@@ -26,8 +26,8 @@ import {
 import { camel, helpText, type OptionSpec, valueTag } from "../src/config/options.js";
 import { parseDuration, parseWindowRate } from "../src/config/parse.js";
 import { parseSinkRate } from "../src/config/sink-config.js";
+import { DEFAULT_APDEX_MS } from "../src/result/summarise.js";
 import { DEFAULT_TIMEOUTS, PHASE_NAMES } from "../src/smtp/phases.js";
-import { DEFAULT_APDEX_MS } from "../src/stats/summarise.js";
 import { UsageError } from "../src/usage/usage-error.js";
 import { mailvolley } from "./helpers/cli.js";
 import { tempDir } from "./helpers/tmp.js";

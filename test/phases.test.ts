@@ -11,6 +11,9 @@ import { Expect, PHASE_OF } from "../src/client/pending.js";
 import { buildRunConfig } from "../src/config/run-config.js";
 import { parseThreshold } from "../src/config/thresholds.js";
 import { PHASE_ROWS } from "../src/report/figures.js";
+import { RESULT_LATENCIES, type Result } from "../src/result/result.js";
+import { buildResult } from "../src/result/summarise.js";
+import { measure } from "../src/result/threshold-verdicts.js";
 import {
   DEFAULT_TIMEOUTS,
   isPhase,
@@ -20,9 +23,6 @@ import {
   PHASES,
 } from "../src/smtp/phases.js";
 import { HISTOGRAM_NAMES, RunStats } from "../src/stats/collector.js";
-import { RESULT_LATENCIES, type Result } from "../src/stats/result.js";
-import { buildResult } from "../src/stats/summarise.js";
-import { measure } from "../src/stats/thresholds.js";
 import { recordLatency } from "./helpers/record-latency.js";
 
 const EXPECTS = Object.values(Expect).filter((v): v is Expect => typeof v === "number");

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { loadPlan } from "../src/config/plan.js";
 import { classCycle } from "../src/messages/cycle.js";
-import type { Result } from "../src/stats/result.js";
+import type { Result } from "../src/result/result.js";
 import { mailvolley } from "./helpers/cli.js";
 import { runClient } from "./helpers/run-client.js";
 import { type ScriptedServer, startScriptedServer } from "./helpers/scripted-server.js";

@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { Result } from "../src/result/result.js";
 import { ERROR_CLASSES } from "../src/stats/errors.js";
-import type { Result } from "../src/stats/result.js";
 import { mailvolley, startMailvolley } from "./helpers/cli.js";
 
 /** Every sample as "name{labels}" → value, checking each line against the 0.0.4 grammar. */

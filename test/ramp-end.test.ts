@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { parseLoadModel, rampZeroEndMs } from "../src/config/load-model.js";
 import { buildRunConfig } from "../src/config/run-config.js";
-import type { Result } from "../src/stats/result.js";
+import type { Result } from "../src/result/result.js";
 import { mailvolley } from "./helpers/cli.js";
 import { runClient } from "./helpers/run-client.js";
 import { startScriptedServer } from "./helpers/scripted-server.js";

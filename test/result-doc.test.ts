@@ -1,6 +1,6 @@
 /**
  * docs/result.md's field reference is generated from the Result's definition (the JSON Schema
- * the build writes from src/stats/result-schema/): each figure's text is written once, in its
+ * the build writes from src/result/schema/): each figure's text is written once, in its
  * description. This fails when the block between the markers is not what the definition gives;
  * MAILVOLLEY_UPDATE_DOCS=1 rewrites the block (then review the diff).
  */
@@ -13,7 +13,7 @@ import { type SchemaField, schemaFields } from "./helpers/schema-paths.js";
 
 const DOC = fileURLToPath(new URL("../../docs/result.md", import.meta.url));
 const BEGIN =
-  "<!-- BEGIN generated from src/stats/result-schema/ by test/result-doc.test.ts (MAILVOLLEY_UPDATE_DOCS=1); edit the descriptions there -->";
+  "<!-- BEGIN generated from src/result/schema/ by test/result-doc.test.ts (MAILVOLLEY_UPDATE_DOCS=1); edit the descriptions there -->";
 const END = "<!-- END generated field reference -->";
 
 const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\s*\n\s*/g, " ");

@@ -3,7 +3,7 @@
  * self-test, STARTTLS per message, an open model with thresholds, per-message against a
  * connection limit, nothing listening, compare, shards and their merge, worker threads with a
  * template, the golden file) validates, and every field it holds has a description in the
- * schema. The file is the build's rendering of the one definition (src/stats/result-schema/),
+ * schema. The file is the build's rendering of the one definition (src/result/schema/),
  * byte for byte; its objects are closed, and its enums are the code's tables.
  */
 import assert from "node:assert/strict";
@@ -12,11 +12,11 @@ import { join } from "node:path";
 import { before, describe, test } from "node:test";
 import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 import { COMPARE_SCHEMA } from "../src/report/compare.js";
+import { RESULT_LATENCIES, RESULT_SCHEMA, type Result } from "../src/result/result.js";
+import { resultJsonSchemaText } from "../src/result/schema/document.js";
 import { PHASE_NAMES } from "../src/smtp/phases.js";
 import { HISTOGRAM_NAMES } from "../src/stats/collector.js";
 import { ERROR_CLASSES, FAILURE_CLASS } from "../src/stats/errors.js";
-import { RESULT_LATENCIES, RESULT_SCHEMA, type Result } from "../src/stats/result.js";
-import { resultJsonSchemaText } from "../src/stats/result-schema/document.js";
 import { mailvolley } from "./helpers/cli.js";
 import { readSchema, SCHEMA_FILE, schemaFields } from "./helpers/schema-fields.js";
 import { tempDir } from "./helpers/tmp.js";
@@ -168,7 +168,7 @@ describe("schema/result.schema.json against real results", { timeout: 180_000 },
   });
 });
 
-test("schema/result.schema.json is what the build writes from src/stats/result-schema/", () => {
+test("schema/result.schema.json is what the build writes from src/result/schema/", () => {
   assert.equal(
     readFileSync(SCHEMA_FILE, "utf8"),
     resultJsonSchemaText(),

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import type { ChartRun } from "../src/report/browser/chart-data.js";
 import { renderCompare } from "../src/report/compare.js";
 import { renderHtml } from "../src/report/html.js";
-import type { LatencySummary, Result } from "../src/stats/result.js";
+import type { LatencySummary, Result } from "../src/result/result.js";
 
 const GOLDEN = fileURLToPath(new URL("../../test/golden/result-reuse.json", import.meta.url));
 

@@ -10,8 +10,8 @@ import { buildRunConfig, type RawRunOptions } from "../src/config/run-config.js"
 import { describeLoad, normalisedOptions, runRecord } from "../src/config/run-record.js";
 import { renderHtml } from "../src/report/html.js";
 import { renderSummary } from "../src/report/terminal.js";
+import type { Result } from "../src/result/result.js";
 import { executeRun } from "../src/run/run.js";
-import type { Result } from "../src/stats/result.js";
 import { mailvolley } from "./helpers/cli.js";
 
 const load = (raw: RawRunOptions) =>

@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { buildRunConfig } from "../src/config/run-config.js";
+import type { Result } from "../src/result/result.js";
 import { executeRun, verdict } from "../src/run/run.js";
-import type { Result } from "../src/stats/result.js";
 
 test("self-test: the embedded sink counts what the client counts, in both modes", async () => {
   for (const mode of ["reuse", "per-message"]) {

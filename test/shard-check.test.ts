@@ -7,7 +7,7 @@ import {
   ShardCheckError,
   type ShardHeader,
   type ShardInput,
-} from "../src/stats/shard-check.js";
+} from "../src/result/shard-check.js";
 
 const HASH = `sha256:${"ab".repeat(32)}`;
 const START = Date.parse("2026-01-01T00:00:00Z");

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import type { Result } from "../src/stats/result.js";
+import type { Result } from "../src/result/result.js";
 import { mailvolley, startMailvolley } from "./helpers/cli.js";
 import { tempDir } from "./helpers/tmp.js";
 

@@ -7,6 +7,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { transportFailure } from "../src/client/transport.js";
+import { mergeResults } from "../src/result/merge-results.js";
+import { mergeSnapshots } from "../src/result/merge-snapshots.js";
+import { buildResult, seriesResult } from "../src/result/summarise.js";
 import { RunStats } from "../src/stats/collector.js";
 import {
   type MessageOutcome,
@@ -24,9 +27,6 @@ import {
   type Failure,
   isFailure,
 } from "../src/stats/errors.js";
-import { mergeResults } from "../src/stats/merge-results.js";
-import { mergeSnapshots } from "../src/stats/merge-snapshots.js";
-import { buildResult, seriesResult } from "../src/stats/summarise.js";
 import { prng } from "./helpers/prng.js";
 
 const META = { mode: "reuse" as const, target: "t", runId: "r", sessions: 1 };

@@ -6,13 +6,13 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { firstSeenSpan } from "../src/report/figures.js";
+import { mergeSnapshots } from "../src/result/merge-snapshots.js";
+import type { SeriesPointResult } from "../src/result/result.js";
+import { buildResult, firstSeen, plateau, seriesResult } from "../src/result/summarise.js";
 import { RunStats } from "../src/stats/collector.js";
 import type { MessageOutcome } from "../src/stats/counts.js";
 import { classifyError } from "../src/stats/errors.js";
-import { mergeSnapshots } from "../src/stats/merge-snapshots.js";
-import type { SeriesPointResult } from "../src/stats/result.js";
 import { regroupSeries } from "../src/stats/series.js";
-import { buildResult, firstSeen, plateau, seriesResult } from "../src/stats/summarise.js";
 
 const META = { mode: "reuse" as const, target: "t", runId: "r", sessions: 1 };
 const T0 = 1_764_683_700_000; // a multiple of 1000

@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { RawRunOptions } from "../src/config/run-config.js";
+import type { Result } from "../src/result/result.js";
 import { PHASE_NAMES, type Phase } from "../src/smtp/phases.js";
-import type { Result } from "../src/stats/result.js";
 import { errorCount, runClient } from "./helpers/run-client.js";
 import { type Script, withServer } from "./helpers/scripted-server.js";
 import { startStalledListener } from "./helpers/stalled-listener.js";

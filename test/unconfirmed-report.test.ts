@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { unconfirmedLine } from "../src/report/accounting.js";
-import type { Result } from "../src/stats/result.js";
+import type { Result } from "../src/result/result.js";
 import { mailvolley } from "./helpers/cli.js";
 import { fixedResult } from "./helpers/fixed-result.js";
 import { tempDir } from "./helpers/tmp.js";

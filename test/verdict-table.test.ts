@@ -8,14 +8,14 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { DeliveryJoin } from "../src/delivery/join.js";
 import { esc, renderHtml } from "../src/report/html.js";
 import { renderSummary } from "../src/report/terminal.js";
 import { wrapLines } from "../src/report/verdict.js";
-import { DeliveryJoin } from "../src/stats/delivery-join.js";
+import { generatorResult } from "../src/result/generator-verdict.js";
+import { applyOutcome } from "../src/result/outcome-verdict.js";
+import type { Result } from "../src/result/result.js";
 import type { ThreadLoad, ThreadLoadPoint } from "../src/stats/generator-load.js";
-import { generatorResult } from "../src/stats/generator-verdict.js";
-import { applyOutcome } from "../src/stats/outcome-verdict.js";
-import type { Result } from "../src/stats/result.js";
 import { StartLateness } from "../src/stats/start-lateness.js";
 
 const GOLDEN = fileURLToPath(new URL("../../test/golden/result-reuse.json", import.meta.url));
@@ -125,7 +125,8 @@ function throughGateway(accepted: number, arrived: number): Result {
   join.addRun(runId, { classOf: () => 0, recipientsOf: () => 1 });
   for (let seq = 1; seq <= accepted; seq++) {
     join.accept(runId, seq, 1_000 + seq, 1_010 + seq, `Q${seq}`);
-    if (seq <= arrived) join.copy(runId, seq, "traceHeader", ["rcpt@example.test"], 1_050 + seq, false);
+    if (seq <= arrived)
+      join.copy(runId, seq, "traceHeader", ["rcpt@example.test"], 1_050 + seq, false);
   }
   r.delivery = join.finish({
     receiver: "127.0.0.1:2526",

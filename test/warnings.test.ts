@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import type { Result } from "../src/stats/result.js";
+import type { Result } from "../src/result/result.js";
 import { mailvolley } from "./helpers/cli.js";
 import { requirePeer } from "./helpers/peer.js";
 import { havePostfix, startPostfixSmtpSink } from "./helpers/smtp-sink.js";

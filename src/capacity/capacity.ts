@@ -1,13 +1,13 @@
 /**
  * `mailvolley capacity` for one mode: the search (search.ts) with each step run through
  * run/run.ts (steps.ts) and judged (judge.ts), assembled into the capacity section of the
- * JSON document (stats/result-schema/capacity.ts), its headline in words included.
+ * JSON document (result/schema/capacity.ts), its headline in words included.
  */
 import type { CapacitySearchConfig } from "../config/capacity-options.js";
 import type { RunConfig } from "../config/run-config.js";
 import { capacityHeadline } from "../report/capacity.js";
+import type { Capacity } from "../result/capacity-result.js";
 import type { RunExtras } from "../run/run.js";
-import type { Capacity } from "../stats/capacity-result.js";
 import { judgeStep, type StepPlan } from "./judge.js";
 import { type SearchIo, searchCapacity } from "./search.js";
 import { ESTIMATE_MS, estimateConfig, runStep, type StepHooks, stepConfig } from "./steps.js";

@@ -7,12 +7,12 @@
  */
 import type { Arrivals } from "../config/load-model.js";
 import type { ServiceLevel } from "../config/service-levels.js";
+import { type BacklogTrend, backlogTrend } from "../delivery/backlog-trend.js";
+import type { CapacityCheck, CapacityStep, StepPurpose } from "../result/capacity-result.js";
+import type { LatencySummary, Result } from "../result/result.js";
+import { evaluateThresholds, holds, type LatencyMetric } from "../result/threshold-verdicts.js";
 import { arrivalSchedule } from "../run/schedule.js";
-import { type BacklogTrend, backlogTrend } from "../stats/backlog-trend.js";
-import type { CapacityCheck, CapacityStep, StepPurpose } from "../stats/capacity-result.js";
 import { addEncoded, fractionAtOrBelow, summariseHistogram } from "../stats/histogram.js";
-import type { LatencySummary, Result } from "../stats/result.js";
-import { evaluateThresholds, holds, type LatencyMetric } from "../stats/thresholds.js";
 
 /** What the search knows of a step: how it was run. */
 export interface StepPlan {

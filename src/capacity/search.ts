@@ -6,7 +6,7 @@
  * itself could not offer (its generator verdict says generator) is not the target's failure:
  * the search stops there with "at least"; a step that reached nobody ends it too.
  */
-import type { CapacityLimitedBy, CapacityStep } from "../stats/capacity-result.js";
+import type { CapacityLimitedBy, CapacityStep } from "../result/capacity-result.js";
 import type { StepPlan } from "./judge.js";
 
 /** How the search runs a step, tells time and learns of a stop. */

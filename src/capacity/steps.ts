@@ -5,9 +5,9 @@
 import type { CapacitySearchConfig } from "../config/capacity-options.js";
 import { newRunId, type RunConfig, withConfigHash } from "../config/run-config.js";
 import { runRecord } from "../config/run-record.js";
+import type { CapacityStep } from "../result/capacity-result.js";
+import type { Result } from "../result/result.js";
 import { executeRun, type RunExtras, type RunIo } from "../run/run.js";
-import type { CapacityStep } from "../stats/capacity-result.js";
-import type { Result } from "../stats/result.js";
 import { judgeStep, type StepPlan } from "./judge.js";
 
 /** The estimate step's length: short, as it only guesses a first rate. */

@@ -9,9 +9,9 @@ import {
   joinArrivals,
   mergeArrivals,
   outsideRun,
-} from "../stats/arrivals-file.js";
-import { deliveryFailed } from "../stats/delivery.js";
-import type { Result } from "../stats/result.js";
+} from "../delivery/arrivals-file.js";
+import { deliveryFailed } from "../delivery/delivery-verdict.js";
+import type { Result } from "../result/result.js";
 import { readInputFile } from "../usage/input-file.js";
 import { UsageError } from "../usage/usage-error.js";
 

@@ -17,13 +17,13 @@ import type { RunConfig } from "../config/run-config.js";
 import { rateText, renderCapacity } from "../report/capacity.js";
 import { renderCapacityHtml } from "../report/html-capacity.js";
 import { renderJson } from "../report/json.js";
-import type { RunIo } from "../run/run.js";
 import {
   CAPACITY_SCHEMA,
   type Capacity,
   type CapacityDocument,
   type CapacityStep,
-} from "../stats/capacity-result.js";
+} from "../result/capacity-result.js";
+import type { RunIo } from "../run/run.js";
 import { EXIT, type ExitCode, signalExitCode } from "./exit-codes.js";
 import { type CommandArgv, tableOptions } from "./load-options.js";
 import { checkWritable, exportsOf, writeOutput } from "./output.js";

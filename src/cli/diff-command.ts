@@ -10,7 +10,7 @@ import { loadDifferences } from "../diff/load.js";
 import { runsOf } from "../diff/repeat.js";
 import { renderDiff, renderDiffJson } from "../report/diff.js";
 import { renderDiffHtml } from "../report/html-diff.js";
-import type { Result } from "../stats/result.js";
+import type { Result } from "../result/result.js";
 import { UsageError } from "../usage/usage-error.js";
 import { EXIT } from "./exit-codes.js";
 import { checkWritable, exportsOf, writeOutput } from "./output.js";

@@ -1,7 +1,7 @@
 /**
  * `mailvolley merge shard-0.json shard-1.json … [--threshold …] [--json out.json] [--html …]`:
  * one result from a run sharded across machines, as if one generator had sent it all. The
- * shards are checked first (stats/shard-check.ts): a missing or doubled shard, another load or
+ * shards are checked first (result/shard-check.ts): a missing or doubled shard, another load or
  * mixed modes is one line and exit 2. Compare results merge mode by mode into one compare.
  */
 import { realpathSync } from "node:fs";
@@ -14,10 +14,10 @@ import { renderCompare } from "../report/compare.js";
 import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
 import { renderSummary } from "../report/terminal.js";
-import { type MergeInput, mergeShards } from "../stats/merge-results.js";
+import { type MergeInput, mergeShards } from "../result/merge-results.js";
+import type { Result } from "../result/result.js";
+import { describeShardStarts } from "../result/shard-check.js";
 import { printable } from "../stats/printable.js";
-import type { Result } from "../stats/result.js";
-import { describeShardStarts } from "../stats/shard-check.js";
 import { UsageError } from "../usage/usage-error.js";
 import { arrivalFiles, joinArrivalFiles } from "./arrivals.js";
 import { EXIT, type ExitCode, loadExitCode } from "./exit-codes.js";

@@ -6,9 +6,9 @@
  */
 import { renameSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import type { Result, SeriesPointResult } from "../result/result.js";
 import { type ProgressCounts, zeroProgressCounts } from "../run/progress.js";
 import { ERROR_CLASSES, type ErrorClass } from "../stats/errors.js";
-import type { Result, SeriesPointResult } from "../stats/result.js";
 
 /**
  * What the file says of one run, named by its mode (compare writes every run into one file;

@@ -9,10 +9,10 @@
 import { closeSync } from "node:fs";
 
 import type { SeriesOut } from "../config/report-options.js";
+import type { Result, SeriesPointResult } from "../result/result.js";
+import { seriesResult } from "../result/summarise.js";
 import { ERROR_CLASSES } from "../stats/errors.js";
-import type { Result, SeriesPointResult } from "../stats/result.js";
 import type { SeriesPoint } from "../stats/series.js";
-import { seriesResult } from "../stats/summarise.js";
 import { UsageError } from "../usage/usage-error.js";
 import { checkOutputPath, openForWriting, writeFully } from "./output.js";
 import { PrometheusFile } from "./prometheus.js";

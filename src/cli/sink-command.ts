@@ -12,16 +12,16 @@ import {
   withSinkDefaults,
 } from "../config/sink-config.js";
 import { SINK_COMMAND_OPTIONS, SINK_OPTIONS } from "../config/sink-option-table.js";
+import { type ArrivalsJson, arrivalsJson } from "../delivery/arrivals-file.js";
+import { Receiver } from "../delivery/receiver.js";
 import {
   type FilledSinkOptions,
-  Receiver,
   type Sink,
   type SinkStats,
   type SinkStopReason,
   somaxconn,
   startSink,
 } from "../sink/index.js";
-import { type ArrivalsJson, arrivalsJson } from "../stats/arrivals-file.js";
 import { grouped } from "../stats/number-format.js";
 import { UsageError } from "../usage/usage-error.js";
 import { takeEarlySignals } from "./early-signals.js";

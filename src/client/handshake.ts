@@ -6,11 +6,11 @@
  */
 
 import type { TLSSocket } from "node:tls";
+import type { ErrorRow } from "../result/result.js";
 import { type Capabilities, capabilitiesOf, NO_CAPABILITIES } from "../smtp/capabilities.js";
 import type { Phase } from "../smtp/phases.js";
 import { performance } from "../stats/clock.js";
 import type { RunStats } from "../stats/collector.js";
-import type { ErrorRow } from "../stats/result.js";
 import type { SessionOptions } from "./options.js";
 import { Expect, PHASE_OF } from "./pending.js";
 import { authLoginAnswer, authPlainLine, chooseMechanism, TlsResumption } from "./secure.js";

@@ -12,6 +12,7 @@
  * Every message a session takes is settled once: accepted, rejected, failed or unconfirmed.
  */
 import type tls from "node:tls";
+import type { ErrorRow } from "../result/result.js";
 import type { Capabilities } from "../smtp/capabilities.js";
 import type { Phase } from "../smtp/phases.js";
 import { QUIT_COMMAND } from "../smtp/pipelining.js";
@@ -19,7 +20,6 @@ import { ReplyParser } from "../smtp/reply-parser.js";
 import { performance, TIME_ORIGIN } from "../stats/clock.js";
 import type { RunStats } from "../stats/collector.js";
 import type { Failure } from "../stats/errors.js";
-import type { ErrorRow } from "../stats/result.js";
 import { Connection, type ConnectionHost } from "./connection.js";
 import { Handshake, type HandshakeHost } from "./handshake.js";
 import type { SessionMessages, SessionOptions } from "./options.js";

@@ -6,12 +6,12 @@
  * MessageFactory's.
  */
 
+import type { ErrorRow, Phase } from "../result/result.js";
 import { queueIdOf } from "../smtp/queue-id.js";
 import { enhancedCode, type ReplyParser } from "../smtp/reply-parser.js";
 import { TIME_ORIGIN } from "../stats/clock.js";
 import type { RunStats } from "../stats/collector.js";
 import type { MessageOutcome as Outcome } from "../stats/counts.js";
-import type { ErrorRow, Phase } from "../stats/result.js";
 import type { MessageKind as MessageClass } from "./options.js";
 
 /** Settlement states of a transaction. */

@@ -3,7 +3,7 @@
  * config it builds from them and the load options of `run`. The steps' load is the search's to
  * set, so the options that shape a run's load over time are refused.
  */
-import type { Mode } from "../stats/result.js";
+import type { Mode } from "../result/result.js";
 import { UsageError } from "../usage/usage-error.js";
 import {
   buildRunCommandConfig,

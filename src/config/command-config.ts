@@ -4,8 +4,8 @@
  * config. What it is given is never changed; every value is parsed once.
  */
 
+import type { Mode } from "../result/result.js";
 import { PHASE_NAMES, type TimedPhase } from "../smtp/phases.js";
-import type { Mode } from "../stats/result.js";
 import { UsageError } from "../usage/usage-error.js";
 import { checkOpenFiles } from "./open-files.js";
 import {

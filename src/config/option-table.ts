@@ -3,7 +3,7 @@
  * each: flag, alias, help group and text, default, whether a plan may set it, and its kind. The
  * help, plan keys and raw types follow from the rows (config/options.ts); rows are in help order.
  */
-import { DEFAULT_APDEX_MS } from "../stats/summarise.js";
+import { DEFAULT_APDEX_MS } from "../result/summarise.js";
 import { MESSAGE_OPTIONS } from "./message-options.js";
 import { defaultsOf, durationText, type OptionTable } from "./options.js";
 import { RECEIVE_OPTIONS } from "./receive-options.js";

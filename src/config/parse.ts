@@ -4,7 +4,7 @@
  */
 
 import { isIP } from "node:net";
-import { durationMs, windowRate } from "../stats/units.js";
+import { durationMs, windowRate } from "../usage/units.js";
 import { UsageError } from "../usage/usage-error.js";
 
 export type Target =

@@ -1,6 +1,6 @@
 /** `mailvolley probe`'s options, checked into a frozen ProbeConfig (see run/probe.ts). */
 import { randomBytes } from "node:crypto";
-import { PROBE_KINDS, type ProbeKind } from "../stats/probe-result.js";
+import { PROBE_KINDS, type ProbeKind } from "../result/probe-result.js";
 import { UsageError } from "../usage/usage-error.js";
 import {
   parseAddress,

@@ -3,7 +3,7 @@
  * checked.
  */
 
-import type { Threshold } from "../stats/thresholds.js";
+import type { Threshold } from "../result/threshold-verdicts.js";
 import { UsageError } from "../usage/usage-error.js";
 import { DEFAULTS, type REPORT_OPTIONS } from "./option-table.js";
 import type { RawOf } from "./options.js";

@@ -5,8 +5,8 @@
  */
 import { createRequire } from "node:module";
 import type { ErrorObject, ValidateFunction } from "ajv";
+import { shippedResultSchema } from "../result/shipped-schema.js";
 import { encodingProblem } from "../stats/hdr-codec.js";
-import { shippedResultSchema } from "../stats/shipped-schema.js";
 import { UsageError } from "../usage/usage-error.js";
 
 /** The counts every report reads, as whole numbers ≥ 0. */

@@ -20,7 +20,7 @@ export function toolVersion(): string {
   return (JSON.parse(readFileSync(pkg, "utf8")) as { version: string }).version;
 }
 
-/** Result.run: see its definition in stats/result.ts. */
+/** Result.run: see its definition in result/result.ts. */
 export function runRecord(config: RunConfig) {
   return {
     version: toolVersion(),

@@ -16,7 +16,7 @@
  * arrivals waiting at the front door, and (--receive) the backlog inside the gateway, must not
  * grow over the measured window.
  */
-import type { LatencyMetric, Op, Threshold } from "../stats/thresholds.js";
+import type { LatencyMetric, Op, Threshold } from "../result/threshold-verdicts.js";
 import { UsageError } from "../usage/usage-error.js";
 import { parseThreshold } from "./thresholds.js";
 
@@ -64,7 +64,7 @@ const level = (
     threshold: null,
   });
 
-/** A level on a count's trend: it must not grow (stats/backlog-trend.ts states the tolerance). */
+/** A level on a count's trend: it must not grow (delivery/backlog-trend.ts states the tolerance). */
 function flat(criterion: Criterion): ServiceLevel {
   return Object.freeze({
     criterion,

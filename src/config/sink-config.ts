@@ -7,7 +7,7 @@
 
 import { type FaultRule, parseFaultRule } from "../sink/faults.js";
 import type { BareLfPolicy, FilledSinkOptions, ListenSpec, Rate } from "../sink/options.js";
-import { durationMs, windowRate } from "../stats/units.js";
+import { durationMs, windowRate } from "../usage/units.js";
 import { UsageError } from "../usage/usage-error.js";
 import { camel } from "./options.js";
 import { parseDuration } from "./parse.js";

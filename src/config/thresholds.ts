@@ -22,10 +22,9 @@
  * `apdex{class:bulk}>=0.9`, `errors{type:refused}==0`, `dropped==0`. k6's spellings are read
  * as these: `p(99)` as p99, `avg` as mean, `med` as p50.
  *
- * Parsing only: stats/thresholds.ts judges a Threshold against a Result.
+ * Parsing only: result/threshold-verdicts.ts judges a Threshold against a Result.
  */
-import { isLatency, LATENCIES } from "../smtp/phases.js";
-import { ERROR_CLASSES } from "../stats/errors.js";
+
 import {
   errorClassNamed,
   latencyMetric,
@@ -34,7 +33,9 @@ import {
   OPS,
   type Threshold,
   type ThresholdSelector,
-} from "../stats/thresholds.js";
+} from "../result/threshold-verdicts.js";
+import { isLatency, LATENCIES } from "../smtp/phases.js";
+import { ERROR_CLASSES } from "../stats/errors.js";
 import { UsageError } from "../usage/usage-error.js";
 
 const OPTION = "--threshold";

@@ -4,8 +4,8 @@
  * Pure: the runs' figures in, the `diff` section of a diff document out.
  */
 import type { Static } from "@sinclair/typebox";
-import type { DiffSchema } from "../stats/result-schema/diff.js";
-import { DIFF_SCHEMA } from "../stats/result-schema/names.js";
+import type { DiffSchema } from "../result/schema/diff.js";
+import { DIFF_SCHEMA } from "../result/schema/names.js";
 import {
   betterOf,
   HEADLINE_FIGURES,

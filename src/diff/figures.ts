@@ -4,11 +4,11 @@
  * definition is the one place that says whether more is better.
  */
 import type { Static } from "@sinclair/typebox";
-import type { Result } from "../stats/result.js";
-import type { Better } from "../stats/result-schema/define.js";
-import { HEADLINE_FIGURES, type HeadlineFigure } from "../stats/result-schema/names.js";
-import type { HeadlineFigures as HeadlineSchema } from "../stats/result-schema/repeat.js";
-import { shippedResultSchema } from "../stats/shipped-schema.js";
+import type { Result } from "../result/result.js";
+import type { Better } from "../result/schema/define.js";
+import { HEADLINE_FIGURES, type HeadlineFigure } from "../result/schema/names.js";
+import type { HeadlineFigures as HeadlineSchema } from "../result/schema/repeat.js";
+import { shippedResultSchema } from "../result/shipped-schema.js";
 
 export { HEADLINE_FIGURES, type HeadlineFigure };
 export type HeadlineFigures = Static<typeof HeadlineSchema>;

@@ -4,7 +4,7 @@
  * address, since A and B are often two gateways, or one gateway on two ports.
  */
 import { canonicalJson, NOT_LOAD_KEYS, withoutKeys } from "../config/config-hash.js";
-import type { Result } from "../stats/result.js";
+import type { Result } from "../result/result.js";
 
 /** Keys that differ between runs of one load, beyond NOT_LOAD_KEYS: where, and which run. */
 const NOT_COMPARED = [...NOT_LOAD_KEYS, "target"];

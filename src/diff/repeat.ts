@@ -3,8 +3,8 @@
  * figures and, per figure, its spread over the runs that had it.
  */
 import type { Static } from "@sinclair/typebox";
-import type { Result } from "../stats/result.js";
-import type { RepeatSection as RepeatSchema } from "../stats/result-schema/repeat.js";
+import type { Result } from "../result/result.js";
+import type { RepeatSection as RepeatSchema } from "../result/schema/repeat.js";
 import {
   HEADLINE_FIGURES,
   type HeadlineFigure,

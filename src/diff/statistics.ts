@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import type { Static } from "@sinclair/typebox";
 import type TQuantile from "@stdlib/stats-base-dists-t-quantile";
 import type Ttest2 from "@stdlib/stats-ttest2";
-import type { Spread as SpreadSchema } from "../stats/result-schema/repeat.js";
+import type { Spread as SpreadSchema } from "../result/schema/repeat.js";
 
 export type Spread = Static<typeof SpreadSchema>;
 

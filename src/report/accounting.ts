@@ -3,8 +3,8 @@
  * asked = started + unsent + dropped + stopped, and why a load ended before it was done. The
  * terminal and HTML reports read these.
  */
-import { sinkAgrees } from "../stats/accounting.js";
-import type { Result } from "../stats/result.js";
+import { sinkAgrees } from "../result/accounting.js";
+import type { Result } from "../result/result.js";
 import { fmt } from "./figures.js";
 
 /**

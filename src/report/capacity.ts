@@ -8,7 +8,7 @@ import type {
   CapacityCheck,
   CapacityDocument,
   CapacityStep,
-} from "../stats/capacity-result.js";
+} from "../result/capacity-result.js";
 import { printable } from "../stats/printable.js";
 import { fmt } from "./figures.js";
 import { painter, table } from "./terminal.js";

@@ -5,9 +5,9 @@
  */
 import type { HeadlineFigure } from "../diff/figures.js";
 import type { Spread } from "../diff/statistics.js";
+import { COMPARE_SCHEMA, type Mode, type Result } from "../result/result.js";
 import { ERROR_CLASS_LABELS, ERROR_CLASSES, type ErrorClass } from "../stats/errors.js";
 import { printable } from "../stats/printable.js";
-import { COMPARE_SCHEMA, type Mode, type Result } from "../stats/result.js";
 import {
   firstSeenSpan,
   fmt,

@@ -3,9 +3,9 @@
  * accepted message in one state, the relay rate beside the accept rate, end-to-end latency from
  * the intended send time, and the first lost messages to look up in the gateway's log.
  */
-import { deliveryVerdict, drainText, keysStripped } from "../stats/delivery.js";
-import type { DeliveryResult, MessageRef } from "../stats/delivery-result.js";
-import type { LatencySummary, Result } from "../stats/result.js";
+import { deliveryVerdict, drainText, keysStripped } from "../delivery/delivery-verdict.js";
+import type { DeliveryResult, MessageRef } from "../delivery/records.js";
+import type { LatencySummary, Result } from "../result/result.js";
 import { figureCells, TERMINAL_LINES, type Tones } from "./figure-table.js";
 import { fmt, ms } from "./figures.js";
 

@@ -1,9 +1,9 @@
 /**
  * A figure's description, read from the Result's JSON Schema as shipped (built from
- * src/stats/result-schema/), so the HTML's tooltip on a row says what the schema and
+ * src/result/schema/), so the HTML's tooltip on a row says what the schema and
  * docs/result.md say, written once.
  */
-import { shippedResultSchema } from "../stats/shipped-schema.js";
+import { shippedResultSchema } from "../result/shipped-schema.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: walking the schema's JSON.
 type Node = any;

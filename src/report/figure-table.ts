@@ -1,14 +1,14 @@
 /**
  * The figures the reports show as rows, one entry each: where the figure is in a Result (its
  * JSON path, which is also the HTML cell's `data-field`, the key of its description in the JSON
- * Schema, the row's tooltip, and the key of its merge rule in stats/merge-rules.ts), the row's
+ * Schema, the row's tooltip, and the key of its merge rule in result/merge-rules.ts), the row's
  * label, and how its number is written. The HTML overview and delivery section, the compare
  * table and the terminal's lines of counts list which rows they show; a new figure is one entry
  * here and one name in a list. Tables whose rows are many things of one kind (phases, classes,
  * error rows) take their columns from figure-columns.ts. test/report-figures.test.ts checks
  * every path against the schema: it exists there, with a description.
  */
-import type { Result } from "../stats/result.js";
+import type { Result } from "../result/result.js";
 import { fmt, ms } from "./figures.js";
 
 /** How a figure's number is written. */

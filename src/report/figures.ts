@@ -3,8 +3,7 @@
  * how numbers are written. Terminal, HTML and compare all read these, so a figure is labelled
  * and rounded the same everywhere.
  */
-import { ERROR_CLASS_LABELS, ERROR_CLASSES, type ErrorClass } from "../stats/errors.js";
-import { grouped } from "../stats/number-format.js";
+
 import {
   type ClassResult,
   type FirstSeen,
@@ -16,7 +15,9 @@ import {
   latencyField,
   type Result,
   type ThresholdOutcome,
-} from "../stats/result.js";
+} from "../result/result.js";
+import { ERROR_CLASS_LABELS, ERROR_CLASSES, type ErrorClass } from "../stats/errors.js";
+import { grouped } from "../stats/number-format.js";
 
 /** The latency rows, labelled by name, in report order (smtp/phases.ts). */
 export const PHASE_ROWS: readonly (readonly [Latency, LatencyField])[] = LATENCIES.map(

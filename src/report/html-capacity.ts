@@ -4,7 +4,7 @@
  * levels), the step table and SPECmail's 80/100/120 % table. Self-contained: the chart is
  * inline SVG, no script. Pure: the capacity document in, HTML out.
  */
-import type { Capacity, CapacityDocument, CapacityStep } from "../stats/capacity-result.js";
+import type { Capacity, CapacityDocument, CapacityStep } from "../result/capacity-result.js";
 import {
   complianceHeader,
   complianceRows,

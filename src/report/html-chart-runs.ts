@@ -3,8 +3,9 @@
  * page as JSON (browser/charts.ts draws it in the browser). The x axis is time since the run's
  * first connect: the clock of Result.knee and Result.firstSeen.
  */
+
+import type { Result } from "../result/result.js";
 import { ERROR_CLASS_LABELS } from "../stats/errors.js";
-import type { Result } from "../stats/result.js";
 import type { ChartMarker, ChartRun } from "./browser/chart-data.js";
 import { fmt } from "./figures.js";
 

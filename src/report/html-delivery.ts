@@ -2,9 +2,9 @@
  * The HTML report's delivery section (--receive): the same figures as the terminal's
  * (report/delivery.ts), one column per run, each cell carrying its JSON field as html.ts's do.
  */
-import { deliveryVerdict, drainText, keysStripped } from "../stats/delivery.js";
-import { DELIVERY_STATES, type DeliveryResult } from "../stats/delivery-result.js";
-import type { LatencySummary, Result } from "../stats/result.js";
+import { deliveryVerdict, drainText, keysStripped } from "../delivery/delivery-verdict.js";
+import { DELIVERY_STATES, type DeliveryResult } from "../delivery/records.js";
+import type { LatencySummary, Result } from "../result/result.js";
 import { refsText, statusesText } from "./delivery.js";
 import { titleOf } from "./figure-docs.js";
 import { DELIVERY_ROWS, FIGURES, type Figure, figureText, figureValue } from "./figure-table.js";

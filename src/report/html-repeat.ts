@@ -4,7 +4,7 @@
  */
 import { HEADLINE_FIGURES } from "../diff/figures.js";
 import { ratioSpreads } from "../diff/repeat.js";
-import type { Result } from "../stats/result.js";
+import type { Result } from "../result/result.js";
 import { esc } from "./html-escape.js";
 import {
   headlineText,

@@ -2,7 +2,7 @@
  * The HTML report's warnings: replies mailvolley accepted though they bent a rule, one row per
  * code, per run, each count carrying its JSON field as html.ts's cells do.
  */
-import type { Result } from "../stats/result.js";
+import type { Result } from "../result/result.js";
 import { fmt, runLabel } from "./figures.js";
 import { esc } from "./html-escape.js";
 

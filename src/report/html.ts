@@ -9,9 +9,9 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import type { Result } from "../result/result.js";
 import { ERROR_CLASS_LABELS, ERROR_CLASSES } from "../stats/errors.js";
 import { jsonPrintable } from "../stats/printable.js";
-import type { Result } from "../stats/result.js";
 import { endedLines, unconfirmedLine } from "./accounting.js";
 import { headline, ratioColumns, runLabel } from "./compare.js";
 import {

@@ -1,7 +1,7 @@
 /** The JSON result: the versioned Result object as it is, pretty-printed. */
-import type { CapacityDocument } from "../stats/capacity-result.js";
+import type { CapacityDocument } from "../result/capacity-result.js";
+import type { Result } from "../result/result.js";
 import { jsonPrintable } from "../stats/printable.js";
-import type { Result } from "../stats/result.js";
 
 /** No raw control character: a server's text in it may hold one (stats/printable.ts). */
 export function renderJson(

@@ -1,7 +1,7 @@
 /** `mailvolley probe`'s answer in words: a pure function of a ProbeResult. */
 
+import type { ProbeResult } from "../result/probe-result.js";
 import { printable } from "../stats/printable.js";
-import type { ProbeResult } from "../stats/probe-result.js";
 import { fmt } from "./figures.js";
 import { painter, row } from "./terminal.js";
 

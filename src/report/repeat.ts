@@ -5,7 +5,7 @@
  */
 import { HEADLINE_FIGURES, type HeadlineFigure } from "../diff/figures.js";
 import { halfInterval, type Spread, UNSTABLE_CV } from "../diff/statistics.js";
-import type { Result } from "../stats/result.js";
+import type { Result } from "../result/result.js";
 import type { CompareRepeat } from "./compare.js";
 import { fmt, ms, runLabel } from "./figures.js";
 import { painter, renderSummary, type TerminalOptions, table } from "./terminal.js";

@@ -3,9 +3,9 @@
  * whether colour is on (only on a TTY).
  */
 
-import { sinkAgrees } from "../stats/accounting.js";
+import { sinkAgrees } from "../result/accounting.js";
+import type { LatencySummary, Result } from "../result/result.js";
 import { printable } from "../stats/printable.js";
-import type { LatencySummary, Result } from "../stats/result.js";
 import { accountingLine, endedEarlyLine, stoppedLine, unconfirmedLine } from "./accounting.js";
 import { deliverySection } from "./delivery.js";
 import {

@@ -3,9 +3,9 @@
  * lines of every report, and the generator's own figures as a table. Terminal, HTML and
  * compare all read these, so the verdict reads the same everywhere.
  */
-import { sinkAgrees } from "../stats/accounting.js";
+import { sinkAgrees } from "../result/accounting.js";
+import type { GeneratorResult, LimitedBy, Result } from "../result/result.js";
 import type { ThreadLoad } from "../stats/generator-load.js";
-import type { GeneratorResult, LimitedBy, Result } from "../stats/result.js";
 import { fmt, ms, runLabel } from "./figures.js";
 
 /** How each verdict opens its sentence. */

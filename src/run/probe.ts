@@ -14,15 +14,15 @@ import { ProbeConnection, type ProbeReply } from "../client/probe-connection.js"
 import { authLoginAnswer, authPlainLine, chooseMechanism } from "../client/secure.js";
 import { formatTarget } from "../config/parse.js";
 import type { ProbeConfig } from "../config/probe-config.js";
-import { parseCapabilities } from "../smtp/capabilities.js";
-import { END_OF_DATA, generateBody, HeaderTemplate } from "../smtp/message.js";
 import {
   PROBE_SCHEMA,
   type ProbeKind,
   type ProbeResult,
   type Refusal,
-} from "../stats/probe-result.js";
-import type { Phase } from "../stats/result.js";
+} from "../result/probe-result.js";
+import type { Phase } from "../result/result.js";
+import { parseCapabilities } from "../smtp/capabilities.js";
+import { END_OF_DATA, generateBody, HeaderTemplate } from "../smtp/message.js";
 
 /** The reply of a wait a signal ended (ProbeConnection.interrupt): never a refusal. */
 const INTERRUPTED = "interrupted";

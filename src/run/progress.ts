@@ -2,7 +2,7 @@
  * The running totals a run reports once a second: what each share counts and sends to the main
  * thread, and what the progress line and --abort-on-fail read.
  */
-import type { LatencySummary } from "../stats/result.js";
+import type { LatencySummary } from "../result/result.js";
 import type { SeriesPoint } from "../stats/series.js";
 
 /** Running totals: what a share counts and what the run reports, once a second. */

@@ -6,7 +6,7 @@
  */
 import { hostname } from "node:os";
 import { type Shard, shardCount, stripeCount } from "../config/shard.js";
-import type { ShardHeader } from "../stats/result.js";
+import type { ShardHeader } from "../result/result.js";
 import type { ThreadShare } from "./thread-run.js";
 import type { SeqSpace } from "./work.js";
 

@@ -6,9 +6,9 @@
  */
 import { NOT_YET, Session, type SessionHost } from "../client/session.js";
 import type { RunConfig } from "../config/run-config.js";
+import type { AcceptChunk } from "../delivery/accept-ledger.js";
 import { MessageFactory } from "../messages/factory.js";
 import { MessageWire } from "../messages/wire.js";
-import type { AcceptChunk } from "../stats/accept-ledger.js";
 import { epochMs, performance } from "../stats/clock.js";
 import { RunStats } from "../stats/collector.js";
 import { outcomesOf } from "../stats/counts.js";

@@ -6,8 +6,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { MessageChannel, type MessagePort } from "node:worker_threads";
 import type { RunConfig } from "../config/run-config.js";
+import type { AcceptChunk } from "../delivery/accept-ledger.js";
 import type { MessageWire } from "../messages/wire.js";
-import type { AcceptChunk } from "../stats/accept-ledger.js";
+import { mergeSnapshots } from "../result/merge-snapshots.js";
 import { summariseMerged } from "../stats/collector.js";
 import { RunOrdinals } from "../stats/first-errors.js";
 import {
@@ -15,7 +16,6 @@ import {
   type ThreadLoad,
   workerThreadName,
 } from "../stats/generator-load.js";
-import { mergeSnapshots } from "../stats/merge-snapshots.js";
 import { SeriesJoin, type SeriesPoint } from "../stats/series.js";
 import { mergeStartLateness } from "../stats/start-lateness.js";
 import { zeroProgressCounts } from "./progress.js";

@@ -5,7 +5,7 @@
  */
 import type { MessagePort } from "node:worker_threads";
 import type { RunConfig } from "../config/run-config.js";
-import type { AcceptChunk } from "../stats/accept-ledger.js";
+import type { AcceptChunk } from "../delivery/accept-ledger.js";
 import {
   runThreadShare,
   type ThreadOutcome,

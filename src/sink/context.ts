@@ -1,12 +1,12 @@
 /** What every session of one sink shares: checked options, prebuilt replies, counters, limits. */
 import type { SecureContext } from "node:tls";
+import type { ArrivalListener } from "./arrival-listener.js";
 import type { ChunkClock } from "./clock.js";
 import type { ClassCounter, SinkCounters } from "./counters.js";
 import type { EnvelopeLog } from "./envelope-log.js";
 import type { FaultInjector } from "./faults.js";
 import type { GatewayLimits } from "./limits.js";
 import type { FilledSinkOptions } from "./options.js";
-import type { Receiver } from "./receive.js";
 import type { Replies } from "./replies.js";
 import type { SessionIdCache } from "./tls.js";
 
@@ -31,7 +31,7 @@ export interface SinkContext {
   /** The time as of the read chunk being processed; sessions tick it for each chunk. */
   readonly clock: ChunkClock;
   /** The run's delivery join (--receive); null for a sink on its own. */
-  readonly receiver: Receiver | null;
+  readonly receiver: ArrivalListener | null;
   /** Called after every accepted message and every ended session (exit-after-N checks). */
   progress(): void;
 }

@@ -2,9 +2,10 @@
  * What the sink counts. The fields' doc comments are the one definition of each figure; the CLI
  * summary, its JSON file and the library's `stats()` all read them from here.
  */
+
+import type { LatencySummary } from "../result/result.js";
 import { summarise } from "../stats/collector.js";
 import { LatencyRecorder, toMicros } from "../stats/histogram.js";
-import type { LatencySummary } from "../stats/result.js";
 
 export interface SinkClassStats {
   /** Messages of this class answered 2xx after their data. */

@@ -4,7 +4,7 @@
  * and their replies built once; the hot path asks `pick` only for commands that have rules.
  */
 import { formatReply } from "../smtp/reply-format.js";
-import { durationMs } from "../stats/units.js";
+import { durationMs } from "../usage/units.js";
 
 const DIGIT_2 = 50;
 

@@ -2,8 +2,9 @@
  * The built-in sink: an SMTP/LMTP server that counts what it receives, fast enough never to be
  * the bottleneck of a self-test, and able to play a gateway under limits or faults.
  */
+
+import type { ArrivalListener } from "./arrival-listener.js";
 import type { FilledSinkOptions } from "./options.js";
-import type { Receiver } from "./receive.js";
 import type { SinkAddress, SinkStopReason } from "./server.js";
 import { loadTlsMaterial } from "./tls.js";
 
@@ -12,7 +13,6 @@ export type { FaultRule } from "./faults.js";
 export { longestDelayMs, parseFaultRule } from "./faults.js";
 export { DEFAULT_BACKLOG, somaxconn } from "./kernel.js";
 export type { BareLfPolicy, FilledSinkOptions, ListenSpec, Rate } from "./options.js";
-export { Receiver } from "./receive.js";
 export type { SinkAddress, SinkStopReason } from "./server.js";
 export { TLS_INPUTS } from "./tls.js";
 
@@ -41,7 +41,10 @@ export interface Sink {
  * Makes TLS material if needed and binds every listener. The options come checked and filled
  * (config/sink-config.ts fillSinkOptions): the sink parses none of them again.
  */
-export async function startSink(filled: FilledSinkOptions, receiver?: Receiver): Promise<Sink> {
+export async function startSink(
+  filled: FilledSinkOptions,
+  receiver?: ArrivalListener,
+): Promise<Sink> {
   const needTls = filled.starttls || filled.listen.some((spec) => spec.kind === "tls");
   const material = needTls ? await loadTlsMaterial(filled) : null;
   // The server and its sessions load with the first sink, not with every command line that

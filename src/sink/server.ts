@@ -6,6 +6,7 @@ import { rmSync } from "node:fs";
 import { type AddressInfo, createServer, type Server, type Socket } from "node:net";
 import { createServer as createTlsServer, type SecureContext } from "node:tls";
 import { UsageError } from "../usage/usage-error.js";
+import type { ArrivalListener } from "./arrival-listener.js";
 import { ChunkClock } from "./clock.js";
 import type { SinkContext } from "./context.js";
 import { ClassCounter, type SinkCounters, type SinkStats, zeroSinkCounters } from "./counters.js";
@@ -16,7 +17,6 @@ import { HEADER_WINDOW } from "./headers.js";
 import { listenOverflows } from "./kernel.js";
 import { GatewayLimits } from "./limits.js";
 import type { FilledSinkOptions, ListenSpec } from "./options.js";
-import type { Receiver } from "./receive.js";
 import { buildReplies } from "./replies.js";
 import { SinkSession } from "./session.js";
 import { SessionIdCache, secureContextOf, type TlsMaterial, tlsServerOptions } from "./tls.js";
@@ -54,7 +54,7 @@ export class SinkServer {
   constructor(
     private readonly options: FilledSinkOptions,
     private readonly tlsMaterial: TlsMaterial | null,
-    private readonly receiver: Receiver | null = null,
+    private readonly receiver: ArrivalListener | null = null,
   ) {
     this.finished = new Promise((resolve) => {
       this.resolveFinished = resolve;

@@ -5,8 +5,10 @@
  * message, and never writes a counter itself.
  */
 
+import { AcceptLedger, type AcceptRecords } from "../delivery/accept-ledger.js";
+import type { ErrorRow, Phase } from "../result/result.js";
+import { HISTOGRAM_NAMES, type HistogramName } from "../result/schema/names.js";
 import type { PhaseLatency } from "../smtp/phases.js";
-import { AcceptLedger, type AcceptRecords } from "./accept-ledger.js";
 import { epochMs } from "./clock.js";
 import {
   type Counters,
@@ -18,12 +20,11 @@ import {
 import { ERROR_CLASSES, errorClassIndex, errorKey, type Failure } from "./errors.js";
 import { type FirstError, FirstErrors, RunOrdinals } from "./first-errors.js";
 import { LatencyRecorder, toMicros } from "./histogram.js";
-import type { ErrorRow, Phase } from "./result.js";
-import { HISTOGRAM_NAMES, type HistogramName } from "./result-schema/names.js";
 import { DEFAULT_INTERVAL_MS, SeriesRecorder, type SeriesSnapshot } from "./series.js";
 import { type TlsSnapshot, TlsTally } from "./tls-tally.js";
 import { type WarningCode, type WarningCount, WarningTally } from "./warnings.js";
 
+export { HISTOGRAM_NAMES, type HistogramName } from "../result/schema/names.js";
 export {
   fractionAtOrBelow,
   newHistogramEncoded,
@@ -31,8 +32,6 @@ export {
   summariseHistogram,
   summariseMerged,
 } from "./histogram.js";
-
-export { HISTOGRAM_NAMES, type HistogramName } from "./result-schema/names.js";
 
 /** One message class as counted: outcomes and the transaction latency of accepted messages. */
 export interface ClassSnapshot extends OutcomeCounts {

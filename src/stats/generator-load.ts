@@ -14,12 +14,12 @@
 import { readFileSync } from "node:fs";
 import { type IntervalHistogram, monitorEventLoopDelay, performance } from "node:perf_hooks";
 import type { Static } from "@sinclair/typebox";
-import { epochMs as epochNow } from "./clock.js";
 import type {
   EventLoopDelay as EventLoopDelaySchema,
   ThreadLoadPoint as ThreadLoadPointSchema,
   ThreadLoad as ThreadLoadSchema,
-} from "./result-schema/generator.js";
+} from "../result/schema/generator.js";
+import { epochMs as epochNow } from "./clock.js";
 
 /** Whose CPU time a row's CPU figures count: this thread's, or the whole process's. */
 export type CpuScope = "thread" | "process";
@@ -30,7 +30,7 @@ export type CpuSource = "auto" | "schedstat" | "stat" | "process";
 /** Event-loop delay: how late the loop ran a timer due now, milliseconds. */
 export type EventLoopDelay = Static<typeof EventLoopDelaySchema>;
 
-/** One interval of one thread (defined in stats/result-schema/generator.ts). */
+/** One interval of one thread (defined in result/schema/generator.ts). */
 export type ThreadLoadPoint = Static<typeof ThreadLoadPointSchema>;
 
 /** One thread's load over the run's window, and per interval. */

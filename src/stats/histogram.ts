@@ -3,8 +3,8 @@
  * microseconds, and the recorder the hot path writes into.
  */
 import type { JsHistogram } from "hdr-histogram-js";
+import type { LatencySummary } from "../result/result.js";
 import { buildHistogram, countsOf, decodeCompressed, encodeCompressed } from "./hdr-codec.js";
-import type { LatencySummary } from "./result.js";
 
 export type Histogram = JsHistogram;
 

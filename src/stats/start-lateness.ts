@@ -4,9 +4,10 @@
  * and merges by addition; beside it, how many arrivals started more than one arrival interval
  * late. Arrivals never started are `dropped`, counted elsewhere, not here.
  */
+
+import type { LatencySummary } from "../result/result.js";
 import { summariseHistogram } from "./collector.js";
 import { addEncoded, LatencyRecorder } from "./histogram.js";
-import type { LatencySummary } from "./result.js";
 
 /**
  * The least lateness counted as late, whatever the arrival interval: Node's timers are not

@@ -4,10 +4,11 @@
  * cipher seen. A resumed handshake skips the certificate and the key exchange's signature, so a
  * run that resumes measures a cheaper connection than one that does not: the report says which.
  */
-import { addEncoded, LatencyRecorder, summariseHistogram } from "./histogram.js";
-import type { TlsResult, TlsSnapshot } from "./tls-result.js";
 
-export type { TlsResult, TlsSnapshot } from "./tls-result.js";
+import type { TlsResult, TlsSnapshot } from "../result/tls-result.js";
+import { addEncoded, LatencyRecorder, summariseHistogram } from "./histogram.js";
+
+export type { TlsResult, TlsSnapshot } from "../result/tls-result.js";
 
 /** One thread's TLS handshakes (RunStats.tlsHandshake fills it). */
 export class TlsTally {

@@ -2,10 +2,10 @@
 import { buildRunConfig } from "../../src/config/run-config.js";
 import { runRecord } from "../../src/config/run-record.js";
 import { parseThreshold } from "../../src/config/thresholds.js";
+import type { Mode, Result } from "../../src/result/result.js";
+import { buildResult } from "../../src/result/summarise.js";
+import { evaluateThresholds } from "../../src/result/threshold-verdicts.js";
 import { RunStats } from "../../src/stats/collector.js";
-import type { Mode, Result } from "../../src/stats/result.js";
-import { buildResult } from "../../src/stats/summarise.js";
-import { evaluateThresholds } from "../../src/stats/thresholds.js";
 
 const T0 = 1_764_683_700_000;
 

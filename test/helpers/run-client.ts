@@ -4,10 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { buildRunConfig, type RawRunOptions } from "../../src/config/run-config.js";
+import type { Result } from "../../src/result/result.js";
+import { buildResult } from "../../src/result/summarise.js";
 import { runThreadShare } from "../../src/run/thread-run.js";
 import { splitOverThreads } from "../../src/run/threads.js";
-import type { Result } from "../../src/stats/result.js";
-import { buildResult } from "../../src/stats/summarise.js";
 
 export async function runClient(
   target: string,
