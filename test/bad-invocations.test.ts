@@ -169,6 +169,7 @@ const rows: [args: string[], code: number, firstLine: RegExp][] = [
     /^mailvolley: --max-delay: must be longer than 0/,
   ],
   [["report", good, "--html"], 2, /^mailvolley: Not enough arguments following: html/],
+  [["merge", good, "--html"], 2, /^mailvolley: Not enough arguments following: html/],
   // Options taken and ignored before: each refused with the reason.
   [
     ["run", "--mode", "per-message", "--messages-per-session", "10"],

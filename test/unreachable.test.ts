@@ -42,6 +42,11 @@ test("a host that drops every SYN: the run ends at the first connect timeout, sa
         unsent?.text,
         "no connection: timed out, every connection (--timeout-connect 1s)",
       );
+      // Nobody refused them: the verdict says what happened to the connections.
+      assert.equal(result.generator?.limitedBy, "nobody");
+      assert.deepEqual(result.generator?.reasons, [
+        "no connection reached a banner: 3 opened, every one timed out",
+      ]);
     }
   } finally {
     await host.stop();

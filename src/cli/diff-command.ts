@@ -78,6 +78,8 @@ export const diffCommand = {
       .positional("files", {
         type: "string",
         array: true,
+        // yargs shows a variadic positional's empty default as "[default: []]": none is given.
+        default: undefined,
         describe: "A and B: two results of --repeat, or A's results -- B's results",
       })
       .option("json", { type: "string", describe: "Write the diff as JSON to FILE (- for stdout)" })

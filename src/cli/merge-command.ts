@@ -51,9 +51,15 @@ export const mergeCommand = {
         .positional("results", { type: "string", array: true, describe: "JSON results (--json)" })
         .option("json", {
           type: "string",
+          requiresArg: true,
           describe: "Write the merged JSON result to FILE (- for stdout)",
         })
-        .option("html", { type: "string", describe: "Write the merged HTML report to FILE" })
+        // requiresArg: a bare --html is refused before anything is merged, as in `report`.
+        .option("html", {
+          type: "string",
+          requiresArg: true,
+          describe: "Write the merged HTML report to FILE",
+        })
         .option("arrivals", ARRIVALS_OPTION)
         .option("quiet", { alias: "q", type: "boolean", describe: "Print no summary" }),
       {

@@ -100,7 +100,10 @@ export function renderHtml(runs: readonly Result[], options: HtmlOptions = {}): 
           .map((l) => `<p>${esc(l)}</p>`)
           .join("")}</div>`
       : "",
-    section("Overview", overview(runs, prefix) + knees(runs) + unconfirmedNotes(runs)),
+    section(
+      "Overview",
+      overview(runs, prefix) + runNotes(runs, "knee") + runNotes(runs, "unconfirmed"),
+    ),
     deliveryHtml(runs, prefix),
     ...runs.map((r, i) =>
       section(`Statistics${compare ? ` — ${runLabel(r, runs)}` : ""}`, statistics(r, prefix(i))),
@@ -157,24 +160,17 @@ th { background: #f4f6f7; font-weight: 600; }
 .thresholds-banner ul { margin: 4px 0 0; font-size: 14px; } .headline p { margin: 2px 0; font-size: 15px; } .verdict ul { margin: 4px 0 0; padding-left: 20px; color: #566573; }
 `;
 
-/** Where success fell below 100% in each run, in words; marked "knee" on the charts. */
-function knees(runs: readonly Result[]): string {
+/**
+ * A note a run, named when there are several: where success fell below 100% (marked "knee" on
+ * the charts), or what became of its unconfirmed messages (the terminal's "Unconfirmed" line).
+ */
+function runNotes(runs: readonly Result[], kind: "knee" | "unconfirmed"): string {
+  const head = kind === "knee" ? "Knee" : "Unconfirmed";
   return runs
     .map((r) => {
-      const text = kneeText(r.knee);
+      const text = kind === "knee" ? kneeText(r.knee) : unconfirmedLine(r);
       const who = runs.length > 1 ? `${esc(runLabel(r, runs))}: ` : "";
-      return text ? `<p class="knee">Knee — ${who}${esc(text)}</p>` : "";
-    })
-    .join("");
-}
-
-/** What became of each run's unconfirmed messages, as the terminal's "Unconfirmed" line. */
-function unconfirmedNotes(runs: readonly Result[]): string {
-  return runs
-    .map((r) => {
-      const text = unconfirmedLine(r);
-      const who = runs.length > 1 ? `${esc(runLabel(r, runs))}: ` : "";
-      return text ? `<p class="unconfirmed">Unconfirmed — ${who}${esc(text)}</p>` : "";
+      return text ? `<p class="${kind}">${head} — ${who}${esc(text)}</p>` : "";
     })
     .join("");
 }

@@ -40,9 +40,13 @@ export function applyOutcome(result: Result): void {
   const { connections, messages } = result;
   if (connections.established === 0) {
     g.limitedBy = "nobody";
-    g.reasons = [
-      `no connection reached a banner: ${n(connections.opened)} opened, ${n(connections.refused)} refused`,
-    ];
+    // A host that drops every SYN: the connections timed out (run/work.ts unsentReason), and
+    // nobody refused them; the unsent row says so.
+    const timedOut = result.errors.some(
+      (e) => e.class === "unsent" && e.text.startsWith("no connection: timed out"),
+    );
+    const how = timedOut ? "every one timed out" : `${n(connections.refused)} refused`;
+    g.reasons = [`no connection reached a banner: ${n(connections.opened)} opened, ${how}`];
     g.advice = ADVICE.nobody;
   } else if (messages.accepted === 0 && messages.rejected === 0) {
     g.limitedBy = "nobody";
