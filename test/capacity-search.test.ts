@@ -12,7 +12,7 @@ import {
   searchCapacity,
 } from "../src/capacity/search.js";
 import { parseServiceLevels } from "../src/config/service-levels.js";
-import { capacityHeadline, renderCapacity } from "../src/report/capacity.js";
+import { capacityHeadline, failureWords, renderCapacity } from "../src/report/capacity.js";
 import { renderCapacityHtml } from "../src/report/html-capacity.js";
 import type { Capacity, CapacityStep } from "../src/result/capacity-result.js";
 import type { Result } from "../src/result/result.js";
@@ -208,6 +208,22 @@ describe("capacity search", () => {
     const outcome = await searchCapacity(io, { ...SETTINGS, fromRate: null });
     assert.equal(outcome.steps[0].purpose, "estimate");
     assert.equal(io.rates[0], 95);
+  });
+});
+
+describe("a failed level in words", () => {
+  const check = (criterion: string, actual: number | null, unit = "/s") => ({
+    criterion,
+    expression: `${criterion} flat`,
+    actual,
+    unit,
+    pass: false,
+    compliancePercent: null,
+  });
+  test("each trend says what grew, never the level's name", () => {
+    assert.equal(failureWords(check("backlog", 41.2)), "the backlog grew 41.2/s");
+    assert.equal(failureWords(check("waiting", 46)), "arrivals waiting for a session grew 46.0/s");
+    assert.equal(failureWords(check("waiting", null)), "the arrivals waiting were not measured");
   });
 });
 

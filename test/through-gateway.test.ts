@@ -198,12 +198,10 @@ describe("through a Postfix relay", { timeout: 300_000 }, () => {
     // What came out of the gateway is charted beside the throughput, on the same x axis.
     const check = await openInChromium(page);
     assertChartsDrawn(check, [...DRAWN_CHARTS, "chart-delivery"]);
-    assert.deepEqual(check.legends["chart-delivery"], [
-      "s",
-      "accepted/s",
-      "delivered/s",
-      "inside the gateway",
-    ]);
+    // The x row names the time axis' unit: ms for a run this short (charts.ts), else s.
+    const [x, ...legend] = check.legends["chart-delivery"];
+    assert.ok(x === "s" || x === "ms", x);
+    assert.deepEqual(legend, ["accepted/s", "delivered/s", "inside the gateway"]);
     assert.equal(check.charts["chart-delivery"].xMax, d.perSecond.accepted.length);
     assert.equal(check.charts["chart-throughput"].xMax, d.perSecond.accepted.length);
   });

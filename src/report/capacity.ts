@@ -35,6 +35,11 @@ export function failureWords(c: CapacityCheck): string {
       ? "the backlog was not measured"
       : `the backlog grew ${fmt(actual, 1)}/s`;
   }
+  if (c.criterion === "waiting") {
+    return actual === null
+      ? "the arrivals waiting were not measured"
+      : `arrivals waiting for a session grew ${fmt(actual, 1)}/s`;
+  }
   if (actual === null) return `${what} had no sample`;
   if (c.criterion === "errors") return `${fmt(actual, 2)} % of arrivals ended in an error`;
   if (c.criterion === "lost") return `${fmt(actual)} messages were lost`;

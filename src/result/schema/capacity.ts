@@ -13,7 +13,7 @@ const Check = Type.Object(
   {
     criterion: Type.String({
       description:
-        "The service level: connect, transaction, errors, delivery, lost, backlog, or a --qos threshold's own expression.",
+        "The service level: connect, transaction, errors, waiting (arrivals queued at the front door, not growing), delivery, lost, backlog, or a --qos threshold's own expression.",
     }),
     expression: Type.String({
       description: 'The level as written, "connect p95<=5s"; the backlog\'s is "backlog flat".',
