@@ -7,7 +7,7 @@
 import type net from "node:net";
 import type tls from "node:tls";
 import type { SessionOptions } from "./options.js";
-import { openTransport, type TlsResumption, upgradeToTls } from "./secure.js";
+import { openTransport, TlsResumption, upgradeToTls } from "./secure.js";
 import { traceWrite } from "./trace.js";
 import { type BytesHandler, closeAnswered, reconnect } from "./transport.js";
 
@@ -57,8 +57,8 @@ export class Connection implements Output {
     private readonly config: SessionOptions,
     /** Takes every byte read, on every connection: made once per session. */
     private readonly onBytes: BytesHandler,
-    private readonly tickets: TlsResumption,
   ) {
+    this.tickets = new TlsResumption(config, config.tls !== "none" && config.tlsResume);
     // One listener of each kind for all of the session's sockets, told apart by the emitter
     // (`this` in a listener): with STARTTLS the plain and the TLS socket both report the close,
     // and the second must not reach a connection the first reopened. Closures per socket would
@@ -79,6 +79,8 @@ export class Connection implements Output {
     };
   }
 
+  /** The TLS session this session offers on its next connection; kept across connections. */
+  private readonly tickets: TlsResumption;
   private readonly connected: (this: net.Socket) => void;
   private readonly secureConnected: (this: tls.TLSSocket) => void;
   private readonly failed: (this: net.Socket, err: NodeJS.ErrnoException) => void;
