@@ -11,17 +11,6 @@ import { openTransport, TlsResumption, upgradeToTls } from "./secure.js";
 import { traceWrite } from "./trace.js";
 import { type BytesHandler, closeAnswered, reconnect } from "./transport.js";
 
-/** Where a session's parts write: the transport as the transaction pipeline sees it. */
-export interface Output {
-  /** Writes `buf`; returns the write's ordinal on this connection (from 1), as `flushed` counts. */
-  write(buf: Buffer): number;
-  /** Writes until uncork() leave together (one segment for an RFC 2920 group). */
-  cork(): void;
-  uncork(): void;
-  /** Bytes written that the socket still holds. */
-  readonly writableLength: number;
-}
-
 /** What the transport tells its session. */
 export interface ConnectionHost {
   /** The socket connected (TCP, or TCP before an implicit-TLS handshake). */
@@ -33,7 +22,7 @@ export interface ConnectionHost {
   onClose(): void;
 }
 
-export class Connection implements Output {
+export class Connection {
   private socket: net.Socket | null = null;
   /** Under a STARTTLS connection's TLS socket, its plain one; else null. */
   private under: net.Socket | null = null;
@@ -119,7 +108,10 @@ export class Connection implements Output {
     this.host.onSecure(socket);
   }
 
-  /** Writes `buf`, returning its ordinal; `shown` replaces it in the -v trace (credentials). */
+  /**
+   * Writes `buf`, returning its ordinal on this connection (from 1), as `flushed` counts;
+   * `shown` replaces it in the -v trace (credentials).
+   */
   write(buf: Buffer, shown?: string): number {
     if (this.trace !== null) {
       if (shown === undefined) traceWrite(this.trace, buf);

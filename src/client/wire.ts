@@ -44,7 +44,7 @@ export class Wire {
     this.transport.destroy();
   }
 
-  /** Writes of this connection the kernel took whole (Output.write's ordinals up to it). */
+  /** Writes of this connection the kernel took whole (write's ordinals, from 1, up to it). */
   get flushed(): number {
     return this.transport.flushed;
   }
