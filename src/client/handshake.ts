@@ -33,8 +33,6 @@ interface Credentials {
 
 /** What the handshake asks of its session besides the wire: the lifecycle, and four steps. */
 export interface HandshakeHost extends Lifecycle {
-  /** Keep each reply's text (EHLO keywords) or only what the trace needs. */
-  captureText(on: boolean): void;
   /** STARTTLS's 220 came: drop what was read before it and start TLS over the socket. */
   startTls(): void;
   /** Ends the connection now; the reply that ended it is already counted, in `row`. */
@@ -129,7 +127,6 @@ export class Handshake {
   }
 
   private greet(now: number): void {
-    this.session.captureText(true);
     this.ehloSentAt = now;
     this.session.enter(State.Greeting);
     // RFC 2033 §4.1: LMTP greets with LHLO; its reply is read like EHLO's.
@@ -154,7 +151,6 @@ export class Handshake {
   }
 
   private onGreeting(kind: Expect, code: number, lines: string[] | null): void {
-    this.session.captureText(false);
     if (code === 250) {
       this.stats.record("ehlo", this.session.phaseSince - this.ehloSentAt);
       const caps = kind === Expect.Ehlo && lines ? capabilitiesOf(lines) : NO_CAPABILITIES;
@@ -163,7 +159,6 @@ export class Handshake {
     }
     if (kind === Expect.Ehlo && code >= 500 && !this.config.lmtp) {
       // RFC 5321 §4.1.4: a server that does not know EHLO still knows HELO.
-      this.session.captureText(true);
       this.helo ??= Buffer.from(`HELO ${this.config.helo}${CRLF}`, "latin1");
       this.wire.send(this.helo, Expect.Helo, 0);
       return;

@@ -57,6 +57,14 @@ export interface SessionHost {
   readonly stateEntered?: (session: Session, state: State) => void;
 }
 
+/** Session.keepsText: `queueIds`, the run joins deliveries by the queue id a final reply names. */
+function keepsTextOf(queueIds: boolean): Uint8Array {
+  const keeps = new Uint8Array(PHASE_OF.length);
+  keeps[Expect.Ehlo] = keeps[Expect.Helo] = 1;
+  if (queueIds) keeps[Expect.Dot] = keeps[Expect.Bdat] = 1;
+  return keeps;
+}
+
 const STOPPED_TEXT =
   "cut by this client: the run was stopped (second signal, --abort-on-fail or --grace over)";
 
@@ -77,8 +85,12 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
   private openedAt = 0;
   /** When the last chunk of replies was read: one clock read per chunk, for the replies in it. */
   private readAt = 0;
-  /** The accept ledger keeps each message's queue id (--receive): final replies keep their text. */
-  private readonly joinsQueueIds: boolean;
+  /**
+   * 1 for each expectation whose positive reply's text is read, indexed by Expect: EHLO's (the
+   * capabilities) and, through a gateway (--receive), a message's final reply (the queue id it
+   * names). No other positive reply is decoded; error replies always are (ReplyParser).
+   */
+  private readonly keepsText: Uint8Array;
   /** The row of the failure that ended the session: its lost messages are counted there. */
   private endingRow: ErrorRow | null = null;
   /** parser.chunks when a 354 sent the content: a dot reply read in it predates the content. */
@@ -100,8 +112,10 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
   ) {
     const { config, stats } = host;
     this.txs = new TransactionRing(stats, config.chunking ? config.window + 2 : TX_SLOTS);
-    this.joinsQueueIds = stats.ledger !== null;
+    this.keepsText = keepsTextOf(stats.ledger !== null);
     this.parser = new ReplyParser(this);
+    // -v prints every reply whole.
+    this.parser.keepText(host.trace !== null);
     this.wire = new Wire(this, config, this.onBytes);
     this.handshake = new Handshake(this, this.wire, config, stats);
     const messages = host.messagesFor(this.txs.slots.length);
@@ -127,7 +141,6 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
   private connect(preclaimed: number, cap: number): void {
     const { config, stats } = this.host;
     this.phaseSince = performance.now();
-    this.captureText(false);
     this.pipeline.begin(preclaimed, cap, this.host.intendedMs);
     this.connection = stats.connectionOpened();
     this.txs.connectionOpened(this.connection);
@@ -229,18 +242,9 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
     this.host.sessionIdle(this);
   }
 
-  captureText(on: boolean): void {
-    this.parser.keepText(on || this.host.trace !== null);
-  }
-
-  /**
-   * Through a gateway (--receive) a message's final reply names its queue id: that reply's text
-   * is kept, and no other positive reply's is decoded for it.
-   */
+  /** Whether the positive reply being read is one whose text is read (see keepsText). */
   wantsText(): boolean {
-    if (!this.joinsQueueIds || this.wire.owed === 0) return false;
-    const kind = this.wire.nextKind;
-    return kind === Expect.Dot || kind === Expect.Bdat;
+    return this.wire.owed > 0 && this.keepsText[this.wire.nextKind] === 1;
   }
 
   /** Sends QUIT, or notes that it went with the last content (`writtenAt`, ms), and moves to `as`. */
