@@ -116,9 +116,9 @@ describe("BDAT", () => {
         [0, 1, 2, 3, 4, 5, 6, 7],
       );
       const bdatsPerWrite: number[] = [];
-      // The session's transport (client/connection.ts) holds the socket.
-      type Inside = { transport: { socket: net.Socket } };
-      const socket = (driven.session as unknown as Inside).transport.socket as net.Socket & {
+      // The session's wire (client/wire.ts) holds the transport (connection.ts), and it the socket.
+      type Inside = { wire: { transport: { socket: net.Socket } } };
+      const socket = (driven.session as unknown as Inside).wire.transport.socket as net.Socket & {
         _writeGeneric(writev: boolean, data: unknown, encoding: string, cb: unknown): void;
       };
       const writeGeneric = socket._writeGeneric;

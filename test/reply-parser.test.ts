@@ -359,3 +359,26 @@ test("replyLine: the reply's last line with its code while onReply runs, text ca
   assert.deepEqual(seen, ["250 2.1.0 Ok", "354 go ahead", "250 2.1.0 Ok", "354 go ahead"]);
   assert.equal(parser.replyLine(), "", "nothing outside onReply");
 });
+
+test("wantsText: asked once per positive reply, its answer keeps that reply's text alone", () => {
+  // A pipelined burst: MAIL's and RCPT's 250, DATA's 354, the final dot's multi-line 250, and a
+  // 451 whose text is kept unasked. The handler wants the third reply's (the final reply).
+  const wire = Buffer.from(
+    "250 2.1.0 Ok\r\n354 go ahead\r\n250-2.0.0 Ok\r\n250 queued as 4dQx1Z6Ynvz9t\r\n451 4.3.0 later\r\n",
+  );
+  const replies: Reply[] = [];
+  let asked = 0;
+  const parser = new ReplyParser({
+    onReply: (code, lines) => replies.push({ code, lines }),
+    onProtocolError: (reason) => assert.fail(reason),
+    wantsText: () => ++asked === 3,
+  });
+  parser.push(wire);
+  assert.equal(asked, 3, "asked for each positive reply, not for the 451");
+  assert.deepEqual(replies, [
+    { code: 250, lines: null },
+    { code: 354, lines: null },
+    { code: 250, lines: ["2.0.0 Ok", "queued as 4dQx1Z6Ynvz9t"] },
+    { code: 451, lines: ["4.3.0 later"] },
+  ]);
+});

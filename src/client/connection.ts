@@ -7,20 +7,9 @@
 import type net from "node:net";
 import type tls from "node:tls";
 import type { SessionOptions } from "./options.js";
-import { openTransport, type TlsResumption, upgradeToTls } from "./secure.js";
+import { openTransport, TlsResumption, upgradeToTls } from "./secure.js";
 import { traceWrite } from "./trace.js";
 import { type BytesHandler, closeAnswered, reconnect } from "./transport.js";
-
-/** Where a session's parts write: the transport as the transaction pipeline sees it. */
-export interface Output {
-  /** Writes `buf`; returns the write's ordinal on this connection (from 1), as `flushed` counts. */
-  write(buf: Buffer): number;
-  /** Writes until uncork() leave together (one segment for an RFC 2920 group). */
-  cork(): void;
-  uncork(): void;
-  /** Bytes written that the socket still holds. */
-  readonly writableLength: number;
-}
 
 /** What the transport tells its session. */
 export interface ConnectionHost {
@@ -33,7 +22,7 @@ export interface ConnectionHost {
   onClose(): void;
 }
 
-export class Connection implements Output {
+export class Connection {
   private socket: net.Socket | null = null;
   /** Under a STARTTLS connection's TLS socket, its plain one; else null. */
   private under: net.Socket | null = null;
@@ -57,8 +46,8 @@ export class Connection implements Output {
     private readonly config: SessionOptions,
     /** Takes every byte read, on every connection: made once per session. */
     private readonly onBytes: BytesHandler,
-    private readonly tickets: TlsResumption,
   ) {
+    this.tickets = new TlsResumption(config, config.tls !== "none" && config.tlsResume);
     // One listener of each kind for all of the session's sockets, told apart by the emitter
     // (`this` in a listener): with STARTTLS the plain and the TLS socket both report the close,
     // and the second must not reach a connection the first reopened. Closures per socket would
@@ -79,6 +68,8 @@ export class Connection implements Output {
     };
   }
 
+  /** The TLS session this session offers on its next connection; kept across connections. */
+  private readonly tickets: TlsResumption;
   private readonly connected: (this: net.Socket) => void;
   private readonly secureConnected: (this: tls.TLSSocket) => void;
   private readonly failed: (this: net.Socket, err: NodeJS.ErrnoException) => void;
@@ -117,7 +108,10 @@ export class Connection implements Output {
     this.host.onSecure(socket);
   }
 
-  /** Writes `buf`, returning its ordinal; `shown` replaces it in the -v trace (credentials). */
+  /**
+   * Writes `buf`, returning its ordinal on this connection (from 1), as `flushed` counts;
+   * `shown` replaces it in the -v trace (credentials).
+   */
   write(buf: Buffer, shown?: string): number {
     if (this.trace !== null) {
       if (shown === undefined) traceWrite(this.trace, buf);

@@ -13,36 +13,30 @@ import { performance } from "../stats/clock.js";
 import type { RunStats } from "../stats/collector.js";
 import type { SessionOptions } from "./options.js";
 import { Expect, PHASE_OF } from "./pending.js";
-import { authLoginAnswer, authPlainLine, chooseMechanism, TlsResumption } from "./secure.js";
-import { Dialogue, State } from "./state.js";
+import { authLoginAnswer, authPlainLine, chooseMechanism } from "./secure.js";
+import { Dialogue, type Lifecycle, State } from "./state.js";
 import { recordReply } from "./transactions.js";
+import type { Wire } from "./wire.js";
 
 const CRLF = "\r\n";
 /** Sent on every connection over STARTTLS: its bytes made once. */
 const STARTTLS_COMMAND = Buffer.from(`STARTTLS${CRLF}`, "latin1");
+/** RFC 4954 §4: LOGIN without an initial response; the server asks for each part. */
+const AUTH_LOGIN_COMMAND = Buffer.from(`AUTH LOGIN${CRLF}`, "latin1");
 
-/** What the handshake asks of its session. */
-export interface HandshakeHost {
-  readonly state: State;
-  /** When the reply being handled arrived (or the step began): the phase timer's start. */
-  readonly phaseSince: number;
-  /** The connection is encrypted (implicit TLS, or STARTTLS done). */
-  readonly encrypted: boolean;
-  enter(state: State): void;
-  /** Writes one command and expects its reply; `shown` replaces it in the -v trace. */
-  command(line: string | Buffer, kind: Expect, slot: number, shown?: string): void;
-  /** Waits for a reply without sending anything (the banner). */
-  expect(kind: Expect): void;
-  /** Keep each reply's text (EHLO keywords) or only what the trace needs. */
-  captureText(on: boolean): void;
+/** AUTH's lines for the run's one user (RFC 4954): the same on every connection. */
+interface Credentials {
+  readonly plain: Buffer;
+  readonly user: Buffer;
+  readonly pass: Buffer;
+}
+
+/** What the handshake asks of its session besides the wire: the lifecycle, and four steps. */
+export interface HandshakeHost extends Lifecycle {
   /** STARTTLS's 220 came: drop what was read before it and start TLS over the socket. */
   startTls(): void;
-  /** Sends QUIT and moves to `as` (Quitting, or Refusing when no work was possible). */
-  quit(as: State): void;
   /** Ends the connection now; the reply that ended it is already counted, in `row`. */
   closeNow(row: ErrorRow): void;
-  /** This connection's ordinal in the run, for where an error first came. */
-  readonly connection: number;
   /** The handshake is done: transactions may start. */
   ready(caps: Capabilities, dialogue: Dialogue): void;
 }
@@ -58,16 +52,18 @@ export class Handshake {
   private caps: Capabilities = NO_CAPABILITIES;
   /** EHLO (LHLO) and the name, built on the first connection: every one sends the same. */
   private greeting: Buffer | null = null;
-  /** The TLS session this session offers on its next connection; kept across connections. */
-  readonly tickets: TlsResumption;
+  /** HELO and the name, built when a server first refuses EHLO. */
+  private helo: Buffer | null = null;
+  /** What AUTH sends (PLAIN's line, LOGIN's two answers), built on the first AUTH. */
+  private credentials: Credentials | null = null;
 
   constructor(
     private readonly session: HandshakeHost,
+    /** Where the handshake writes its commands and queues the replies they expect. */
+    private readonly wire: Wire,
     private readonly config: SessionOptions,
     private readonly stats: RunStats,
-  ) {
-    this.tickets = new TlsResumption(config, config.tls !== "none" && config.tlsResume);
-  }
+  ) {}
 
   /** Back to the start, for the session's next connection. */
   clear(): void {
@@ -95,7 +91,7 @@ export class Handshake {
     // Nothing is sent before the banner: the client speaks once it has the 220 greeting
     // (RFC 5321 §3.1, §4.3.2).
     this.session.enter(State.Banner);
-    this.session.expect(Expect.Banner);
+    this.wire.expect(Expect.Banner);
   }
 
   /** A TLS handshake finished: implicit TLS waits for the banner, STARTTLS says EHLO again. */
@@ -108,7 +104,7 @@ export class Handshake {
     if (this.config.tls === "implicit") {
       this.connectedAt = now;
       this.session.enter(State.Banner);
-      this.session.expect(Expect.Banner);
+      this.wire.expect(Expect.Banner);
       return;
     }
     // RFC 3207 §4.2: forget what EHLO said before the handshake and ask again.
@@ -131,13 +127,12 @@ export class Handshake {
   }
 
   private greet(now: number): void {
-    this.session.captureText(true);
     this.ehloSentAt = now;
     this.session.enter(State.Greeting);
     // RFC 2033 §4.1: LMTP greets with LHLO; its reply is read like EHLO's.
     const verb = this.config.lmtp ? "LHLO" : "EHLO";
     this.greeting ??= Buffer.from(`${verb} ${this.config.helo}${CRLF}`, "latin1");
-    this.session.command(this.greeting, Expect.Ehlo, 0);
+    this.wire.send(this.greeting, Expect.Ehlo, 0);
   }
 
   private onBanner(code: number, lines: string[] | null): void {
@@ -156,7 +151,6 @@ export class Handshake {
   }
 
   private onGreeting(kind: Expect, code: number, lines: string[] | null): void {
-    this.session.captureText(false);
     if (code === 250) {
       this.stats.record("ehlo", this.session.phaseSince - this.ehloSentAt);
       const caps = kind === Expect.Ehlo && lines ? capabilitiesOf(lines) : NO_CAPABILITIES;
@@ -165,8 +159,8 @@ export class Handshake {
     }
     if (kind === Expect.Ehlo && code >= 500 && !this.config.lmtp) {
       // RFC 5321 §4.1.4: a server that does not know EHLO still knows HELO.
-      this.session.captureText(true);
-      this.session.command(`HELO ${this.config.helo}${CRLF}`, Expect.Helo, 0);
+      this.helo ??= Buffer.from(`HELO ${this.config.helo}${CRLF}`, "latin1");
+      this.wire.send(this.helo, Expect.Helo, 0);
       return;
     }
     recordReply(this.stats, code, lines, PHASE_OF[kind], this.session.connection);
@@ -175,14 +169,14 @@ export class Handshake {
 
   /** After EHLO: STARTTLS, then AUTH, when the run asks for them; then the transactions. */
   private secureOrStart(caps: Capabilities): void {
-    const { config, session } = this;
-    if (config.tls === "starttls" && !session.encrypted) {
+    const { config, session, wire } = this;
+    if (config.tls === "starttls" && !wire.encrypted) {
       if (!caps.starttls) {
         this.refuse("starttls", "STARTTLS not offered by the server");
         return;
       }
       session.enter(State.StartTls);
-      session.command(STARTTLS_COMMAND, Expect.StartTls, 0);
+      wire.send(STARTTLS_COMMAND, Expect.StartTls, 0);
       return;
     }
     if (config.auth) {
@@ -195,10 +189,9 @@ export class Handshake {
       this.authSentAt = performance.now();
       session.enter(State.Auth);
       if (mechanism === "PLAIN") {
-        const line = authPlainLine(config.auth.user, config.auth.pass);
-        session.command(line, Expect.Auth, 0, "AUTH PLAIN ****");
+        wire.send(this.credentialsOf(config.auth).plain, Expect.Auth, 0, "AUTH PLAIN ****");
       } else {
-        session.command(`AUTH LOGIN${CRLF}`, Expect.AuthUser, 0);
+        wire.send(AUTH_LOGIN_COMMAND, Expect.AuthUser, 0);
       }
       this.caps = caps;
       return;
@@ -238,15 +231,24 @@ export class Handshake {
         session.startTls();
         return;
       case Expect.AuthUser:
-        session.command(authLoginAnswer(auth.user), Expect.AuthPassword, 0, "****");
+        this.wire.send(this.credentialsOf(auth).user, Expect.AuthPassword, 0, "****");
         return;
       case Expect.AuthPassword:
-        session.command(authLoginAnswer(auth.pass), Expect.Auth, 0, "****");
+        this.wire.send(this.credentialsOf(auth).pass, Expect.Auth, 0, "****");
         return;
       case Expect.Auth:
         this.stats.record("auth", session.phaseSince - this.authSentAt);
         this.ready(this.caps);
     }
+  }
+
+  private credentialsOf(auth: { user: string; pass: string }): Credentials {
+    this.credentials ??= {
+      plain: Buffer.from(authPlainLine(auth.user, auth.pass), "latin1"),
+      user: Buffer.from(authLoginAnswer(auth.user), "latin1"),
+      pass: Buffer.from(authLoginAnswer(auth.pass), "latin1"),
+    };
+    return this.credentials;
   }
 
   /** The server cannot give what the run requires: counted under `phase`, then QUIT. */

@@ -6,44 +6,37 @@
  * time; LMTP (RFC 2033) gets one reply per accepted recipient after the data. Without
  * PIPELINING, strict lock-step.
  *
- * A collaborator the session holds, as the handshake is: it writes its groups straight to the
- * transport (Output), single commands and QUIT through its PipelineHost, queues the replies it
- * expects in the session's pending-reply ring, and gets the replies to its commands handed back
- * in order. Every message it takes is settled once: accepted, rejected, failed or unconfirmed.
+ * A collaborator the session holds, as the handshake is: it writes its commands and groups to
+ * the wire with the replies they expect, asks its session (PipelineHost) only for work, pauses
+ * and QUIT, and gets the replies to its commands handed back in order. Every message it takes is
+ * settled once: accepted, rejected, failed or unconfirmed.
  */
 
 import { type Capabilities, NO_CAPABILITIES } from "../smtp/capabilities.js";
 import { END_OF_DATA } from "../smtp/message.js";
-import { After, Before } from "../smtp/pipelining.js";
+import { After, Before, DATA_COMMAND, RSET_COMMAND } from "../smtp/pipelining.js";
 import { performance, TIME_ORIGIN } from "../stats/clock.js";
 import type { RunStats } from "../stats/collector.js";
-import type { Output } from "./connection.js";
 import type { SessionMessages, SessionOptions } from "./options.js";
-import { Expect, type PendingReplies } from "./pending.js";
+import { Expect } from "./pending.js";
 import { MessageQuota, NO_WORK, NOT_YET } from "./quota.js";
-import { Dialogue, State } from "./state.js";
+import { Dialogue, type Lifecycle, State } from "./state.js";
 import { recordReply, type Transaction, type TransactionRing, Verdict } from "./transactions.js";
+import type { Wire } from "./wire.js";
 
-const CRLF = "\r\n";
-
-/** What the transaction pipeline asks of its session. */
-export interface PipelineHost {
-  readonly state: State;
-  enter(state: State): void;
-  /** When the reply being handled arrived: the time its step is counted to. */
-  readonly phaseSince: number;
-  /** This connection's ordinal in the run, for where an error first came. */
-  readonly connection: number;
-  /** Writes one command and expects its reply. */
-  command(line: string | Buffer, kind: Expect, slot: number): void;
-  /** The session's work is done: sends QUIT, or notes it went in the last content's write. */
-  quit(as: State.Quitting, writtenAt?: number): void;
+/** What the transaction pipeline asks of its session besides the wire: the lifecycle, and work. */
+export interface PipelineHost extends Lifecycle {
   /** The run's next message for this session: a sequence number, NO_WORK or NOT_YET. */
   takeMessage(): number;
   /** Intended start of the message takeMessage returned last. */
   readonly intendedMs: number;
   /** Nothing in flight and no message due: the session is Idle until resume(). */
   idle(): void;
+}
+
+/** A lock-step command's bytes: addresses are sent as given, one octet per character. */
+function latin1(line: string): Buffer {
+  return Buffer.from(line, "latin1");
 }
 
 export class Pipeline {
@@ -57,12 +50,11 @@ export class Pipeline {
 
   constructor(
     private readonly host: PipelineHost,
+    /** Where the pipeline writes, with the replies each write expects. */
+    private readonly wire: Wire,
     private readonly config: SessionOptions,
     private readonly stats: RunStats,
     private readonly txs: TransactionRing,
-    private readonly pending: PendingReplies,
-    /** Where the pipeline writes: the session's transport. */
-    private readonly out: Output,
     /** The messages in the transaction ring's slots, and the bytes each step writes. */
     private readonly messages: SessionMessages,
   ) {
@@ -145,7 +137,7 @@ export class Pipeline {
     if (code < 300) {
       tx.mailAccepted = true;
       if (this.pipelined) return;
-      this.host.command(this.messages.rcptLine(tx.slot, 0), Expect.Rcpt, tx.slot);
+      this.wire.send(latin1(this.messages.rcptLine(tx.slot, 0)), Expect.Rcpt, tx.slot);
       return;
     }
     // No transaction was opened, so none needs an RSET: an RSET here is a "non-mail" command,
@@ -160,10 +152,14 @@ export class Pipeline {
     }
     if (this.pipelined) return;
     const last = tx.rcptReplies === tx.recipients;
-    const { host } = this;
-    if (!last) host.command(this.messages.rcptLine(tx.slot, tx.rcptReplies), Expect.Rcpt, tx.slot);
-    else if (tx.verdict === Verdict.Open) host.command(`DATA${CRLF}`, Expect.Data, tx.slot);
-    else this.afterMessage();
+    const { wire } = this;
+    if (!last) {
+      wire.send(latin1(this.messages.rcptLine(tx.slot, tx.rcptReplies)), Expect.Rcpt, tx.slot);
+    } else if (tx.verdict === Verdict.Open) {
+      wire.send(DATA_COMMAND, Expect.Data, tx.slot);
+    } else {
+      this.afterMessage();
+    }
   }
 
   private onData(tx: Transaction, code: number, lines: string[] | null): void {
@@ -174,21 +170,20 @@ export class Pipeline {
       } else {
         // RFC 2920 §3.1: DATA accepted with no valid recipient; end it with an empty message.
         tx.voided = true;
-        this.out.write(END_OF_DATA);
-        this.pending.push(Expect.Dot, tx.slot);
+        this.wire.send(END_OF_DATA, Expect.Dot, tx.slot);
       }
       return;
     }
     this.txs.reject(tx, code, lines, "data", this.host.phaseSince);
     this.needRset = tx.mailAccepted;
-    if (this.pending.count === 0) this.afterMessage();
+    if (this.wire.owed === 0) this.afterMessage();
   }
 
   private onDot(tx: Transaction, code: number, lines: string[] | null): void {
     if (this.config.lmtp && !tx.voided) {
       // RFC 2033 §4.2: one reply per accepted recipient; the message's verdict is the last's.
       if (!this.txs.lmtpReply(tx, code, lines, this.host.phaseSince)) {
-        if (this.pending.count === 0) this.afterMessage(); // none took it: rejected
+        if (this.wire.owed === 0) this.afterMessage(); // none took it: rejected
         return;
       }
       code = 250; // a recipient took it; the others' refusals are counted already
@@ -199,7 +194,7 @@ export class Pipeline {
     } else {
       this.needRset = false; // the empty message's dot ended the transaction
     }
-    if (this.pending.count === 0) this.afterMessage();
+    if (this.wire.owed === 0) this.afterMessage();
   }
 
   /** Replies the final dot gets: one (SMTP), or one per accepted recipient (LMTP). */
@@ -215,7 +210,7 @@ export class Pipeline {
    */
   private acceptOrHold(tx: Transaction, lines: string[] | null): void {
     // DATA: the next envelope (MAIL first) is due; BDAT: the next transaction (RSET first).
-    const next = this.pending.count > 0 ? this.pending.headKind : Expect.Quit;
+    const next = this.wire.owed > 0 ? this.wire.nextKind : Expect.Quit;
     const hold = next === Expect.Mail || next === Expect.Rset;
     this.txs.finalAccepted(tx, lines, this.host.phaseSince, hold);
   }
@@ -249,10 +244,10 @@ export class Pipeline {
       this.fillWindow();
       return;
     }
-    if (this.pending.count > 0) return;
+    if (this.wire.owed > 0) return;
     if (this.needRset && !this.pipelined) {
       this.needRset = false;
-      host.command(`RSET${CRLF}`, Expect.Rset, 0);
+      this.wire.send(RSET_COMMAND, Expect.Rset, 0);
       return;
     }
     const seq = this.claim();
@@ -283,11 +278,11 @@ export class Pipeline {
   private beginTransaction(seq: number): void {
     const tx = this.startMessage(seq, performance.now());
     if (!this.pipelined) {
-      this.host.command(this.messages.mailLine(tx.slot, this.caps), Expect.Mail, tx.slot);
+      this.wire.send(latin1(this.messages.mailLine(tx.slot, this.caps)), Expect.Mail, tx.slot);
       return;
     }
     const before = this.rsetOwed();
-    this.out.write(this.messages.envelopeGroup(tx.slot, this.caps, before));
+    this.wire.write(this.messages.envelopeGroup(tx.slot, this.caps, before));
     this.pushEnvelope(tx.slot, before, tx.recipients);
   }
 
@@ -303,7 +298,7 @@ export class Pipeline {
     const window = this.config.waitMs > 0 ? 1 : this.config.window;
     if (this.inFlight >= window) return;
     const { host } = this;
-    this.out.cork();
+    this.wire.cork();
     while (this.inFlight < window) {
       const seq = this.claim();
       if (seq === NOT_YET) {
@@ -316,7 +311,7 @@ export class Pipeline {
       }
       this.beginChunked(seq);
     }
-    this.out.uncork();
+    this.wire.uncork();
   }
 
   private beginChunked(seq: number): void {
@@ -334,7 +329,7 @@ export class Pipeline {
     // X-Mailvolley-Sent: when the message was due, so end-to-end includes envelope and queueing.
     const epochMs = TIME_ORIGIN + tx.intendedMs;
     const transaction = this.messages.bdatTransaction(tx.slot, this.caps, before, epochMs);
-    tx.dataWrite = this.out.write(transaction);
+    tx.dataWrite = this.wire.write(transaction);
     this.pushEnvelope(tx.slot, before, tx.recipients, Expect.Bdat);
   }
 
@@ -351,10 +346,11 @@ export class Pipeline {
 
   /** The replies an envelope group earns: RSET's, MAIL's, one per RCPT, then DATA's (or BDAT's). */
   private pushEnvelope(slot: number, before: Before, recipients: number, last = Expect.Data): void {
-    if (before === Before.Rset) this.pending.push(Expect.Rset, 0);
-    this.pending.push(Expect.Mail, slot);
-    for (let i = 0; i < recipients; i++) this.pending.push(Expect.Rcpt, slot);
-    this.pending.push(last, slot);
+    const { wire } = this;
+    if (before === Before.Rset) wire.expect(Expect.Rset);
+    wire.expect(Expect.Mail, slot);
+    for (let i = 0; i < recipients; i++) wire.expect(Expect.Rcpt, slot);
+    wire.expect(last, slot);
   }
 
   /**
@@ -375,25 +371,26 @@ export class Pipeline {
     // The time the message was due, as above (the BDAT path): end-to-end counts from there.
     const message = this.messages.content(tx.slot, after, this.caps, TIME_ORIGIN + tx.intendedMs);
     for (let replies = this.dotRepliesOf(tx); replies > 0; replies--) {
-      this.pending.push(Expect.Dot, tx.slot);
+      this.wire.expect(Expect.Dot, tx.slot);
     }
     if (after === After.Envelope) {
       const nextTx = this.startMessage(next, now);
       const envelope = this.messages.nextEnvelopeGroup(nextTx.slot, this.caps);
+      const { wire } = this;
       if (envelope === null) {
-        tx.dataWrite = this.out.write(message); // the next envelope is in the shared tail
+        tx.dataWrite = wire.write(message); // the next envelope is in the shared tail
       } else {
-        this.out.cork();
-        tx.dataWrite = this.out.write(message);
-        this.out.write(envelope);
-        this.out.uncork();
+        wire.cork();
+        tx.dataWrite = wire.write(message);
+        wire.write(envelope);
+        wire.uncork();
       }
-      this.messages.written(this.out.writableLength > 0);
+      this.messages.written(wire.writableLength > 0);
       this.pushEnvelope(nextTx.slot, Before.Nothing, nextTx.recipients);
       return;
     }
-    tx.dataWrite = this.out.write(message);
-    this.messages.written(this.out.writableLength > 0);
+    tx.dataWrite = this.wire.write(message);
+    this.messages.written(this.wire.writableLength > 0);
     if (after === After.Quit) host.quit(State.Quitting, now);
   }
 }

@@ -1,13 +1,14 @@
 /**
  * One SMTP session: its connections, one after another, and what happens on each. The session
- * owns the life of a connection (one `state`, see state.ts), the reply parser, the pending-reply
- * ring that matches replies to commands in order, the timeouts, and how a connection ends. The
- * protocol's parts are collaborators it holds, each talking back through a narrow interface and
- * writing only its own fields:
+ * owns the life of a connection (one `state`, see state.ts), the reply parser, the timeouts, and
+ * how a connection ends. The protocol's parts are collaborators it holds, each talking back
+ * through a narrow interface and writing only its own fields:
  *
- *   transport   connection.ts  the socket, plain or TLS, and its events (ConnectionHost)
- *   handshake   handshake.ts   banner, EHLO, STARTTLS, AUTH (HandshakeHost)
- *   pipeline    pipeline.ts    the transactions: envelopes, content, BDAT, RSET (PipelineHost)
+ *   wire        wire.ts        the transport (connection.ts: the socket, plain or TLS, its events
+ *                              through ConnectionHost) and the ring of replies owed on it
+ *   handshake   handshake.ts   banner, EHLO, STARTTLS, AUTH (the wire, and HandshakeHost)
+ *   pipeline    pipeline.ts    the transactions: envelopes, content, BDAT, RSET (the wire, and
+ *                              PipelineHost)
  *
  * Every message a session takes is settled once: accepted, rejected, failed or unconfirmed.
  */
@@ -20,15 +21,16 @@ import { ReplyParser } from "../smtp/reply-parser.js";
 import { performance, TIME_ORIGIN } from "../stats/clock.js";
 import type { RunStats } from "../stats/collector.js";
 import type { Failure } from "../stats/errors.js";
-import { Connection, type ConnectionHost } from "./connection.js";
+import type { ConnectionHost } from "./connection.js";
 import { Handshake, type HandshakeHost } from "./handshake.js";
 import type { SessionMessages, SessionOptions } from "./options.js";
-import { Expect, PendingReplies, PHASE_OF, pendingCapacity, replyMismatch } from "./pending.js";
+import { Expect, PHASE_OF, replyMismatch } from "./pending.js";
 import { Pipeline, type PipelineHost } from "./pipeline.js";
 import { type Dialogue, State } from "./state.js";
 import { traceReply } from "./trace.js";
 import { recordReply, recordRsetStatus, TransactionRing, TX_SLOTS } from "./transactions.js";
 import { socketErrorText, transportFailure } from "./transport.js";
+import { Wire } from "./wire.js";
 
 export { NO_WORK, NOT_YET } from "./quota.js";
 export { State } from "./state.js";
@@ -55,6 +57,14 @@ export interface SessionHost {
   readonly stateEntered?: (session: Session, state: State) => void;
 }
 
+/** Session.keepsText: `queueIds`, the run joins deliveries by the queue id a final reply names. */
+function keepsTextOf(queueIds: boolean): Uint8Array {
+  const keeps = new Uint8Array(PHASE_OF.length);
+  keeps[Expect.Ehlo] = keeps[Expect.Helo] = 1;
+  if (queueIds) keeps[Expect.Dot] = keeps[Expect.Bdat] = 1;
+  return keeps;
+}
+
 const STOPPED_TEXT =
   "cut by this client: the run was stopped (second signal, --abort-on-fail or --grace over)";
 
@@ -67,15 +77,20 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
   connection = 0;
 
   private readonly parser: ReplyParser;
-  private readonly pending: PendingReplies;
   private readonly txs: TransactionRing;
-  private readonly transport: Connection;
+  private readonly wire: Wire;
   private readonly handshake: Handshake;
   private readonly pipeline: Pipeline;
   private quitSentAt = 0;
   private openedAt = 0;
   /** When the last chunk of replies was read: one clock read per chunk, for the replies in it. */
   private readAt = 0;
+  /**
+   * 1 for each expectation whose positive reply's text is read, indexed by Expect: EHLO's (the
+   * capabilities) and, through a gateway (--receive), a message's final reply (the queue id it
+   * names). No other positive reply is decoded; error replies always are (ReplyParser).
+   */
+  private readonly keepsText: Uint8Array;
   /** The row of the failure that ended the session: its lost messages are counted there. */
   private endingRow: ErrorRow | null = null;
   /** parser.chunks when a 354 sent the content: a dot reply read in it predates the content. */
@@ -97,13 +112,14 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
   ) {
     const { config, stats } = host;
     this.txs = new TransactionRing(stats, config.chunking ? config.window + 2 : TX_SLOTS);
-    this.pending = new PendingReplies(pendingCapacity(config));
+    this.keepsText = keepsTextOf(stats.ledger !== null);
     this.parser = new ReplyParser(this);
-    this.handshake = new Handshake(this, config, stats);
-    this.transport = new Connection(this, config, this.onBytes, this.handshake.tickets);
+    // -v prints every reply whole.
+    this.parser.keepText(host.trace !== null);
+    this.wire = new Wire(this, config, this.onBytes);
+    this.handshake = new Handshake(this, this.wire, config, stats);
     const messages = host.messagesFor(this.txs.slots.length);
-    const { txs, pending, transport } = this;
-    this.pipeline = new Pipeline(this, config, stats, txs, pending, transport, messages);
+    this.pipeline = new Pipeline(this, this.wire, config, stats, this.txs, messages);
     this.connect(preclaimed, cap);
   }
 
@@ -116,7 +132,6 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
     this.state = State.Connecting;
     this.id = id;
     this.endingRow = null;
-    this.pending.clear();
     this.parser.clear();
     this.handshake.clear();
     this.connect(preclaimed, cap);
@@ -126,7 +141,6 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
   private connect(preclaimed: number, cap: number): void {
     const { config, stats } = this.host;
     this.phaseSince = performance.now();
-    this.captureText(false);
     this.pipeline.begin(preclaimed, cap, this.host.intendedMs);
     this.connection = stats.connectionOpened();
     this.txs.connectionOpened(this.connection);
@@ -135,7 +149,7 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
     // Many source addresses: sessions take them in turn, as a sender with several IPs would.
     const sources = config.sourceAddresses;
     const local = sources.length > 0 ? sources[this.id % sources.length] : undefined;
-    this.transport.open(local, this.id === 0 ? this.host.trace : null);
+    this.wire.open(local, this.id === 0 ? this.host.trace : null);
   }
 
   /** Transactions this connection started. */
@@ -154,16 +168,16 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
       this.parser.push(buf, length);
       return;
     }
-    this.transport.cork();
+    this.wire.cork();
     this.parser.push(buf, length);
-    this.transport.uncork();
+    this.wire.uncork();
   };
 
   /** The phase a reply, failure or timeout now is counted under, from the state. */
   phase(): Phase {
     if (this.state === State.Connecting) return "connect";
     if (this.state === State.Tls) return "tls";
-    if (this.pending.count > 0) return PHASE_OF[this.pending.headKind];
+    if (this.wire.owed > 0) return PHASE_OF[this.wire.nextKind];
     // QUIT answered: whatever comes now comes after it.
     if (this.state === State.Quitting || this.state === State.Refusing) return "quit";
     return this.handshake.established ? "mail" : "banner";
@@ -173,7 +187,7 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
   checkTimeout(now: number): void {
     const { state } = this;
     if (state >= State.Failed) return;
-    const waiting = state === State.Connecting || state === State.Tls || this.pending.count > 0;
+    const waiting = state === State.Connecting || state === State.Tls || this.wire.owed > 0;
     if (!waiting) return;
     const phase = this.phase();
     const { timeouts } = this.host.config;
@@ -192,7 +206,7 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
       this.endingRow = this.countFailure("stopped", this.phase(), STOPPED_TEXT);
       this.enter(State.Stopped);
     }
-    this.transport.destroy();
+    this.wire.destroy();
   }
 
   /** Wakes an idle session: a message is due, or the run is draining (then it QUITs). */
@@ -203,7 +217,7 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
   /** QUIT sent, and nothing but its reply in flight. */
   private orderly(): boolean {
     const quitSent = this.state === State.Quitting || this.state === State.Refusing;
-    return quitSent && this.pending.count <= 1 && this.txs.openCount() === 0;
+    return quitSent && this.wire.owed <= 1 && this.txs.openCount() === 0;
   }
 
   onProtocolError(reason: string): void {
@@ -213,10 +227,6 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
   enter(state: State): void {
     this.state = state;
     this.host.stateEntered?.(this, state);
-  }
-
-  get encrypted(): boolean {
-    return this.transport.encrypted;
   }
 
   get intendedMs(): number {
@@ -232,18 +242,9 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
     this.host.sessionIdle(this);
   }
 
-  /** Writes one command; `shown` replaces it in the -v trace (credentials). */
-  command(line: string | Buffer, kind: Expect, slot: number, shown?: string): void {
-    this.transport.write(typeof line === "string" ? Buffer.from(line, "latin1") : line, shown);
-    this.pending.push(kind, slot);
-  }
-
-  expect(kind: Expect): void {
-    this.pending.push(kind, 0);
-  }
-
-  captureText(on: boolean): void {
-    this.parser.keepText(on || this.host.trace !== null || this.host.stats.ledger !== null);
+  /** Whether the positive reply being read is one whose text is read (see keepsText). */
+  wantsText(): boolean {
+    return this.wire.owed > 0 && this.keepsText[this.wire.nextKind] === 1;
   }
 
   /** Sends QUIT, or notes that it went with the last content (`writtenAt`, ms), and moves to `as`. */
@@ -251,14 +252,14 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
     if (this.state >= State.Quitting) return;
     this.enter(as);
     this.quitSentAt = writtenAt >= 0 ? writtenAt : performance.now();
-    if (writtenAt < 0) this.transport.write(QUIT_COMMAND);
-    this.pending.push(Expect.Quit, 0);
+    if (writtenAt < 0) this.wire.send(QUIT_COMMAND, Expect.Quit, 0);
+    else this.wire.expect(Expect.Quit); // it went in the last content's write
   }
 
   startTls(): void {
     // RFC 3207 §5: nothing the server sent before the handshake may be acted on.
     this.parser.reset();
-    this.transport.startTls();
+    this.wire.startTls();
   }
 
   /** The handshake is done: transactions may start. */
@@ -270,13 +271,13 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
   onReply(code: number, lines: string[] | null): void {
     if (this.state >= State.Failed) return; // the outcome is counted; later bytes are moot
     if (this.host.trace && this.id === 0) traceReply(this.host.trace, code, lines);
-    if (this.pending.count === 0) {
+    if (this.wire.owed === 0) {
       this.onProtocolError(`unexpected reply ${code} with no command in flight`);
       return;
     }
-    const kind = this.pending.headKind;
-    const slot = this.pending.headSlot;
-    this.pending.shift();
+    const kind = this.wire.nextKind;
+    const slot = this.wire.nextSlot;
+    this.wire.answered();
     this.phaseSince = this.readAt;
     const early = kind === Expect.Dot && this.parser.chunks === this.contentChunk;
     const { lmtp } = this.host.config;
@@ -317,7 +318,7 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
         this.host.stats.record("quit", this.phaseSince - this.quitSentAt);
         // Closing now rather than waiting for the server's FIN frees the slot for its next
         // connection one event sooner.
-        this.transport.closeAnswered();
+        this.wire.closeAnswered();
         return;
       default:
         this.handshake.onReply(kind, code, lines);
@@ -330,7 +331,7 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
     if (failure === "protocol") this.txs.dropHeld(); // a mismatch: the held 2xx may not be its
     this.enter(State.Failed);
     this.endingRow = this.countFailure(failure, phase, text);
-    this.transport.destroy();
+    this.wire.destroy();
   }
 
   /** Ends the session on a reply that is already counted, in `row` (a 421, a refused banner). */
@@ -338,7 +339,7 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
     this.enter(State.Failed);
     this.endingRow = row;
     this.txs.endedByReply();
-    this.transport.destroy();
+    this.wire.destroy();
   }
 
   /** A failure of this session in the error table, hitting its oldest open message. */
@@ -379,7 +380,7 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
     }
     const cleanly = this.state === State.Quitting && this.endingRow === null;
     const now = performance.now();
-    let lost = this.txs.failOpen(now, this.transport.flushed);
+    let lost = this.txs.failOpen(now, this.wire.flushed);
     const unstarted = this.pipeline.unstarted;
     if (unstarted >= 0) {
       // Per-message mode: the connection failed before its message could start.
@@ -393,7 +394,7 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
     const stopped = this.state === State.Stopped;
     if (!this.handshake.established && !stopped) stats.connectionRefused();
     else stats.record("session", now - this.openedAt);
-    this.pending.clear();
+    this.wire.clear();
     this.enter(State.Closed);
     stats.touch(TIME_ORIGIN + now);
     this.host.sessionEnded(this, cleanly);

@@ -52,3 +52,21 @@ export enum Dialogue {
   /** RFC 3030 with RFC 2920: whole BDAT transactions, a window at a time. */
   Chunked = 2,
 }
+
+/**
+ * The session's lifecycle as its parts (handshake, pipeline) see it: where it is, the time the
+ * reply being handled arrived, which connection this is, and the way out (QUIT).
+ */
+export interface Lifecycle {
+  readonly state: State;
+  enter(state: State): void;
+  /** When the reply being handled arrived (or the step began): the time its step is counted to. */
+  readonly phaseSince: number;
+  /** This connection's ordinal in the run, for where an error first came. */
+  readonly connection: number;
+  /**
+   * Sends QUIT and moves to `as` (Quitting; Refusing when no work was possible); `writtenAt`
+   * (ms): it already went in the last content's write.
+   */
+  quit(as: State.Quitting | State.Refusing, writtenAt?: number): void;
+}

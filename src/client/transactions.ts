@@ -32,7 +32,7 @@ export interface Transaction {
   /** When the message content was written: the data phase's start. */
   dataSentAt: number;
   /**
-   * The connection's write (Output.writes) that carried the end of the content (the final dot,
+   * The connection's write (Wire.write's ordinal) that carried the end of the content (the final dot,
    * or BDAT LAST's chunk); 0 while it is not written. Once the kernel took that write, the
    * server may have the whole message, and a missing final reply leaves it unconfirmed.
    */

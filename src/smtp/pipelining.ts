@@ -18,3 +18,9 @@ export enum Before {
 
 /** RFC 5321 §4.1.1.10. */
 export const QUIT_COMMAND = Buffer.from("QUIT\r\n", "latin1");
+
+/** RFC 5321 §4.1.1.4: lock-step DATA (pipelined groups carry theirs in the envelope's bytes). */
+export const DATA_COMMAND = Buffer.from("DATA\r\n", "latin1");
+
+/** RFC 5321 §4.1.1.5: a lock-step RSET after a failed transaction. */
+export const RSET_COMMAND = Buffer.from("RSET\r\n", "latin1");

@@ -4,9 +4,9 @@
  * A reply is one or more lines `ddd-text` ending with a line `ddd text` (or `ddd` alone, or
  * `ddd ` with empty text, as Postfix smtp-sink sends). The parser scans each chunk with
  * `indexOf(LF)` and index cursors; it copies bytes only when a line spans two chunks, and it
- * builds strings only for replies whose text somebody wants: error replies (code >= 400) and
- * replies read while keepText(true) is in force (the EHLO capabilities). A 250 on the hot path costs
- * no allocation.
+ * builds strings only for replies whose text somebody wants: error replies (code >= 400),
+ * replies read while keepText(true) is in force (the EHLO capabilities), and those its handler
+ * asks for (wantsText). A 250 on the hot path costs no allocation.
  */
 
 import { isUtf8 } from "node:buffer";
@@ -34,6 +34,11 @@ export interface ReplyHandler {
   onReply(code: number, lines: string[] | null): void;
   /** The peer sent something that is not an SMTP reply; the parser stops. */
   onProtocolError(reason: string): void;
+  /**
+   * Asked as a positive reply begins while only error text is kept: keep this one's text too
+   * (a client wants a message's final reply for the queue id it names, and no other).
+   */
+  wantsText?(): boolean;
 }
 
 export class ReplyParser {
@@ -162,7 +167,7 @@ export class ReplyParser {
     if (this.lineCount === 0) {
       this.code = code;
       this.enhancedSubject = subjectAt(buf, start + 4, end, d0);
-      if (this.captureText || code >= 400) this.lines = [];
+      if (this.captureText || code >= 400 || this.handler.wantsText?.()) this.lines = [];
     } else if (code !== this.code) {
       return this.fail("multi-line reply changes its code");
     }
