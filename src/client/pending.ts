@@ -162,3 +162,15 @@ export function replyMismatch(
   }
   return null;
 }
+
+/**
+ * Which expectations' positive replies have their text read, indexed by Expect: EHLO's and
+ * HELO's (the capabilities), and with `queueIds` the final reply of a message (the run joins
+ * deliveries by the queue id it names). No other positive reply is decoded.
+ */
+export function keepsTextOf(queueIds: boolean): Uint8Array {
+  const keeps = new Uint8Array(PHASE_OF.length);
+  keeps[Expect.Ehlo] = keeps[Expect.Helo] = 1;
+  if (queueIds) keeps[Expect.Dot] = keeps[Expect.Bdat] = 1;
+  return keeps;
+}

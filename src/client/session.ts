@@ -24,7 +24,7 @@ import type { Failure } from "../stats/errors.js";
 import type { ConnectionHost } from "./connection.js";
 import { Handshake, type HandshakeHost } from "./handshake.js";
 import type { SessionMessages, SessionOptions } from "./options.js";
-import { Expect, PHASE_OF, replyMismatch } from "./pending.js";
+import { Expect, keepsTextOf, PHASE_OF, replyMismatch } from "./pending.js";
 import { Pipeline, type PipelineHost } from "./pipeline.js";
 import { type Dialogue, State } from "./state.js";
 import { traceReply } from "./trace.js";
@@ -55,14 +55,6 @@ export interface SessionHost {
   readonly trace: ((line: string) => void) | null;
   /** Each state a session enters, when given (tests pin the transitions with it). */
   readonly stateEntered?: (session: Session, state: State) => void;
-}
-
-/** Session.keepsText: `queueIds`, the run joins deliveries by the queue id a final reply names. */
-function keepsTextOf(queueIds: boolean): Uint8Array {
-  const keeps = new Uint8Array(PHASE_OF.length);
-  keeps[Expect.Ehlo] = keeps[Expect.Helo] = 1;
-  if (queueIds) keeps[Expect.Dot] = keeps[Expect.Bdat] = 1;
-  return keeps;
 }
 
 const STOPPED_TEXT =
