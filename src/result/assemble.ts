@@ -1,0 +1,59 @@
+/**
+ * The one assembly of a run's Result: the load's plain parts (the threads' counts and their
+ * own load, the sink's count, the delivery join, the ledger, the message files) in, the whole
+ * document out, verdicts and series annotation included. Nothing sets a Result field after it.
+ */
+
+import type { StatsSnapshot } from "../stats/collector.js";
+import type { ThreadLoad } from "../stats/generator-load.js";
+import type { StartLatenessSnapshot } from "../stats/start-lateness.js";
+import { annotateSeries, generatorResult } from "./generator-verdict.js";
+import { applyOutcome } from "./outcome-verdict.js";
+import type { Result, ShardHeader } from "./result.js";
+import { buildResult, type RunMeta } from "./summarise.js";
+
+/** What a load leaves, as plain data. */
+export interface ResultParts {
+  /** The threads' counts, merged. */
+  stats: StatsSnapshot;
+  /**
+   * The generator's own load, and in the open model its start lateness with the tightest
+   * arrival interval of the run (at its highest rate).
+   */
+  generator: {
+    threads: readonly ThreadLoad[];
+    open: { arrivalIntervalMs: number; lateness: StartLatenessSnapshot } | null;
+  };
+  /** A run with --shard or --start-at: its header. */
+  shard?: ShardHeader | null;
+  /** The message files the run sent from. */
+  sources?: NonNullable<Result["sources"]>;
+  /** The embedded sink's own count (a self-test). */
+  sink?: Result["sink"];
+  /** --receive: the join of what the gateway relayed. */
+  delivery?: Result["delivery"];
+  /** --receive elsewhere: the accepted messages, for `report --arrivals`. */
+  acceptLedger?: Result["acceptLedger"];
+}
+
+/**
+ * The Result of a run. Its keys keep the order every saved result has: the summary, then
+ * generator, shard, sources, sink, delivery, acceptLedger.
+ */
+export function assembleResult(parts: ResultParts, meta: RunMeta): Result {
+  const summary = buildResult(parts.stats, meta);
+  const { threads, open } = parts.generator;
+  const result: Result = {
+    ...summary,
+    generator: generatorResult(threads, open && { ...open, dropped: summary.messages.dropped }),
+    ...(parts.shard ? { shard: parts.shard } : {}),
+    ...(parts.sources && parts.sources.length > 0 ? { sources: parts.sources } : {}),
+    ...(parts.sink ? { sink: parts.sink } : {}),
+    ...(parts.delivery ? { delivery: parts.delivery } : {}),
+    ...(parts.acceptLedger ? { acceptLedger: parts.acceptLedger } : {}),
+  };
+  // The verdicts read the whole summary: they refine the fresh document before anyone has it.
+  applyOutcome(result);
+  annotateSeries(result);
+  return result;
+}
