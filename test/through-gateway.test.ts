@@ -22,7 +22,9 @@ import { readSchema, schemaFields } from "./helpers/schema-fields.js";
 import { tempDir } from "./helpers/tmp.js";
 
 const schema = readSchema();
-const validate = new Ajv2020({ strict: true, allErrors: true }).compile(schema);
+const validate = new Ajv2020({ strict: true, allErrors: true, keywords: ["better"] }).compile(
+  schema,
+);
 
 function schemaProblems(doc: unknown): string[] {
   if (validate(doc)) return [];

@@ -99,12 +99,14 @@ function report(
 ): ExitCode {
   const thresholds = parseThresholds(argv.threshold);
   const quiet = Boolean(argv.quiet);
-  const breaches = merged.flatMap(({ result, starts }) => {
+  const judged = merged.map(({ result, starts }) => {
     if (!quiet && starts) process.stderr.write(`mailvolley merge: ${starts}\n`);
-    const lines = applyThresholds(result, thresholds);
-    return merged.length > 1 ? lines.map((line) => `${result.mode}: ${line}`) : lines;
+    return applyThresholds(result, thresholds);
   });
-  const runs = merged.map((m) => m.result);
+  const breaches = judged.flatMap(({ result, breaches: lines }) =>
+    merged.length > 1 ? lines.map((line) => `${result.mode}: ${line}`) : lines,
+  );
+  const runs = judged.map((j) => j.result);
   const written = writeOutput(
     {
       quiet,

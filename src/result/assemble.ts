@@ -57,3 +57,30 @@ export function assembleResult(parts: ResultParts, meta: RunMeta): Result {
   annotateSeries(result);
   return result;
 }
+
+/** What the command concludes of a finished run, after the assembly. */
+export interface Conclusion {
+  /** The signal that stopped the run (Ctrl-C, TERM). */
+  stoppedBy?: Result["stoppedBy"] | null;
+  /** --repeat: the spread over the runs. */
+  repeat?: Result["repeat"];
+  /** The thresholds evaluated against the run. */
+  thresholds?: Result["thresholds"];
+}
+
+/**
+ * The Result with the command's conclusions, a new document: they close it, in this order
+ * (stoppedBy, repeat, thresholds), whichever the command reaches first.
+ */
+export function concluded(result: Result, conclusion: Conclusion): Result {
+  const { stoppedBy, repeat, thresholds, ...rest } = result;
+  const by = conclusion.stoppedBy ?? stoppedBy;
+  const spread = conclusion.repeat ?? repeat;
+  const judged = conclusion.thresholds ?? thresholds;
+  return {
+    ...rest,
+    ...(by ? { stoppedBy: by } : {}),
+    ...(spread ? { repeat: spread } : {}),
+    ...(judged ? { thresholds: judged } : {}),
+  };
+}
