@@ -14,6 +14,7 @@ import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
 import { renderRunSummary } from "../report/repeat.js";
 import { concluded } from "../result/assemble.js";
+import { exitCodeOf } from "../result/exit-code.js";
 import type { Result } from "../result/result.js";
 import { breachedLive } from "../result/threshold-verdicts.js";
 import { executeRun, type RunIo } from "../run/run.js";
@@ -164,10 +165,12 @@ async function runAndReport(
     runs.map((r) => r.result),
     report.failOnGeneratorBound,
   );
+  // Each run's own code (result/exit-code.ts), then what the command adds: a signal, an abort.
+  const codes = judged.map((j) => exitCodeOf(j.result, report.thresholds));
   const code = loadExitCode({
     signal: signals.received,
-    breached: breaches.length > 0 || abortedFor.length > 0 || generatorBound,
-    failed: runs.some((r) => r.failed),
+    breached: codes.includes(EXIT.thresholds) || abortedFor.length > 0 || generatorBound,
+    failed: codes.includes(EXIT.failed),
   });
   return written || code !== EXIT.ok ? code : EXIT.failed;
 }
@@ -193,11 +196,10 @@ async function pauseBefore(
 
 interface RunOutcome {
   result: Result;
-  failed: boolean;
   abortedFor: string[];
 }
 
-/** One run with its live progress; its Result, whether it failed and why it was aborted. */
+/** One run with its live progress; its Result and why it was aborted. */
 async function runOnce(
   config: RunCommandConfig["run"],
   report: RunCommandConfig["report"],
@@ -238,7 +240,7 @@ async function runOnce(
   streams.finish(outcome.result);
   printer.finish();
   const result = concluded(outcome.result, { stoppedBy: signals.received });
-  return { result, failed: outcome.exitCode !== 0, abortedFor };
+  return { result, abortedFor };
 }
 
 /** Non-TTY: one drain line per this many seconds (the drain reports once a second). */
