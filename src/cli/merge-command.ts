@@ -80,7 +80,11 @@ export const mergeCommand = {
         for (const file of files) read.push({ file, runs: await readResultFile(file, signal) });
         const merged = mergeFiles(read);
         const results = merged.map((m) => m.result);
-        return { merged, undelivered: await joinArrivalFiles(results, arrivals, signal) };
+        const joined = await joinArrivalFiles(results, arrivals, signal);
+        return {
+          merged: merged.map((m, i) => ({ ...m, result: joined.runs[i] })),
+          undelivered: joined.failed,
+        };
       });
       if ((await stoppedBeforeWriting(signals, "merge")) || done === null) return;
       process.exitCode = report(done.merged, exports, argv, done.undelivered);

@@ -171,7 +171,8 @@ export const reportCommand = {
           if (ms <= 0) throw new UsageError("--granularity", "must be above 0");
           runs = regranulate(runs, ms);
         }
-        return { runs, undelivered: await joinArrivalFiles(runs, arrivals, signal) };
+        const joined = await joinArrivalFiles(runs, arrivals, signal);
+        return { runs: joined.runs, undelivered: joined.failed };
       });
       if ((await stoppedBeforeWriting(signals, "report")) || read === null) return;
       const { runs, undelivered } = read;

@@ -20,7 +20,7 @@ export interface ResultParts {
    * The generator's own load, and in the open model its start lateness with the tightest
    * arrival interval of the run (at its highest rate).
    */
-  generator: {
+  generator?: {
     threads: readonly ThreadLoad[];
     open: { arrivalIntervalMs: number; lateness: StartLatenessSnapshot } | null;
   };
@@ -42,10 +42,18 @@ export interface ResultParts {
  */
 export function assembleResult(parts: ResultParts, meta: RunMeta): Result {
   const summary = buildResult(parts.stats, meta);
-  const { threads, open } = parts.generator;
+  const generator = parts.generator;
+  const dropped = summary.messages.dropped;
   const result: Result = {
     ...summary,
-    generator: generatorResult(threads, open && { ...open, dropped: summary.messages.dropped }),
+    ...(generator
+      ? {
+          generator: generatorResult(
+            generator.threads,
+            generator.open && { ...generator.open, dropped },
+          ),
+        }
+      : {}),
     ...(parts.shard ? { shard: parts.shard } : {}),
     ...(parts.sources && parts.sources.length > 0 ? { sources: parts.sources } : {}),
     ...(parts.sink ? { sink: parts.sink } : {}),
