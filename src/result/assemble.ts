@@ -7,8 +7,8 @@
 import type { StatsSnapshot } from "../stats/collector.js";
 import type { ThreadLoad } from "../stats/generator-load.js";
 import type { StartLatenessSnapshot } from "../stats/start-lateness.js";
-import { annotateSeries, generatorResult } from "./generator-verdict.js";
-import { applyOutcome } from "./outcome-verdict.js";
+import { annotatedSeries, generatorResult } from "./generator-verdict.js";
+import { outcomeVerdict } from "./outcome-verdict.js";
 import type { Result, ShardHeader } from "./result.js";
 import { buildResult, type RunMeta } from "./summarise.js";
 
@@ -60,10 +60,10 @@ export function assembleResult(parts: ResultParts, meta: RunMeta): Result {
     ...(parts.delivery ? { delivery: parts.delivery } : {}),
     ...(parts.acceptLedger ? { acceptLedger: parts.acceptLedger } : {}),
   };
-  // The verdicts read the whole summary: they refine the fresh document before anyone has it.
-  applyOutcome(result);
-  annotateSeries(result);
-  return result;
+  if (!result.generator) return result;
+  // The outcome's verdict reads the whole summary; each refinement is a new section, in place.
+  const judged: Result = { ...result, generator: outcomeVerdict(result) };
+  return { ...judged, series: annotatedSeries(judged) };
 }
 
 /** What the command concludes of a finished run, after the assembly. */
