@@ -154,6 +154,6 @@ export function mergeShards(inputs: readonly MergeInput[]): {
   );
   const merged = mergeResults(inputs.map((i) => i.result));
   const headers = inputs.flatMap((i) => (i.result.shard ? [i.result.shard] : []));
-  if (headers.length > 0) merged.shards = headers.sort((a, b) => a.index - b.index);
-  return { merged, starts };
+  if (headers.length === 0) return { merged, starts };
+  return { merged: { ...merged, shards: headers.sort((a, b) => a.index - b.index) }, starts };
 }
