@@ -8,9 +8,9 @@ import { parseLoadModel } from "../src/config/load-model.js";
 import { parseRate } from "../src/config/parse.js";
 import { parseStages } from "../src/config/stages.js";
 import { parseThreshold } from "../src/config/thresholds.js";
+import { exitCodeOf } from "../src/result/exit-code.js";
 import type { Result } from "../src/result/result.js";
 import { evaluateThresholds } from "../src/result/threshold-verdicts.js";
-import { verdict } from "../src/run/run.js";
 import { ArrivalSchedule, valueAt } from "../src/run/schedule.js";
 import { startMailvolley } from "./helpers/cli.js";
 import { runClient } from "./helpers/run-client.js";
@@ -124,7 +124,7 @@ describe("open model", () => {
         unit: "",
         passed: false,
       });
-      assert.equal(verdict(result), 1);
+      assert.equal(exitCodeOf(result), 1);
     } finally {
       await server.close();
     }

@@ -2,8 +2,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { buildRunConfig } from "../src/config/run-config.js";
+import { exitCodeOf } from "../src/result/exit-code.js";
 import type { Result } from "../src/result/result.js";
-import { executeRun, verdict } from "../src/run/run.js";
+import { executeRun } from "../src/run/run.js";
 
 test("self-test: the embedded sink counts what the client counts, in both modes", async () => {
   for (const mode of ["reuse", "per-message"]) {
@@ -63,10 +64,10 @@ test("exit code: 1 when a message was not accepted or the sink disagrees", () =>
     messages: { attempted: 10, accepted: 10, rejected: 0, failed: 0 },
     errors: [] as Result["errors"],
   } as Result;
-  assert.equal(verdict(base), 0);
-  assert.equal(verdict({ ...base, messages: { ...base.messages, accepted: 9, failed: 1 } }), 1);
-  assert.equal(verdict({ ...base, sink: { messagesAccepted: 9, sessions: 1 } }), 1);
-  assert.equal(verdict({ ...base, sink: { messagesAccepted: 10, sessions: 1 } }), 0);
+  assert.equal(exitCodeOf(base), 0);
+  assert.equal(exitCodeOf({ ...base, messages: { ...base.messages, accepted: 9, failed: 1 } }), 1);
+  assert.equal(exitCodeOf({ ...base, sink: { messagesAccepted: 9, sessions: 1 } }), 1);
+  assert.equal(exitCodeOf({ ...base, sink: { messagesAccepted: 10, sessions: 1 } }), 0);
   const local = { reply: "local-limit" } as unknown as Result["errors"][number];
-  assert.equal(verdict({ ...base, errors: [local] }), 1, "a connect failed on ulimit -n");
+  assert.equal(exitCodeOf({ ...base, errors: [local] }), 1, "a connect failed on ulimit -n");
 });

@@ -198,12 +198,17 @@ describe("through a Postfix relay", { timeout: 300_000 }, () => {
     // What came out of the gateway is charted beside the throughput, on the same x axis.
     const check = await openInChromium(page);
     assertChartsDrawn(check, [...DRAWN_CHARTS, "chart-delivery"]);
-    // The x row names the time axis' unit: ms for a run this short (charts.ts), else s.
-    const [x, ...legend] = check.legends["chart-delivery"];
-    assert.ok(x === "s" || x === "ms", x);
-    assert.deepEqual(legend, ["accepted/s", "delivered/s", "inside the gateway"]);
-    assert.equal(check.charts["chart-delivery"].xMax, d.perSecond.accepted.length);
-    assert.equal(check.charts["chart-throughput"].xMax, d.perSecond.accepted.length);
+    // Under 2 s the charts count ms (their own rule): a fast gateway takes the 400 in less.
+    const seconds = d.perSecond.accepted.length;
+    const [xUnit, scale] = seconds < 2 ? ["ms", 1000] : ["s", 1];
+    assert.deepEqual(check.legends["chart-delivery"], [
+      xUnit,
+      "accepted/s",
+      "delivered/s",
+      "inside the gateway",
+    ]);
+    assert.equal(check.charts["chart-delivery"].xMax, seconds * scale);
+    assert.equal(check.charts["chart-throughput"].xMax, seconds * scale);
   });
 
   test("the receiver defers every 10th recipient: all delivered, retries counted", async (t) => {

@@ -2,7 +2,7 @@
  * The verdict table: each case a user met, as a row with the exact first lines it must give in
  * the terminal and at the top of the HTML page. Each row's Result comes from the figures the
  * run recorded (threads, start lateness, counts, the delivery join), through the rule itself
- * (generatorResult, applyOutcome), not from a hand-written limitedBy.
+ * (generatorResult, outcomeVerdict), not from a hand-written limitedBy.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -13,7 +13,7 @@ import { esc, renderHtml } from "../src/report/html.js";
 import { renderSummary } from "../src/report/terminal.js";
 import { wrapLines } from "../src/report/verdict.js";
 import { generatorResult } from "../src/result/generator-verdict.js";
-import { applyOutcome } from "../src/result/outcome-verdict.js";
+import { outcomeVerdict } from "../src/result/outcome-verdict.js";
 import type { Result } from "../src/result/result.js";
 import type { ThreadLoad, ThreadLoadPoint } from "../src/stats/generator-load.js";
 import { StartLateness } from "../src/stats/start-lateness.js";
@@ -102,7 +102,7 @@ function openRun(
     lateness: lateness.snapshot(),
     dropped: 0,
   });
-  applyOutcome(r);
+  r.generator = outcomeVerdict(r);
   return r;
 }
 
@@ -113,7 +113,7 @@ function selfTest(busy: number, messages: number, rejected: number): Result {
   r.throughput = { ...r.throughput, messagesPerSecond: 794.6 };
   r.sink = { messagesAccepted: messages - rejected, sessions: 50, connectionsRefused: 0 };
   r.generator = generatorResult([mainThread(busy)], null);
-  applyOutcome(r);
+  r.generator = outcomeVerdict(r);
   return r;
 }
 
@@ -135,7 +135,7 @@ function throughGateway(accepted: number, arrived: number): Result {
     drain: { end: "timedOut", waitedMs: 1_000, missing: accepted - arrived },
   });
   r.generator = generatorResult([mainThread(0.1)], null);
-  applyOutcome(r);
+  r.generator = outcomeVerdict(r);
   return r;
 }
 

@@ -26,16 +26,16 @@ export function arrivalFiles(value: unknown): string[] {
 }
 
 /**
- * Joins each run with the arrivals in `files` into its `delivery` section; true when a message
- * was lost, partial, bounced or duplicated (the exit code is then 1, as `run --receive` gives).
- * A pipe is read too, until `signal` ends the wait.
+ * Each run joined with the arrivals in `files` into its `delivery` section, a new Result; and
+ * whether a message was lost, partial, bounced or duplicated (the exit code is then 1, as
+ * `run --receive` gives). A pipe is read too, until `signal` ends the wait.
  */
 export async function joinArrivalFiles(
   runs: Result[],
   files: readonly string[],
   signal?: AbortSignal,
-): Promise<boolean> {
-  if (files.length === 0) return false;
+): Promise<{ runs: Result[]; failed: boolean }> {
+  if (files.length === 0) return { runs, failed: false };
   const read: { file: string; arrivals: ArrivalsJson }[] = [];
   for (const file of files) {
     const input = { option: "--arrivals", what: "arrivals JSON", pipes: true, signal };
@@ -62,18 +62,18 @@ export async function joinArrivalFiles(
     }
   }
   const arrivals = mergeArrivals(read.map((r) => r.arrivals));
-  let failed = false;
-  for (const run of runs) {
+  const joined = runs.map((run): Result => {
     if (!run.acceptLedger || run.acceptLedger.length === 0) {
       throw new UsageError(
         "--arrivals",
         `run ${run.runId} kept no accepted messages to join: run it with --receive elsewhere`,
       );
     }
-    run.delivery = joinArrivals(run.acceptLedger, arrivals, `another host (${files.join(", ")})`);
-    failed ||= deliveryFailed(run.delivery);
-  }
-  return failed;
+    const from = `another host (${files.join(", ")})`;
+    return { ...run, delivery: joinArrivals(run.acceptLedger, arrivals, from) };
+  });
+  const failed = joined.some((run) => run.delivery !== undefined && deliveryFailed(run.delivery));
+  return { runs: joined, failed };
 }
 
 /**

@@ -19,6 +19,7 @@ import { renderJson } from "../report/json.js";
 import { renderCompareRepeat } from "../report/repeat.js";
 import { renderSummary } from "../report/terminal.js";
 import { sinkAgrees } from "../result/accounting.js";
+import { concluded } from "../result/assemble.js";
 import type { Mode, Result } from "../result/result.js";
 import { deliveryFailed, executeRun, type RunExtras, type RunIo } from "../run/run.js";
 import { EXIT, loadExitCode } from "./exit-codes.js";
@@ -77,11 +78,12 @@ export const compareCommand = {
         extras,
         configs.length,
       );
-      const { runs, repeat: repeated } = lastRound(all, configs, rounds, pauseMs);
+      const { runs: shown, repeat: repeated } = lastRound(all, configs, rounds, pauseMs);
       repeat = repeated;
       const breaches = all.flatMap((r) =>
-        applyThresholds(r, report.thresholds).map((line) => `${r.mode}: ${line}`),
+        applyThresholds(r, report.thresholds).breaches.map((line) => `${r.mode}: ${line}`),
       );
+      const runs = shown.map((r) => applyThresholds(r, report.thresholds).result);
       const summary = (shown: Result[], options: { color: boolean }) => {
         const text = compareSummary(shown, options);
         return text !== null && repeat ? renderCompareRepeat(text, shown, repeat, options) : text;
@@ -150,8 +152,7 @@ async function runBoth(
     signals.attach(null);
     streams.finish(outcome.result, runName(config, round));
     printer.finish();
-    if (signals.received !== null) outcome.result.stoppedBy = signals.received;
-    runs.push(outcome.result);
+    runs.push(concluded(outcome.result, { stoppedBy: signals.received }));
   }
   const skipped = notRun(configs, runs);
   if (skipped.length > 0 && !quiet) {
@@ -183,10 +184,9 @@ function lastRound(
   const whole = Math.floor(all.length / k);
   if (rounds < 2 || whole < 1) return { runs: all.slice(-k) };
   const column = (i: number) => Array.from({ length: whole }, (_, r) => all[r * k + i]);
-  const runs = all.slice((whole - 1) * k, whole * k);
-  runs.forEach((run, i) => {
-    run.repeat = repeatSection(column(i), pauseMs);
-  });
+  const runs = all
+    .slice((whole - 1) * k, whole * k)
+    .map((run, i) => concluded(run, { repeat: repeatSection(column(i), pauseMs) }));
   const base = configs.findIndex((c) => c.mode === "per-message");
   const reuse = configs.findIndex((c) => c.mode === "reuse");
   const figures = (i: number) => column(i).map(headlineFigures);

@@ -86,7 +86,11 @@ export const mergeCommand = {
         for (const file of files) read.push({ file, runs: await readResultFile(file, signal) });
         const merged = mergeFiles(read);
         const results = merged.map((m) => m.result);
-        return { merged, undelivered: await joinArrivalFiles(results, arrivals, signal) };
+        const joined = await joinArrivalFiles(results, arrivals, signal);
+        return {
+          merged: merged.map((m, i) => ({ ...m, result: joined.runs[i] })),
+          undelivered: joined.failed,
+        };
       });
       if ((await stoppedBeforeWriting(signals, "merge")) || done === null) return;
       process.exitCode = report(done.merged, exports, argv, done.undelivered);
@@ -105,12 +109,14 @@ function report(
 ): ExitCode {
   const thresholds = parseThresholds(argv.threshold);
   const quiet = Boolean(argv.quiet);
-  const breaches = merged.flatMap(({ result, starts }) => {
+  const judged = merged.map(({ result, starts }) => {
     if (!quiet && starts) process.stderr.write(`mailvolley merge: ${starts}\n`);
-    const lines = applyThresholds(result, thresholds);
-    return merged.length > 1 ? lines.map((line) => `${result.mode}: ${line}`) : lines;
+    return applyThresholds(result, thresholds);
   });
-  const runs = merged.map((m) => m.result);
+  const breaches = judged.flatMap(({ result, breaches: lines }) =>
+    merged.length > 1 ? lines.map((line) => `${result.mode}: ${line}`) : lines,
+  );
+  const runs = judged.map((j) => j.result);
   const written = writeOutput(
     {
       quiet,

@@ -12,6 +12,7 @@ import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
 import { renderRunSummary } from "../report/repeat.js";
 import { generatorBoundLine } from "../report/verdict.js";
+import { concluded } from "../result/assemble.js";
 import { type Mode, RESULT_SCHEMA, type Result } from "../result/result.js";
 import { seriesResult, seriesSnapshot } from "../result/summarise.js";
 import { evaluateThresholds, type Threshold } from "../result/threshold-verdicts.js";
@@ -24,15 +25,19 @@ import { checkWritable, exportsOf, type Output, writeOutput } from "./output.js"
 import { readerSignals, type StopSignals, stoppedBeforeWriting } from "./signals.js";
 
 /**
- * Evaluates the thresholds into the Result (so JSON and HTML show them) and returns the
+ * The Result with the thresholds evaluated into it (so JSON and HTML show them), and the
  * breached lines, one per failed threshold.
  */
-export function applyThresholds(result: Result, thresholds: readonly Threshold[]): string[] {
-  if (thresholds.length === 0) return [];
-  result.thresholds = evaluateThresholds(thresholds, result);
-  return result.thresholds
+export function applyThresholds(
+  result: Result,
+  thresholds: readonly Threshold[],
+): { result: Result; breaches: string[] } {
+  if (thresholds.length === 0) return { result, breaches: [] };
+  const outcomes = evaluateThresholds(thresholds, result);
+  const breaches = outcomes
     .filter((t) => !t.passed)
     .map((t) => `${t.expression} (actual ${thresholdActual(t)})`);
+  return { result: concluded(result, { thresholds: outcomes }), breaches };
 }
 
 export function printBreaches(lines: readonly string[]): void {
@@ -166,7 +171,8 @@ export const reportCommand = {
           if (ms <= 0) throw new UsageError("--granularity", "must be above 0");
           runs = regranulate(runs, ms);
         }
-        return { runs, undelivered: await joinArrivalFiles(runs, arrivals, signal) };
+        const joined = await joinArrivalFiles(runs, arrivals, signal);
+        return { runs: joined.runs, undelivered: joined.failed };
       });
       if ((await stoppedBeforeWriting(signals, "report")) || read === null) return;
       const { runs, undelivered } = read;

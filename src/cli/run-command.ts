@@ -13,6 +13,8 @@ import { repeatSection } from "../diff/repeat.js";
 import { renderHtml } from "../report/html.js";
 import { renderJson } from "../report/json.js";
 import { renderRunSummary } from "../report/repeat.js";
+import { concluded } from "../result/assemble.js";
+import { exitCodeOf } from "../result/exit-code.js";
 import type { Result } from "../result/result.js";
 import { breachedLive } from "../result/threshold-verdicts.js";
 import { executeRun, type RunIo } from "../run/run.js";
@@ -134,17 +136,23 @@ async function runAndReport(
     runs.push(await runOnce(again, report, { sink, receive }, { signals, streams }));
     made.push(runs[i].result);
   }
-  const result = runs[runs.length - 1].result;
-  if (repeat.count > 1) {
-    result.repeat = repeatSection(
-      runs.map((r) => r.result),
-      repeat.pauseMs,
-    );
-  }
-  const breaches = runs.flatMap((r, i) =>
-    applyThresholds(r.result, report.thresholds).map((line) =>
-      runs.length > 1 ? `run ${i + 1}: ${line}` : line,
+  const last = runs.length - 1;
+  const spread =
+    repeat.count > 1
+      ? repeatSection(
+          runs.map((r) => r.result),
+          repeat.pauseMs,
+        )
+      : undefined;
+  const judged = runs.map((r, i) =>
+    applyThresholds(
+      i === last && spread ? concluded(r.result, { repeat: spread }) : r.result,
+      report.thresholds,
     ),
+  );
+  const result = judged[last].result;
+  const breaches = judged.flatMap((j, i) =>
+    j.breaches.map((line) => (runs.length > 1 ? `run ${i + 1}: ${line}` : line)),
   );
   const written = writeOutput({ quiet: config.quiet, summary: renderRunSummary, exports }, result);
   mark("output written");
@@ -157,10 +165,12 @@ async function runAndReport(
     runs.map((r) => r.result),
     report.failOnGeneratorBound,
   );
+  // Each run's own code (result/exit-code.ts), then what the command adds: a signal, an abort.
+  const codes = judged.map((j) => exitCodeOf(j.result, report.thresholds));
   const code = loadExitCode({
     signal: signals.received,
-    breached: breaches.length > 0 || abortedFor.length > 0 || generatorBound,
-    failed: runs.some((r) => r.failed),
+    breached: codes.includes(EXIT.thresholds) || abortedFor.length > 0 || generatorBound,
+    failed: codes.includes(EXIT.failed),
   });
   return written || code !== EXIT.ok ? code : EXIT.failed;
 }
@@ -186,11 +196,10 @@ async function pauseBefore(
 
 interface RunOutcome {
   result: Result;
-  failed: boolean;
   abortedFor: string[];
 }
 
-/** One run with its live progress; its Result, whether it failed and why it was aborted. */
+/** One run with its live progress; its Result and why it was aborted. */
 async function runOnce(
   config: RunCommandConfig["run"],
   report: RunCommandConfig["report"],
@@ -230,8 +239,8 @@ async function runOnce(
   signals.attach(null);
   streams.finish(outcome.result);
   printer.finish();
-  if (signals.received !== null) outcome.result.stoppedBy = signals.received;
-  return { result: outcome.result, failed: outcome.exitCode !== 0, abortedFor };
+  const result = concluded(outcome.result, { stoppedBy: signals.received });
+  return { result, abortedFor };
 }
 
 /** Non-TTY: one drain line per this many seconds (the drain reports once a second). */

@@ -56,10 +56,8 @@ export function joinDeliveries(input: JoinInputs): DeliveryResult {
   return join.finish(input);
 }
 
-/** Lost, partial, bounced or duplicated messages fail the run, as a failed message does. */
-export function deliveryFailed(d: DeliveryResult): boolean {
-  return d.lost > 0 || d.partial > 0 || d.bounced > 0 || d.duplicated > 0;
-}
+/** Whether the delivery fails the run: defined with the run's exit code (result/exit-code.ts). */
+export { deliveryFailed } from "../result/exit-code.js";
 
 /** Seconds of steady accepting a backlog's trend is judged over, at least. */
 const PLATEAU_SECONDS = 3;

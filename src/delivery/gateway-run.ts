@@ -10,7 +10,6 @@ import type { ReceiveConfig } from "../config/receive-options.js";
 import type { RunConfig } from "../config/run-config.js";
 import { parseListen, type SinkSettings, withSinkDefaults } from "../config/sink-config.js";
 import type { MessageWire } from "../messages/wire.js";
-import type { Result } from "../result/result.js";
 import type { Progress } from "../run/progress.js";
 import { startSink } from "../sink/index.js";
 import { epochMs } from "../stats/clock.js";
@@ -62,7 +61,7 @@ export interface ReceivingSink {
    */
   interrupt(): void;
   /** After the load: drains, waits the late window, closes the sink and joins. */
-  finish(result: Result, load: LoadRecords): Promise<DeliveryResult>;
+  finish(accepted: number, load: LoadRecords): Promise<DeliveryResult>;
 }
 
 /**
@@ -143,9 +142,9 @@ export async function startReceiving(
     interrupt() {
       wait.interrupt();
     },
-    async finish(result, load) {
+    async finish(accepted, load) {
       const ends = { receiver, sink, feed, wait };
-      const drained = await drainThenClose(ends, result.messages.accepted, receive, onDrain);
+      const drained = await drainThenClose(ends, accepted, receive, onDrain);
       // A worker's last records cross on its own port: they may come after its result.
       for (let waited = 0; !feed.allFinal && waited < LAST_ACCEPTS_MS; waited += DRAIN_POLL_MS) {
         if (wait.interrupted) break;

@@ -5,20 +5,19 @@
  */
 import { mergeThreadLoads } from "../stats/generator-load.js";
 import { mergeStartLateness } from "../stats/start-lateness.js";
-import { annotateSeries, generatorResult } from "./generator-verdict.js";
-import { applyOutcome } from "./outcome-verdict.js";
+import type { ResultParts } from "./assemble.js";
 import type { Result } from "./result.js";
 
 /**
- * Sets `merged.generator` from the parts' sections, each part's threads prefixed by its label
- * ("shard 2/4" → "shard 2/4 main"). Leaves it absent when no part has a generator section.
+ * The generator part of the merged Result (assembleResult judges it) from the parts' sections,
+ * each part's threads prefixed by its label ("shard 2/4" → "shard 2/4 main"). Undefined when
+ * no part has a generator section.
  */
 export function mergeGenerator(
-  merged: Result,
   parts: readonly Result[],
   labels: readonly string[],
-): void {
-  if (parts.every((r) => !r.generator)) return;
+): ResultParts["generator"] {
+  if (parts.every((r) => !r.generator)) return undefined;
   const threads = mergeThreadLoads(
     parts.map((r) => r.generator?.threads ?? []),
     labels,
@@ -31,10 +30,7 @@ export function mergeGenerator(
           // tightest if the parts disagree.
           arrivalIntervalMs: Math.min(...lateness.map((l) => l.arrivalIntervalMs)),
           lateness: mergeStartLateness(lateness),
-          dropped: merged.messages.dropped,
         }
       : null;
-  merged.generator = generatorResult(threads, open);
-  applyOutcome(merged);
-  annotateSeries(merged);
+  return { threads, open };
 }

@@ -184,17 +184,17 @@ export const ADVICE = {
  *   started on time, while the first sessions connect; 3 intervals at most) is reported, not
  *   judged: lateness there is the sessions' handshakes, not a target every session waits on.
  *   When the start-up held half the run's arrivals or more, every arrival is judged.
- * - **schedule** instead of target (applyOutcome) when arrivals ran late after the start-up, none
+ * - **schedule** instead of target (outcomeVerdict) when arrivals ran late after the start-up, none
  *   was dropped, and the sessions were free: busy with the target on average (Little's law over
  *   the phases' latencies, outcome-verdict.ts sessionsInUse) under 90% of -s (SESSIONS_BUSY).
  *   The starts then ran late on mailvolley's side, not because every session waited.
- * - **target** instead of schedule (applyOutcome) when any message was rejected or failed, or
+ * - **target** instead of schedule (outcomeVerdict) when any message was rejected or failed, or
  *   any connection refused: the target turned load away.
- * - **nobody** over every other answer (applyOutcome) when no connection reached a banner, or
+ * - **nobody** over every other answer (outcomeVerdict) when no connection reached a banner, or
  *   when no message was accepted or rejected: every one failed before the target answered it.
- * - **target** over the threads' verdict (applyOutcome) when the target answered, then every
+ * - **target** over the threads' verdict (outcomeVerdict) when the target answered, then every
  *   session gave up before the load was done (Result.accounting.endedEarly).
- * - **target** over the threads' verdict (applyOutcome) when the target turned away half the
+ * - **target** over the threads' verdict (outcomeVerdict) when the target turned away half the
  *   attempted messages or more (connections refused plus messages rejected).
  * - **undetermined** otherwise: a thread between 70% and 90% busy, no lateness problem.
  */
@@ -367,21 +367,23 @@ export function generatorSeries(threads: readonly ThreadLoad[]): GeneratorSeries
 }
 
 /**
- * Puts the generator's per-interval figures into the Result's time series (each point's
- * `generator`), so the series shows the generator's load beside the rate it produced.
+ * The Result's time series with the generator's per-interval figures in it (each point's
+ * `generator`), a new series, so it shows the generator's load beside the rate it produced.
  */
-export function annotateSeries(result: Result): void {
+export function annotatedSeries(result: Result): Result["series"] {
   const threads = result.generator?.threads;
-  if (!threads || !result.series) return;
+  if (!threads || !result.series) return result.series;
   const byT = new Map(generatorSeries(threads).map((p) => [p.t, p]));
-  for (const point of result.series.points) {
+  const points = result.series.points.map((point) => {
     const g = byT.get(point.t);
-    if (!g) continue;
-    point.generator = {
+    if (!g) return point;
+    const generator = {
       busy: Math.round(g.busy * 1000) / 1000,
       busiestThread: g.busiestThread,
       eventLoopDelayP99Ms: g.eventLoopDelayP99Ms,
       cpuSeconds: Math.round(g.cpuSeconds * 1e6) / 1e6,
     };
-  }
+    return { ...point, generator };
+  });
+  return { ...result.series, points };
 }

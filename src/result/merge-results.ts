@@ -12,11 +12,12 @@ import {
 import { outcomesOf } from "../stats/counts.js";
 import { tlsSnapshotOfResult } from "../stats/tls-tally.js";
 import { accountingCounters } from "./accounting.js";
+import { assembleResult } from "./assemble.js";
 import { mergeGenerator } from "./generator-merge.js";
 import { mergeSnapshots } from "./merge-snapshots.js";
 import type { Result } from "./result.js";
 import { checkShards, ShardCheckError, type ShardSummary } from "./shard-check.js";
-import { buildResult, seriesSnapshot } from "./summarise.js";
+import { seriesSnapshot } from "./summarise.js";
 
 /** A saved Result turned back into the snapshot it was summarised from. */
 export function snapshotOfResult(r: Result): StatsSnapshot {
@@ -73,30 +74,37 @@ export function mergeResults(shards: readonly Result[]): Result {
   }
   const merged = mergeSnapshots(shards.map(snapshotOfResult));
   const unique = (values: string[]) => [...new Set(values)].join(",");
-  const result = buildResult(merged, {
-    mode: shards[0].mode,
-    target: unique(shards.map((r) => r.target)),
-    runId: unique(shards.map((r) => r.runId)),
-    sessions: shards.reduce((n, r) => n + r.sessions, 0),
-    apdexMs: shards[0].apdex?.satisfiedMs,
-  });
-  mergeGenerator(result, shards, shards.map(partLabel));
-  if (shards.every((r) => r.sink)) {
-    result.sink = {
-      messagesAccepted: shards.reduce((n, r) => n + (r.sink?.messagesAccepted ?? 0), 0),
-      sessions: shards.reduce((n, r) => n + (r.sink?.sessions ?? 0), 0),
-    };
-    // Older saved results lack the emulated gateway's refusals; a total of some shards is none.
-    if (shards.every((r) => r.sink?.connectionsRefused !== undefined)) {
-      result.sink.connectionsRefused = shards.reduce(
-        (n, r) => n + (r.sink?.connectionsRefused ?? 0),
-        0,
-      );
-    }
-  }
   const ledgers = shards.flatMap((r) => r.acceptLedger ?? []);
-  if (ledgers.length > 0) result.acceptLedger = ledgers;
-  return result;
+  return assembleResult(
+    {
+      stats: merged,
+      generator: mergeGenerator(shards, shards.map(partLabel)),
+      sink: mergedSink(shards),
+      acceptLedger: ledgers.length > 0 ? ledgers : undefined,
+    },
+    {
+      mode: shards[0].mode,
+      target: unique(shards.map((r) => r.target)),
+      runId: unique(shards.map((r) => r.runId)),
+      sessions: shards.reduce((n, r) => n + r.sessions, 0),
+      apdexMs: shards[0].apdex?.satisfiedMs,
+    },
+  );
+}
+
+/** The sinks' counts added, when every shard has one. */
+function mergedSink(shards: readonly Result[]): Result["sink"] {
+  if (!shards.every((r) => r.sink)) return undefined;
+  const total = (figure: (sink: NonNullable<Result["sink"]>) => number | undefined) =>
+    shards.reduce((n, r) => n + (r.sink ? (figure(r.sink) ?? 0) : 0), 0);
+  return {
+    messagesAccepted: total((s) => s.messagesAccepted),
+    sessions: total((s) => s.sessions),
+    // Older saved results lack the emulated gateway's refusals; a total of some shards is none.
+    ...(shards.every((r) => r.sink?.connectionsRefused !== undefined)
+      ? { connectionsRefused: total((s) => s.connectionsRefused) }
+      : {}),
+  };
 }
 
 /** How a merged part names its generator threads: "shard 2/4" (--shard I/N), else "result 3". */
@@ -146,6 +154,6 @@ export function mergeShards(inputs: readonly MergeInput[]): {
   );
   const merged = mergeResults(inputs.map((i) => i.result));
   const headers = inputs.flatMap((i) => (i.result.shard ? [i.result.shard] : []));
-  if (headers.length > 0) merged.shards = headers.sort((a, b) => a.index - b.index);
-  return { merged, starts };
+  if (headers.length === 0) return { merged, starts };
+  return { merged: { ...merged, shards: headers.sort((a, b) => a.index - b.index) }, starts };
 }

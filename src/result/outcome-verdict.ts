@@ -6,7 +6,7 @@
 
 import { grouped } from "../stats/number-format.js";
 import { ADVICE } from "./generator-verdict.js";
-import type { Result } from "./result.js";
+import type { GeneratorResult, Result } from "./result.js";
 
 /** A count as every report prints it: 12,345. */
 const n = (count: number) => grouped(count, 0, 0);
@@ -31,12 +31,21 @@ function turnedAway(result: Result): number {
 }
 
 /**
- * "nobody" over the threads' verdict when the target measured nothing: no connection reached
- * a banner, or no message got an answer (every one failed: refused, timed out, unsupported).
+ * The generator section with the run's outcome over the threads' verdict, a new section (the
+ * Result's is left as it is): "nobody" when the target measured nothing (no connection reached
+ * a banner, or no message got an answer: every one failed, refused, timed out, unsupported);
+ * "target" when it ended the run or turned away half the load or more, or refused any of a
+ * load sent on time; "schedule" when late starts came with sessions free.
  */
-export function applyOutcome(result: Result): void {
-  const g = result.generator;
-  if (!g) return;
+export function outcomeVerdict(result: Result): Result["generator"] {
+  if (!result.generator) return undefined;
+  const g: GeneratorResult = { ...result.generator, reasons: [...result.generator.reasons] };
+  judge({ ...result, generator: g }, g);
+  return g;
+}
+
+/** Sets the verdict on `g`, the working copy of `result.generator`. */
+function judge(result: Result, g: GeneratorResult): void {
   const { connections, messages } = result;
   if (connections.established === 0) {
     g.limitedBy = "nobody";
@@ -72,7 +81,7 @@ export function applyOutcome(result: Result): void {
     ];
     g.advice = ADVICE.targetRefused;
   } else {
-    sessionsFree(result);
+    sessionsFree(result, g);
   }
   if (g.limitedBy === "schedule" && refusals(result) > 0) {
     // On time, but the target turned messages or connections away: it set the rate.
@@ -110,9 +119,8 @@ export function sessionsInUse(result: Result): number {
  * timers, on a machine whose other processes held the cores), and the schedule, met without a
  * drop, set the rate.
  */
-function sessionsFree(result: Result): void {
-  const g = result.generator;
-  if (!g?.lateness || g.limitedBy !== "target" || g.advice !== ADVICE.targetSessions) return;
+function sessionsFree(result: Result, g: GeneratorResult): void {
+  if (!g.lateness || g.limitedBy !== "target" || g.advice !== ADVICE.targetSessions) return;
   if (result.messages.dropped > 0 || result.sessions <= 0) return;
   const inUse = sessionsInUse(result);
   if (inUse >= SESSIONS_BUSY * result.sessions) return;

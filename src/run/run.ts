@@ -8,15 +8,15 @@ import { formatTarget } from "../config/parse.js";
 import type { ReceiveConfig } from "../config/receive-options.js";
 import type { RunConfig } from "../config/run-config.js";
 import { parseListen, type SinkSettings, withSinkDefaults } from "../config/sink-config.js";
-import { deliveryFailed } from "../delivery/delivery-verdict.js";
 import { type LoadRecords, ledgerOf, startReceiving } from "../delivery/gateway-run.js";
 import { MessageWire } from "../messages/wire.js";
-import { sinkAgrees } from "../result/accounting.js";
-import { annotateSeries, generatorResult } from "../result/generator-verdict.js";
-import { applyOutcome } from "../result/outcome-verdict.js";
+import { assembleResult, type ResultParts } from "../result/assemble.js";
+import { deliveryFailed, exitCodeOf } from "../result/exit-code.js";
 import type { Result, RunRecord } from "../result/result.js";
-import { buildResult } from "../result/summarise.js";
+import type { RunMeta } from "../result/summarise.js";
 import { type FaultRule, longestDelayMs, type Sink, startSink } from "../sink/index.js";
+import type { StatsSnapshot } from "../stats/collector.js";
+import { outcomesOf } from "../stats/counts.js";
 import { mark, markEpoch } from "../stats/timeline.js";
 import { shardHeader, shardShare, WHOLE_RUN } from "./thread-plan.js";
 import type { Progress, ThreadOutcome } from "./thread-run.js";
@@ -71,23 +71,65 @@ export async function executeRun(
   io: RunIo = {},
   extras: RunExtras = {},
 ): Promise<RunOutcome> {
-  // Load the message files here, before any traffic: a bad file fails the run at once, and the
-  // result reports what was loaded. An in-process run sends from this copy; each worker thread
-  // loads its own.
-  const wire = await MessageWire.create(config);
-  const sources = wire.sources();
-  const withSources = (result: Result) => {
-    if (sources.length > 0) result.sources = sources;
-    return result;
-  };
-  if (config.target !== null && extras.receive) {
-    return throughGateway(config, config.target, extras.receive, io, extras);
+  const receiver = receiverOf(config, extras.receive ?? null);
+  // Through a gateway every message carries its trace ids (and, if asked, tagged recipients).
+  const sending: RunConfig = receiver.receive
+    ? { ...config, traceIds: true, tagRecipients: receiver.receive.tagRecipients }
+    : config;
+  // Load the message files here, once, before any traffic: a bad file fails the run at once,
+  // and the result reports what was loaded. An in-process run sends from this copy; each
+  // worker thread loads its own.
+  const wire = await MessageWire.create(sending);
+  switch (receiver.kind) {
+    case "none": {
+      const target = receiver.target;
+      return finished(await loadAgainst(sending, target, formatTarget(target), io, extras, wire));
+    }
+    case "embedded-sink":
+      return againstSink(sending, io, extras, wire);
+    case "receive":
+      return throughGateway(sending, receiver.target, receiver.receive, io, extras, wire);
+    case "elsewhere":
+      return keepingLedger(sending, receiver.target, io, extras, wire);
   }
-  if (config.target !== null) {
-    const label = formatTarget(config.target);
-    const result = withSources(await loadAgainst(config, config.target, label, io, extras, wire));
-    return { result, exitCode: verdict(result) };
-  }
+}
+
+/**
+ * Who receives what the target relays, one strategy per run: nobody (a target, no --receive),
+ * the embedded sink that is the target (no target: a self-test), this run's own receiving sink
+ * that joins the arrivals (--receive), or a sink on another host (--receive elsewhere).
+ */
+type ReceiverStrategy =
+  | { kind: "none"; target: Target; receive?: undefined }
+  | { kind: "embedded-sink"; receive?: undefined }
+  | { kind: "receive" | "elsewhere"; target: Target; receive: ReceiveConfig };
+
+function receiverOf(config: RunConfig, receive: ReceiveConfig | null): ReceiverStrategy {
+  if (config.target === null) return { kind: "embedded-sink" };
+  if (!receive) return { kind: "none", target: config.target };
+  return { kind: receive.elsewhere ? "elsewhere" : "receive", target: config.target, receive };
+}
+
+/** A load's parts and meta, waiting for what the receiver adds before the one assembly. */
+interface Loaded {
+  parts: ResultParts;
+  meta: RunMeta;
+}
+
+/** The Result assembled once from the load and what its receiver adds, with its exit code. */
+function finished(loaded: Loaded, added: Partial<ResultParts> = {}): RunOutcome {
+  const result = assembleResult({ ...loaded.parts, ...added }, loaded.meta);
+  mark("result built");
+  return { result, exitCode: exitCodeOf(result) };
+}
+
+/** No target: the built-in sink started in-process, with its own count beside the client's. */
+async function againstSink(
+  config: RunConfig,
+  io: RunIo,
+  extras: RunExtras,
+  wire: MessageWire,
+): Promise<RunOutcome> {
   // The sink offers what the run asks for, and no more: its certificate costs startup.
   const sink = await startSink(
     withSinkDefaults({
@@ -102,27 +144,36 @@ export async function executeRun(
   try {
     const { host, port } = sink.addresses[0];
     const target: Target = { kind: "tcp", host, port };
-    const result = withSources(
-      await loadAgainst({ ...config, target }, target, "embedded-sink", io, extras, wire),
+    const loaded = await loadAgainst(
+      { ...config, target },
+      target,
+      "embedded-sink",
+      io,
+      extras,
+      wire,
     );
-    await sinkSettled(sink, result, extras.sink?.faults ?? []);
-    const counted = sink.stats();
-    result.sink = {
-      messagesAccepted: counted.messagesAccepted,
-      sessions: counted.sessions,
-      connectionsRefused: counted.connectionsRefused,
-      classes: Object.fromEntries(
-        Object.entries(counted.classes).map(([name, c]) => [
-          name,
-          { accepted: c.accepted, rejected: c.rejected, endToEndP99Ms: c.latencyMs.p99 },
-        ]),
-      ),
-    };
-    return { result, exitCode: verdict(result) };
+    await sinkSettled(sink, loaded.parts.stats, extras.sink?.faults ?? []);
+    return finished(loaded, { sink: sinkCount(sink) });
   } finally {
     await sink.close();
     mark("sink closed");
   }
+}
+
+/** The embedded sink's own count, for the Result's sink section. */
+function sinkCount(sink: Sink): NonNullable<Result["sink"]> {
+  const counted = sink.stats();
+  return {
+    messagesAccepted: counted.messagesAccepted,
+    sessions: counted.sessions,
+    connectionsRefused: counted.connectionsRefused,
+    classes: Object.fromEntries(
+      Object.entries(counted.classes).map(([name, c]) => [
+        name,
+        { accepted: c.accepted, rejected: c.rejected, endToEndP99Ms: c.latencyMs.p99 },
+      ]),
+    ),
+  };
 }
 
 /**
@@ -130,9 +181,13 @@ export async function executeRun(
  * (unconfirmed): the sink's count waits for its sessions to end, at most the longest delay
  * (10 s at most), unless this client cut the run (a second signal: the user wants out now).
  */
-async function sinkSettled(sink: Sink, result: Result, faults: readonly (FaultRule | string)[]) {
-  if ((result.messages.unconfirmed ?? 0) === 0) return;
-  if (result.errors.some((e) => e.reply === "stopped")) return;
+async function sinkSettled(
+  sink: Sink,
+  stats: StatsSnapshot,
+  faults: readonly (FaultRule | string)[],
+) {
+  if (outcomesOf(stats.counters).unconfirmed === 0) return;
+  if (stats.errors.some((e) => e.reply === "stopped")) return;
   const until = Date.now() + Math.min(longestDelayMs(faults), 10_000) + 100;
   while (sink.stats().sessionsActive > 0 && Date.now() < until) {
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -144,21 +199,19 @@ async function sinkSettled(sink: Sink, result: Result, faults: readonly (FaultRu
  * receives what the gateway relays, and the Result gets its delivery section.
  */
 async function throughGateway(
-  given: RunConfig,
+  config: RunConfig,
   target: Target,
   receive: ReceiveConfig,
   io: RunIo,
   extras: RunExtras,
+  wire: MessageWire,
 ): Promise<RunOutcome> {
-  const config: RunConfig = { ...given, traceIds: true, tagRecipients: receive.tagRecipients };
-  const wire = await MessageWire.create(config);
-  if (receive.elsewhere) return keepingLedger(config, target, io, extras, wire);
   const receiving = await startReceiving(receive, config, wire, extras.sink, extras.onDrain);
   const records: LoadRecords = { firstEventMs: 0, stream: receiving.stream };
   const withInside = { ...io, progress: receiving.progress(io.progress) };
-  let result: Result;
+  let loaded: Loaded;
   try {
-    result = await loadAgainst(
+    loaded = await loadAgainst(
       config,
       target,
       formatTarget(target),
@@ -171,13 +224,10 @@ async function throughGateway(
     await receiving.close();
     throw error;
   }
-  const sources = wire.sources();
-  if (sources.length > 0) result.sources = sources;
   io.onDrainStart?.(() => receiving.interrupt());
-  const delivery = await receiving.finish(result, records);
-  result.delivery = delivery;
-  const failed = deliveryFailed(delivery) ? 1 : 0;
-  return { result, exitCode: Math.max(verdict(result), failed) };
+  const accepted = outcomesOf(loaded.parts.stats.counters).accepted;
+  const delivery = await receiving.finish(accepted, records);
+  return finished(loaded, { delivery });
 }
 
 /**
@@ -193,11 +243,8 @@ async function keepingLedger(
 ): Promise<RunOutcome> {
   const records: LoadRecords = { firstEventMs: 0 };
   const label = formatTarget(target);
-  const result = await loadAgainst(config, target, label, io, extras, wire, records);
-  const sources = wire.sources();
-  if (sources.length > 0) result.sources = sources;
-  result.acceptLedger = [ledgerOf(config, records, wire)];
-  return { result, exitCode: verdict(result) };
+  const loaded = await loadAgainst(config, target, label, io, extras, wire, records);
+  return finished(loaded, { acceptLedger: [ledgerOf(config, records, wire)] });
 }
 
 async function loadAgainst(
@@ -208,7 +255,7 @@ async function loadAgainst(
   extras: RunExtras,
   wire: MessageWire,
   records?: LoadRecords,
-): Promise<Result> {
+): Promise<Loaded> {
   const frozen: RunConfig = Object.freeze({ ...config, target });
   const load = runOnThreads(frozen, config.workers, {
     trace: io.trace,
@@ -223,50 +270,34 @@ async function loadAgainst(
     records.accepts = outcome.stats.accepts;
     records.firstEventMs = outcome.stats.firstEventMs;
   }
-  markEpoch("first connect", outcome.stats.firstEventMs);
-  markEpoch("last reply", outcome.stats.lastEventMs);
-  const result = buildResult(outcome.stats, {
-    mode: config.mode,
-    target: label,
-    runId: config.runId,
-    // A shard's own sessions: merged shards add up to the run's.
-    sessions: shardShare(config.sessions, config.messages, config.shard ?? WHOLE_RUN).sessions,
-    apdexMs: extras.apdexMs,
-    run: extras.run?.(),
-  });
-  result.generator = generatorOf(config, outcome, result.messages.dropped);
-  applyOutcome(result);
-  annotateSeries(result);
   const { firstEventMs, lastEventMs } = outcome.stats;
-  const shard = shardHeader(config, firstEventMs, lastEventMs);
-  if (shard) result.shard = shard;
-  mark("result built");
-  return result;
+  markEpoch("first connect", firstEventMs);
+  markEpoch("last reply", lastEventMs);
+  return {
+    parts: {
+      stats: outcome.stats,
+      generator: { threads: outcome.threads, open: openLoad(config, outcome) },
+      shard: shardHeader(config, firstEventMs, lastEventMs),
+      sources: wire.sources(),
+    },
+    meta: {
+      mode: config.mode,
+      target: label,
+      runId: config.runId,
+      // A shard's own sessions: merged shards add up to the run's.
+      sessions: shardShare(config.sessions, config.messages, config.shard ?? WHOLE_RUN).sessions,
+      apdexMs: extras.apdexMs,
+      run: extras.run?.(),
+    },
+  };
 }
 
-/** The Result's generator section: the threads' own load and, open model, start lateness. */
-function generatorOf(config: RunConfig, outcome: ThreadOutcome, dropped: number) {
+/** The open model's start lateness, with the tightest interval of the run (at its highest rate). */
+function openLoad(config: RunConfig, outcome: ThreadOutcome) {
   const { rate } = config.load;
-  const open =
-    rate && outcome.lateness
-      ? {
-          // The tightest interval of the run: at its highest rate.
-          arrivalIntervalMs: 1000 / Math.max(...rate.map((p) => p.value)),
-          lateness: outcome.lateness,
-          dropped,
-        }
-      : null;
-  return generatorResult(outcome.threads, open);
-}
-
-/** The exit code a finished run earns (see RunOutcome). */
-export function verdict(result: Result): number {
-  const m = result.messages;
-  if (m.accepted !== m.attempted) return 1;
-  // The open model asked for more than was sent: the target (or the generator) fell behind.
-  if (m.dropped > 0) return 1;
-  if (!sinkAgrees(result)) return 1;
-  // This machine ran out of descriptors or ports: the load asked for was not offered.
-  if (result.errors.some((e) => e.reply === "local-limit")) return 1;
-  return 0;
+  if (!rate || !outcome.lateness) return null;
+  return {
+    arrivalIntervalMs: 1000 / Math.max(...rate.map((p) => p.value)),
+    lateness: outcome.lateness,
+  };
 }

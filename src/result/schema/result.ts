@@ -9,7 +9,7 @@
  * (messages and connections: counts.ts; tls.ts, delivery.ts, sink.ts, generator.ts, series.ts,
  * classes.ts, errors.ts, context.ts for knee/run/thresholds, shard.ts), or a new section file
  * whose object goes below. `Type.Optional` for a figure that older results lack. Fill it where
- * the run builds the Result (result/summarise.ts, or run/run.ts for the sink), then show it (see
+ * the Result is assembled (result/summarise.ts, or a part in result/assemble.ts), then show it (see
  * docs/extending.md). The build regenerates the JSON Schema; test/result-schema.test.ts checks
  * real results against it and that every field there has a description.
  */
