@@ -105,17 +105,16 @@ function endDrainOnSignal(signals: StopSignals): (end: () => void) => void {
   };
 }
 
-/** The run (each of --repeat's runs) with its progress, then its reports; returns the exit code. */
-
-async function runAndReport(
+/** Each of --repeat's runs (one without it), `--pause` apart; `made` holds each as it ends. */
+async function runEach(
   config: RunCommandConfig["run"],
   report: RunCommandConfig["report"],
-  { sink, receive }: Pick<RunCommandConfig, "sink" | "receive">,
-  exports: Export<Result>[],
-  { signals, streams }: { signals: StopSignals; streams: SeriesStreams },
+  receivers: Pick<RunCommandConfig, "sink" | "receive">,
+  io: { signals: StopSignals; streams: SeriesStreams },
   repeat: RepeatOptions,
   made: Result[],
-): Promise<ExitCode> {
+): Promise<RunOutcome[]> {
+  const { signals, streams } = io;
   const runs: RunOutcome[] = [];
   // The first run always starts (a signal already held applies at its start, as without
   // --repeat); after a signal no further run does.
@@ -133,9 +132,24 @@ async function runAndReport(
       process.stderr.write(`mailvolley: run ${i + 1} of ${repeat.count}…\n`);
     }
     if (i > 0) streams.begin();
-    runs.push(await runOnce(again, report, { sink, receive }, { signals, streams }));
+    runs.push(await runOnce(again, report, receivers, io));
     made.push(runs[i].result);
   }
+  return runs;
+}
+
+/** The run (each of --repeat's runs) with its progress, then its reports; returns the exit code. */
+async function runAndReport(
+  config: RunCommandConfig["run"],
+  report: RunCommandConfig["report"],
+  receivers: Pick<RunCommandConfig, "sink" | "receive">,
+  exports: Export<Result>[],
+  io: { signals: StopSignals; streams: SeriesStreams },
+  repeat: RepeatOptions,
+  made: Result[],
+): Promise<ExitCode> {
+  const { signals } = io;
+  const runs = await runEach(config, report, receivers, io, repeat, made);
   const last = runs.length - 1;
   const spread =
     repeat.count > 1
