@@ -111,6 +111,10 @@ describe("capacity through a Postfix relay of known rate", {
     assert.ok(c.levelsJudged.includes("backlog flat"));
     const found = c.sustainedPerSecond ?? 0;
     const steps = c.steps.map((s) => `${s.ratePerSecond} ${s.pass ? "pass" : s.failed.join("+")}`);
+    // The figures, for the reader of the log: the rate found beside Postfix's own.
+    t.diagnostic(
+      `found ${found}/s (${c.limitedBy}), Postfix relays ${relayed}/s; steps: ${steps.join(", ")}`,
+    );
     if (c.limitedBy === "generator") {
       // A loaded machine may set a failing step's rate: then "at least", never above the relay.
       assert.match(c.headline, /^Sustains at least /);
