@@ -4,13 +4,12 @@
  * discard and bounce cases, each checked against Exim's own log.
  */
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
-import { mailvolley } from "./helpers/cli.js";
 import { type EximOptions, haveEximRelay, startEximRelay } from "./helpers/exim-relay.js";
-import { freePort, HOST, requirePeer } from "./helpers/peer.js";
+import { freePort, requirePeer } from "./helpers/peer.js";
+import { runThroughRelay } from "./helpers/relay-run.js";
 import { tempDir } from "./helpers/tmp.js";
 
 interface Delivery {
@@ -27,17 +26,6 @@ interface Delivery {
 
 const INSTALL = "bash .ci/run unpacks exim4-daemon-light into /var/tmp/mailvolley-exim";
 
-/** Exim's log once it has stopped growing for a second (at most 10 s). */
-async function settledLog(log: () => string): Promise<string> {
-  let last = log();
-  for (let waited = 0; waited < 10; waited++) {
-    await sleep(1000);
-    if (log() === last) break;
-    last = log();
-  }
-  return last;
-}
-
 /** Exim's message ids whose log lines match `pattern`, of messages (not its own bounces). */
 function eximIds(log: string, pattern: RegExp): Set<string> {
   const lines = log.split("\n");
@@ -51,28 +39,7 @@ function eximIds(log: string, pattern: RegExp): Set<string> {
 async function throughExim(relay: Omit<EximOptions, "receiverPort">, args: string[]) {
   const receiverPort = await freePort();
   const exim = await startEximRelay({ ...relay, receiverPort });
-  const dir = tempDir("mailvolley-exim-run-");
-  const json = join(dir, "result.json");
-  try {
-    const out = await mailvolley(
-      [
-        "run",
-        `${HOST}:${exim.port}`,
-        "--receive",
-        `${HOST}:${receiverPort}`,
-        "--json",
-        json,
-      ].concat(
-        ["-q", "--drain-timeout", "60s", "-s", "4"],
-        args.map((a) => a.replace("DIR", dir)),
-      ),
-      150_000,
-    );
-    const delivery = JSON.parse(readFileSync(json, "utf8")).delivery as Delivery;
-    return { code: out.code, delivery, log: await settledLog(exim.log) };
-  } finally {
-    await exim.stop();
-  }
+  return runThroughRelay<Delivery>(exim, receiverPort, ["-s", "4", ...args]);
 }
 
 describe("through an Exim relay", { timeout: 300_000 }, () => {

@@ -8,10 +8,10 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { mailvolley, startMailvolley } from "./helpers/cli.js";
 import { freePort, HOST, requirePeer } from "./helpers/peer.js";
 import { havePostfixRelay, startPostfixRelay } from "./helpers/postfix-relay.js";
+import { runThroughRelay } from "./helpers/relay-run.js";
 import { tempDir } from "./helpers/tmp.js";
 
 interface Delivery {
@@ -29,17 +29,6 @@ interface Delivery {
   noticesUnjoined: number;
   bounceStatuses: Record<string, number>;
   drain: { end: string; waitedMs: number; missing: number };
-}
-
-/** Postfix's log once it has stopped growing for a second (at most 10 s). */
-async function settledLog(log: () => string): Promise<string> {
-  let last = log();
-  for (let waited = 0; waited < 10; waited++) {
-    await sleep(1000);
-    if (log() === last) break;
-    last = log();
-  }
-  return last;
 }
 
 /** Per queue id, Postfix's delivery lines of messages (not of its own notices, sender <>). */
@@ -63,25 +52,7 @@ function deliveries(
 async function throughPostfix(args: string[]) {
   const receiverPort = await freePort();
   const postfix = await startPostfixRelay({ receiverPort });
-  const dir = tempDir("mailvolley-recipients-");
-  const json = join(dir, "result.json");
-  try {
-    const out = await mailvolley(
-      [
-        "run",
-        `${HOST}:${postfix.port}`,
-        "--receive",
-        `${HOST}:${receiverPort}`,
-        "--json",
-        json,
-      ].concat(["-q", "--drain-timeout", "60s"], args),
-      150_000,
-    );
-    const delivery = JSON.parse(readFileSync(json, "utf8")).delivery as Delivery;
-    return { code: out.code, stderr: out.stderr, delivery, log: await settledLog(postfix.log) };
-  } finally {
-    await postfix.stop();
-  }
+  return runThroughRelay<Delivery>(postfix, receiverPort, args);
 }
 
 describe("through a Postfix relay, per recipient", { timeout: 300_000 }, () => {

@@ -7,7 +7,6 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import {
   assertChartsDrawn,
@@ -18,6 +17,7 @@ import {
 import { mailvolley } from "./helpers/cli.js";
 import { freePort, HOST, requirePeer } from "./helpers/peer.js";
 import { havePostfixRelay, type RelayOptions, startPostfixRelay } from "./helpers/postfix-relay.js";
+import { settledLog } from "./helpers/relay-run.js";
 import { readSchema, schemaFields } from "./helpers/schema-fields.js";
 import { tempDir } from "./helpers/tmp.js";
 
@@ -50,21 +50,6 @@ interface Delivery {
   firstDuplicated: { seq: number; className: string; queueId: string }[];
   perSecond: { accepted: number[] };
   keys: Record<string, number>;
-}
-
-/**
- * Postfix's log once it has stopped growing for a second (at most 10 s): the lines of the
- * last deliveries are written after the receiver's reply, as mailvolley exits.
- */
-async function settledLog(log: () => string): Promise<string> {
-  let last = log();
-  for (let waited = 0; waited < 10; waited++) {
-    await sleep(1000);
-    const now = log();
-    if (now === last) break;
-    last = now;
-  }
-  return last;
 }
 
 /** Runs mailvolley through a fresh Postfix relay; returns the exit code and the delivery. */
