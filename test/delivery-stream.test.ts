@@ -9,7 +9,7 @@ import { type AcceptChunk, AcceptLedger } from "../src/delivery/accept-ledger.js
 import { ArrivalLog } from "../src/delivery/arrival-store.js";
 import { joinDeliveries } from "../src/delivery/delivery-verdict.js";
 import { DeliveryJoin } from "../src/delivery/join.js";
-import type { DeliveryResult } from "../src/delivery/records.js";
+import type { DeliveryResult } from "../src/result/delivery-result.js";
 
 const RUN = "0123456789ab";
 const T0 = 1_000_000;

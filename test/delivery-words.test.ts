@@ -8,9 +8,9 @@ import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { ArrivalLog } from "../src/delivery/arrival-store.js";
 import { joinDeliveries } from "../src/delivery/delivery-verdict.js";
-import type { DeliveryResult } from "../src/delivery/records.js";
 import { renderHtml } from "../src/report/html.js";
 import { renderSummary } from "../src/report/terminal.js";
+import type { DeliveryResult } from "../src/result/delivery-result.js";
 import type { Result } from "../src/result/result.js";
 
 const RUN = "0123456789ab";

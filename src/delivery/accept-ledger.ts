@@ -9,19 +9,9 @@
  */
 import type { Static } from "@sinclair/typebox";
 import type { AcceptLedger as AcceptLedgerSchema } from "../result/schema/delivery.js";
+import type { AcceptRecorder, AcceptRecords } from "../stats/accept-records.js";
 import { epochMs } from "../stats/clock.js";
 import { withRoom } from "../stats/typed-room.js";
-
-/** The ledger as it crosses threads: plain arrays, one entry per accepted message. */
-export interface AcceptRecords {
-  seq: number[];
-  /** Epoch ms the message was due (the open model's schedule; its start in the closed model). */
-  intendedMs: number[];
-  /** Epoch ms of the gateway's final 2xx. */
-  acceptedMs: number[];
-  /** The queue id from `250 … queued as X`; "" when the reply named none. */
-  queueId: string[];
-}
 
 /** Accept records on their way from a thread to the main thread's join (--receive ADDR). */
 export interface AcceptChunk {
@@ -34,7 +24,7 @@ export interface AcceptChunk {
   final: boolean;
 }
 
-export class AcceptLedger {
+export class AcceptLedger implements AcceptRecorder {
   private seqs = new Float64Array(1024);
   private intended = new Float64Array(1024);
   private accepted = new Float64Array(1024);
@@ -88,21 +78,6 @@ export class AcceptLedger {
     this.queueIds.length = 0;
     return out;
   }
-}
-
-/** The threads' ledgers as one. */
-export function mergeAcceptRecords(parts: readonly (AcceptRecords | undefined)[]): AcceptRecords {
-  const out: AcceptRecords = { seq: [], intendedMs: [], acceptedMs: [], queueId: [] };
-  for (const part of parts) {
-    if (!part) continue;
-    for (let i = 0; i < part.seq.length; i++) {
-      out.seq.push(part.seq[i]);
-      out.intendedMs.push(part.intendedMs[i]);
-      out.acceptedMs.push(part.acceptedMs[i]);
-      out.queueId.push(part.queueId[i]);
-    }
-  }
-  return out;
 }
 
 /**

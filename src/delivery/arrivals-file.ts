@@ -4,7 +4,8 @@
  * --arrivals`, `merge --arrivals`): the same join as a run's own --receive, with the latencies
  * measured across two hosts' clocks.
  */
-import { type AcceptLedgerJson, mergeAcceptRecords } from "./accept-ledger.js";
+import { mergeAcceptRecords } from "../stats/accept-records.js";
+import type { AcceptLedgerJson } from "./accept-ledger.js";
 import { type JoinPart, joinDeliveries } from "./delivery-verdict.js";
 import type {
   ArrivalCounts,

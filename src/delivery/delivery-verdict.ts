@@ -4,7 +4,7 @@
  * exactly one final state. The join itself streams (delivery/join.ts);
  * result/schema/delivery.ts holds the one definition of each figure.
  */
-import type { AcceptRecords } from "./accept-ledger.js";
+import type { AcceptRecords } from "../stats/accept-records.js";
 import { DeliveryJoin, type DrainOutcome } from "./join.js";
 import type { ArrivalCounts, ArrivalRecord, DeliveryResult } from "./records.js";
 

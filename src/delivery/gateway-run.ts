@@ -10,16 +10,11 @@ import type { ReceiveConfig } from "../config/receive-options.js";
 import type { RunConfig } from "../config/run-config.js";
 import { parseListen, type SinkSettings, withSinkDefaults } from "../config/sink-config.js";
 import type { MessageWire } from "../messages/wire.js";
-import type { Progress } from "../run/progress.js";
 import { startSink } from "../sink/index.js";
+import type { AcceptRecords } from "../stats/accept-records.js";
 import { epochMs } from "../stats/clock.js";
 import { mark } from "../stats/timeline.js";
-import {
-  type AcceptChunk,
-  type AcceptLedgerJson,
-  type AcceptRecords,
-  acceptLedgerJson,
-} from "./accept-ledger.js";
+import { type AcceptChunk, type AcceptLedgerJson, acceptLedgerJson } from "./accept-ledger.js";
 import { DeliveryJoin, type DrainOutcome } from "./join.js";
 import { listenFailure, Receiver } from "./receiver.js";
 import type { DeliveryResult } from "./records.js";
@@ -45,6 +40,15 @@ export interface LoadRecords {
   stream?: (chunk: AcceptChunk, thread: number, threads: number) => void;
 }
 
+/**
+ * What the drain reads of a run's progress report and adds to it (run/progress.ts's Progress
+ * is one): the messages accepted so far, and of them those still inside the gateway.
+ */
+export interface GatewayProgress {
+  readonly accepted: number;
+  insideGateway?: number;
+}
+
 export interface ReceivingSink {
   readonly receiver: Receiver;
   /** The streaming join the receiver and the threads' accept records feed. */
@@ -52,7 +56,9 @@ export interface ReceivingSink {
   /** Takes the threads' accept records as they come. */
   stream(chunk: AcceptChunk, thread: number, threads: number): void;
   /** The progress hook with the messages still inside the gateway added. */
-  progress(hook: ((p: Progress) => void) | undefined): ((p: Progress) => void) | undefined;
+  progress<P extends GatewayProgress>(
+    hook: ((p: P) => void) | undefined,
+  ): ((p: P) => void) | undefined;
   /** Stops the sink without a join (the load failed). */
   close(): Promise<void>;
   /**

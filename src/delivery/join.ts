@@ -15,8 +15,8 @@
  * octet per message number. `report --arrivals` feeds the same join from files.
  */
 
+import type { AcceptRecords } from "../stats/accept-records.js";
 import { withRoom } from "../stats/typed-room.js";
-import type { AcceptRecords } from "./accept-ledger.js";
 import {
   type ArrivalStore,
   accountedFor,

@@ -1,16 +1,16 @@
 /**
- * The delivery section of a Result (--receive) and what the receiving sink records per message:
- * types only, so that the Result type can name them without the join's code. The figures are
- * defined in result/schema/delivery.ts; delivery/delivery-verdict.ts computes them.
+ * What the receiving sink records per message and the join's states: types only. The join
+ * (delivery/delivery-verdict.ts) computes the Result's delivery section from them, whose types
+ * (result/delivery-result.ts) are named here too, so that the join's files read both from one
+ * place.
  */
-import type { Static } from "@sinclair/typebox";
-import type {
-  DeliveryClass as DeliveryClassSchema,
-  DeliveryCounts as DeliveryCountsSchema,
-  DeliveryLatencies as DeliveryLatenciesSchema,
-  DeliverySection,
-  MessageRef as MessageRefSchema,
-} from "../result/schema/delivery.js";
+export type {
+  DeliveryClass,
+  DeliveryCounts,
+  DeliveryLatencies,
+  DeliveryResult,
+  MessageRef,
+} from "../result/delivery-result.js";
 
 /**
  * Which key found a message's arrival: the trace header, the Message-ID, MAIL's ENVID, or the
@@ -111,18 +111,3 @@ export const DELIVERY_STATES: readonly DeliveryState[] = [
   "late",
   "notWaited",
 ];
-
-/** The counts of a population of accepted messages: the run's, or one class's. */
-export type DeliveryCounts = Static<typeof DeliveryCountsSchema>;
-
-/** The three latencies of messages that arrived in time (defined in result-schema/delivery.ts). */
-export type DeliveryLatencies = Static<typeof DeliveryLatenciesSchema>;
-
-/** One message class's delivery counts (defined in result/schema/delivery.ts). */
-export type DeliveryClass = Static<typeof DeliveryClassSchema>;
-
-/** One message as a user finds it: its number, RUNID.SEQ, class and the gateway's queue id. */
-export type MessageRef = Static<typeof MessageRefSchema>;
-
-/** The Result's `delivery`: every figure is defined in result/schema/delivery.ts. */
-export type DeliveryResult = Static<typeof DeliverySection>;

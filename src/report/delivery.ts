@@ -4,7 +4,7 @@
  * the intended send time, and the first lost messages to look up in the gateway's log.
  */
 import { deliveryVerdict, drainText, keysStripped } from "../delivery/delivery-verdict.js";
-import type { DeliveryResult, MessageRef } from "../delivery/records.js";
+import type { DeliveryResult, MessageRef } from "../result/delivery-result.js";
 import type { LatencySummary, Result } from "../result/result.js";
 import { figureCells, TERMINAL_LINES, type Tones } from "./figure-table.js";
 import { fmt, ms } from "./figures.js";

@@ -3,7 +3,8 @@
  * (report/delivery.ts), one column per run, each cell carrying its JSON field as html.ts's do.
  */
 import { deliveryVerdict, drainText, keysStripped } from "../delivery/delivery-verdict.js";
-import { DELIVERY_STATES, type DeliveryResult } from "../delivery/records.js";
+import { DELIVERY_STATES } from "../delivery/records.js";
+import type { DeliveryResult } from "../result/delivery-result.js";
 import type { LatencySummary, Result } from "../result/result.js";
 import { refsText, statusesText } from "./delivery.js";
 import { titleOf } from "./figure-docs.js";

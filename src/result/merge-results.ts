@@ -10,7 +10,6 @@ import {
   type StatsSnapshot,
 } from "../stats/collector.js";
 import { outcomesOf } from "../stats/counts.js";
-import { tlsSnapshotOfResult } from "../stats/tls-tally.js";
 import { accountingCounters } from "./accounting.js";
 import { assembleResult } from "./assemble.js";
 import { mergeGenerator } from "./generator-merge.js";
@@ -18,6 +17,7 @@ import { mergeSnapshots } from "./merge-snapshots.js";
 import type { Result } from "./result.js";
 import { checkShards, ShardCheckError, type ShardSummary } from "./shard-check.js";
 import { seriesSnapshot } from "./summarise.js";
+import { tlsSnapshotOfResult } from "./tls-result.js";
 
 /** A saved Result turned back into the snapshot it was summarised from. */
 export function snapshotOfResult(r: Result): StatsSnapshot {

@@ -2,7 +2,7 @@
  * Snapshots of several threads (or shards) as one: counters add, error rows merge by key,
  * histograms add, classes merge by name, the series align on epoch time.
  */
-import { mergeAcceptRecords } from "../delivery/accept-ledger.js";
+import { mergeAcceptRecords } from "../stats/accept-records.js";
 import {
   CLASS_PHASES,
   type ClassPhase,

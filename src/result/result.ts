@@ -5,6 +5,8 @@
  */
 
 import type { Static } from "@sinclair/typebox";
+import type { ErrorRow as LeafErrorRow } from "../stats/errors.js";
+import type { SameShape } from "./leaf-shape.js";
 import type { ClassResult as ClassResultSchema } from "./schema/classes.js";
 import type { ThresholdOutcome as ThresholdOutcomeSchema } from "./schema/context.js";
 import type { ErrorRow as ErrorRowSchema } from "./schema/errors.js";
@@ -12,12 +14,12 @@ import type { MODES } from "./schema/names.js";
 import type { ResultSchema } from "./schema/result.js";
 import type { SeriesPoint } from "./schema/series.js";
 
-export type { DeliveryResult } from "../delivery/records.js";
 export type { Phase } from "../smtp/phases.js";
 /** The latencies `latency` holds, one field each, in report order: reports list them from here. */
 export { LATENCIES, type Latency, type LatencyField, latencyField } from "../smtp/phases.js";
 export type { ErrorClass } from "../stats/errors.js";
 export type { WarningRow } from "../stats/warnings.js";
+export type { DeliveryResult } from "./delivery-result.js";
 export type { GeneratorResult, LimitedBy } from "./generator-result.js";
 export type { LatencySummary } from "./latency-summary.js";
 export type { FirstSeen, Knee, RunRecord } from "./result-context.js";
@@ -38,6 +40,9 @@ export type ResultErrorRow = Static<typeof ErrorRowSchema>;
 
 /** An error row as a thread counts it, before it is classed. */
 export type ErrorRow = Omit<ResultErrorRow, "class">;
+
+// Compiles only while the row a thread counts (stats/errors.ts) is the Result's row unclassed.
+const _leafErrorRow: SameShape<ErrorRow, LeafErrorRow> = true;
 
 /** One row of the statistics table: a message class, or all of them. */
 export type ClassResult = Static<typeof ClassResultSchema>;

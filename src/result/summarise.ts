@@ -16,7 +16,6 @@ import {
 } from "../stats/errors.js";
 import type { FirstError } from "../stats/first-errors.js";
 import type { SeriesPoint, SeriesSnapshot } from "../stats/series.js";
-import { TLS_HISTOGRAM_KEYS, tlsResult } from "../stats/tls-tally.js";
 import { warningRows } from "../stats/warnings.js";
 import { accountingOf } from "./accounting.js";
 import { knee } from "./knee.js";
@@ -30,6 +29,7 @@ import type {
   SeriesPointResult,
 } from "./result.js";
 import { RESULT_LATENCIES, RESULT_SCHEMA } from "./result.js";
+import { TLS_HISTOGRAM_KEYS, tlsResult } from "./tls-result.js";
 
 /** Apdex T when none is given: JMeter's dashboard default (satisfied ≤ 500 ms). */
 export const DEFAULT_APDEX_MS = 500;

@@ -4,14 +4,14 @@
  * Threshold (its grammar is documented there and in docs/reference.md).
  */
 
+import { settledCount, unacceptedCount } from "../stats/counts.js";
+import { ERROR_CLASSES, type ErrorClass } from "../stats/errors.js";
 import {
   DELIVERY_METRICS,
   deliveryUnit,
   isDeliveryMetric,
   measureDelivery,
-} from "../delivery/threshold-metrics.js";
-import { settledCount, unacceptedCount } from "../stats/counts.js";
-import { ERROR_CLASSES, type ErrorClass } from "../stats/errors.js";
+} from "./delivery-metrics.js";
 import {
   type ClassResult,
   type Latency,

@@ -6,7 +6,7 @@
  */
 import { NOT_YET, Session, type SessionHost } from "../client/session.js";
 import type { RunConfig } from "../config/run-config.js";
-import type { AcceptChunk } from "../delivery/accept-ledger.js";
+import { type AcceptChunk, AcceptLedger } from "../delivery/accept-ledger.js";
 import { MessageFactory } from "../messages/factory.js";
 import { MessageWire } from "../messages/wire.js";
 import { epochMs, performance } from "../stats/clock.js";
@@ -51,6 +51,8 @@ class ThreadShareRun implements SessionHost {
   /** Built in run(): loading message files is asynchronous. */
   wire!: MessageWire;
   readonly stats: RunStats;
+  /** Each accepted message, kept with --receive (config.traceIds): the delivery join's input. */
+  private readonly ledger: AcceptLedger | null;
   /** This thread's own CPU, event-loop utilisation and delay, per interval of the series. */
   private readonly sampler: GeneratorLoadSampler;
   private lateness: StartLateness | null = null;
@@ -88,15 +90,16 @@ class ThreadShareRun implements SessionHost {
     private readonly share: ThreadShare,
     hooks: ThreadShareHooks,
   ) {
+    this.ledger = config.traceIds === true ? new AcceptLedger() : null;
     this.stats = new RunStats(
       config.classes.map((c) => c.name),
       config.intervalMs,
-      { ordinals: hooks.ordinals, ledger: config.traceIds === true },
+      { ordinals: hooks.ordinals, ledger: this.ledger },
     );
     this.sampler = new GeneratorLoadSampler(hooks.threadName ?? "main", config.intervalMs);
     this.trace = hooks.trace ?? null;
     this.progressHook = hooks.progress ?? null;
-    if (hooks.accepts) this.stats.ledger?.streamTo(hooks.accepts);
+    if (hooks.accepts) this.ledger?.streamTo(hooks.accepts);
     this.preloaded = hooks.wire ?? null;
     const quotas = sessionQuotas(config.load, share.messages, share.sessions);
     this.ownedShares = quotas !== null;
@@ -348,7 +351,7 @@ class ThreadShareRun implements SessionHost {
       this.drainRequested || this.hardStopped,
     );
     this.stats.sample(epochMs(), 0, true);
-    this.stats.ledger?.flush(this.stats.firstEventMs, true);
+    this.ledger?.flush(this.stats.firstEventMs, true);
     this.done();
   }
 
@@ -359,7 +362,7 @@ class ThreadShareRun implements SessionHost {
     countDropped(this.stats, this.work);
     this.stats.sample(epochMs(now), this.slotOf.size);
     this.sampler.sample(epochMs(now));
-    this.stats.ledger?.flush(this.stats.firstEventMs, false);
+    this.ledger?.flush(this.stats.firstEventMs, false);
     if (this.progressHook && now - this.lastProgressMs >= PROGRESS_INTERVAL_MS) {
       this.lastProgressMs = now;
       this.progressHook(this.progress());

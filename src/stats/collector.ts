@@ -5,10 +5,8 @@
  * message, and never writes a counter itself.
  */
 
-import { AcceptLedger, type AcceptRecords } from "../delivery/accept-ledger.js";
-import type { ErrorRow, Phase } from "../result/result.js";
-import { HISTOGRAM_NAMES, type HistogramName } from "../result/schema/names.js";
-import type { PhaseLatency } from "../smtp/phases.js";
+import type { Phase, PhaseLatency } from "../smtp/phases.js";
+import type { AcceptRecorder, AcceptRecords } from "./accept-records.js";
 import { epochMs } from "./clock.js";
 import {
   type Counters,
@@ -17,14 +15,14 @@ import {
   zeroCounters,
   zeroOutcomes,
 } from "./counts.js";
-import { ERROR_CLASSES, errorClassIndex, errorKey, type Failure } from "./errors.js";
+import { ERROR_CLASSES, type ErrorRow, errorClassIndex, errorKey, type Failure } from "./errors.js";
 import { type FirstError, FirstErrors, RunOrdinals } from "./first-errors.js";
 import { LatencyRecorder, toMicros } from "./histogram.js";
+import { HISTOGRAM_NAMES, type HistogramName } from "./histogram-names.js";
 import { DEFAULT_INTERVAL_MS, SeriesRecorder, type SeriesSnapshot } from "./series.js";
 import { type TlsSnapshot, TlsTally } from "./tls-tally.js";
 import { type WarningCode, type WarningCount, WarningTally } from "./warnings.js";
 
-export { HISTOGRAM_NAMES, type HistogramName } from "../result/schema/names.js";
 export {
   fractionAtOrBelow,
   newHistogramEncoded,
@@ -32,6 +30,7 @@ export {
   summariseHistogram,
   summariseMerged,
 } from "./histogram.js";
+export { HISTOGRAM_NAMES, type HistogramName } from "./histogram-names.js";
 
 /** One message class as counted: outcomes and the transaction latency of accepted messages. */
 export interface ClassSnapshot extends OutcomeCounts {
@@ -74,8 +73,8 @@ export interface RunStatsOptions {
   ordinals?: Uint32Array;
   /** Epoch ms now; fixed in tests that need the same figures every time. */
   clock?: () => number;
-  /** Keep an AcceptLedger (--receive: the delivery join needs each accepted message). */
-  ledger?: boolean;
+  /** The run's AcceptLedger (--receive: the delivery join needs each accepted message). */
+  ledger?: AcceptRecorder | null;
 }
 
 /**
@@ -102,7 +101,7 @@ export class RunStats {
   firstEventMs = 0;
   lastEventMs = 0;
   /** Each accepted message; null unless the run receives what the gateway relays. */
-  readonly ledger: AcceptLedger | null;
+  readonly ledger: AcceptRecorder | null;
 
   /**
    * `classNames`: the run's message classes; messageSettled takes an index into it.
@@ -114,7 +113,7 @@ export class RunStats {
     options: RunStatsOptions = {},
   ) {
     this.ordinals = new RunOrdinals(options.ordinals);
-    this.ledger = options.ledger ? new AcceptLedger() : null;
+    this.ledger = options.ledger ?? null;
     this.firstErrors = new FirstErrors(this.ordinals, options.clock ?? (() => epochMs()));
     this.histograms = {} as Record<HistogramName, LatencyRecorder>;
     for (const name of HISTOGRAM_NAMES) this.histograms[name] = new LatencyRecorder();

@@ -52,6 +52,19 @@ export const FAILURE_CLASS = {
 } as const satisfies Record<string, ErrorClass>;
 export type Failure = keyof typeof FAILURE_CLASS;
 
+/**
+ * An error row as a thread counts it: the reply (a code, or a Failure), its enhanced code, the
+ * phase, the first text and how often. The Result's row adds its class; each field is
+ * described in result/schema/errors.ts, which result/result.ts checks against this shape.
+ */
+export interface ErrorRow {
+  reply: string;
+  enhanced: string;
+  phase: Phase;
+  text: string;
+  count: number;
+}
+
 /** Whether an error row's `reply` names a failure rather than a reply code. */
 export function isFailure(reply: string): reply is Failure {
   return Object.hasOwn(FAILURE_CLASS, reply);

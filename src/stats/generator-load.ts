@@ -13,12 +13,6 @@
  */
 import { readFileSync } from "node:fs";
 import { type IntervalHistogram, monitorEventLoopDelay, performance } from "node:perf_hooks";
-import type { Static } from "@sinclair/typebox";
-import type {
-  EventLoopDelay as EventLoopDelaySchema,
-  ThreadLoadPoint as ThreadLoadPointSchema,
-  ThreadLoad as ThreadLoadSchema,
-} from "../result/schema/generator.js";
 import { epochMs as epochNow } from "./clock.js";
 
 /** Whose CPU time a row's CPU figures count: this thread's, or the whole process's. */
@@ -27,14 +21,42 @@ export type CpuScope = "thread" | "process";
 /** Where CPU time is read from; "auto" takes the first of these that works here. */
 export type CpuSource = "auto" | "schedstat" | "stat" | "process";
 
-/** Event-loop delay: how late the loop ran a timer due now, milliseconds. */
-export type EventLoopDelay = Static<typeof EventLoopDelaySchema>;
+/*
+ * The shapes a sampler hands back. Each field is described once, in the Result's definition
+ * (result/schema/generator.ts), which result/generator-result.ts checks against these.
+ */
 
-/** One interval of one thread (defined in result/schema/generator.ts). */
-export type ThreadLoadPoint = Static<typeof ThreadLoadPointSchema>;
+/** Event-loop delay: how late the loop ran a timer due now, milliseconds. */
+export interface EventLoopDelay {
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+/** One interval of one thread. */
+export interface ThreadLoadPoint {
+  t: number;
+  wallSeconds: number;
+  cpuSeconds: number;
+  cpuUtilisation: number;
+  eventLoopUtilisation: number;
+  waitSeconds: number | null;
+  eventLoopDelay: EventLoopDelay;
+}
 
 /** One thread's load over the run's window, and per interval. */
-export type ThreadLoad = Static<typeof ThreadLoadSchema>;
+export interface ThreadLoad {
+  name: string;
+  cpuScope: CpuScope;
+  wallSeconds: number;
+  cpuSeconds: number;
+  cpuUtilisation: number;
+  waitSeconds: number | null;
+  eventLoopUtilisation: number;
+  eventLoopDelay: EventLoopDelay;
+  intervalMs: number;
+  points: ThreadLoadPoint[];
+}
 
 /** A thread's CPU clock: on-CPU and waiting nanoseconds so far. */
 interface CpuClock {

@@ -3,10 +3,25 @@
  * microseconds, and the recorder the hot path writes into.
  */
 import type { JsHistogram } from "hdr-histogram-js";
-import type { LatencySummary } from "../result/result.js";
 import { buildHistogram, countsOf, decodeCompressed, encodeCompressed } from "./hdr-codec.js";
 
 export type Histogram = JsHistogram;
+
+/**
+ * A latency distribution in milliseconds (µs resolution): what a histogram is summarised into.
+ * The Result's latency summary is defined with its descriptions in result/schema/kinds.ts and
+ * checked against this shape there (result/latency-summary.ts).
+ */
+export interface LatencySummary {
+  count: number;
+  min: number;
+  mean: number;
+  p50: number;
+  p90: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
 
 /** One hour in microseconds: the longest latency a histogram tracks before it resizes. */
 const HIGHEST_TRACKABLE_US = 3_600_000_000;

@@ -5,9 +5,8 @@
  * late. Arrivals never started are `dropped`, counted elsewhere, not here.
  */
 
-import type { LatencySummary } from "../result/result.js";
 import { summariseHistogram } from "./collector.js";
-import { addEncoded, LatencyRecorder } from "./histogram.js";
+import { addEncoded, LatencyRecorder, type LatencySummary } from "./histogram.js";
 
 /**
  * The least lateness counted as late, whatever the arrival interval: Node's timers are not

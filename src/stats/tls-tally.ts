@@ -5,10 +5,16 @@
  * run that resumes measures a cheaper connection than one that does not: the report says which.
  */
 
-import type { TlsResult, TlsSnapshot } from "../result/tls-result.js";
-import { addEncoded, LatencyRecorder, summariseHistogram } from "./histogram.js";
+import { addEncoded, LatencyRecorder } from "./histogram.js";
 
-export type { TlsResult, TlsSnapshot } from "../result/tls-result.js";
+/** What a thread hands back: counts, encoded histograms (µs), and "version cipher" → count. */
+export interface TlsSnapshot {
+  full: number;
+  resumed: number;
+  fullHistogram: string;
+  resumedHistogram: string;
+  seen: Record<string, number>;
+}
 
 /** One thread's TLS handshakes (RunStats.tlsHandshake fills it). */
 export class TlsTally {
@@ -64,44 +70,6 @@ export function mergeTls(parts: readonly (TlsSnapshot | undefined)[]): TlsSnapsh
     resumed: present.reduce((sum, p) => sum + p.resumed, 0),
     fullHistogram: addEncoded(present.map((p) => p.fullHistogram)),
     resumedHistogram: addEncoded(present.map((p) => p.resumedHistogram)),
-    seen,
-  };
-}
-
-/** The Result's figures from the merged snapshot. */
-export function tlsResult(snap: TlsSnapshot): TlsResult {
-  const seen = Object.entries(snap.seen)
-    .map(([key, count]) => {
-      const space = key.indexOf(" ");
-      return { version: key.slice(0, space), cipher: key.slice(space + 1), count };
-    })
-    .sort((a, b) => b.count - a.count || a.version.localeCompare(b.version));
-  return {
-    full: snap.full,
-    resumed: snap.resumed,
-    fullMs: summariseHistogram(snap.fullHistogram),
-    resumedMs: summariseHistogram(snap.resumedHistogram),
-    seen,
-  };
-}
-
-/** Keys under Result.histograms that keep the two kinds' histograms, for merging saved results. */
-export const TLS_HISTOGRAM_KEYS = { full: "tls:full", resumed: "tls:resumed" } as const;
-
-/** A saved Result's TLS figures back as a snapshot (shards merge from their saved results). */
-export function tlsSnapshotOfResult(
-  tls: TlsResult | undefined,
-  histograms: Record<string, string>,
-  empty: string,
-): TlsSnapshot | undefined {
-  if (!tls) return undefined;
-  const seen: Record<string, number> = {};
-  for (const s of tls.seen) seen[`${s.version} ${s.cipher}`] = s.count;
-  return {
-    full: tls.full,
-    resumed: tls.resumed,
-    fullHistogram: histograms[TLS_HISTOGRAM_KEYS.full] ?? empty,
-    resumedHistogram: histograms[TLS_HISTOGRAM_KEYS.resumed] ?? empty,
     seen,
   };
 }

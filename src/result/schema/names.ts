@@ -1,46 +1,17 @@
 /**
- * The names the Result's definition and the code that fills a Result both read: its schema id
- * and the order of its latencies and histograms. No TypeBox here, so that the hot path's
- * modules (the collector, the workers) can import these without loading the schema builders.
+ * The names the Result's definition and the code that fills a Result both read: its schema id,
+ * the order of its latencies and histograms (the thread's recorders name them, in
+ * stats/histogram-names.ts), its modes and headline figures. No TypeBox here, so that the hot
+ * path's modules (the workers) can import these without loading the schema builders.
  */
-import type { Latency } from "../../smtp/phases.js";
+export {
+  HISTOGRAM_NAMES,
+  type HistogramName,
+  RESULT_LATENCIES,
+} from "../../stats/histogram-names.js";
 
 /** Fields are only ever added under one schema; it changes when a field changes meaning. */
 export const RESULT_SCHEMA = "mailvolley/result@1";
-
-/**
- * The order of `latency`'s fields (and of `histograms`) in a saved Result: the order they
- * joined the schema, so that saved results stay byte-for-byte what they were. Reports list
- * the latencies in LATENCIES order (smtp/phases.ts), the phases' session order.
- */
-export const RESULT_LATENCIES = [
-  "transaction",
-  "connect",
-  "banner",
-  "ehlo",
-  "envelope",
-  "data",
-  "quit",
-  "session",
-  "tls",
-  "auth",
-] as const satisfies readonly Latency[];
-
-// Compiles only while RESULT_LATENCIES names every latency of smtp/phases.ts.
-const _everyLatencySaved: Record<Exclude<Latency, (typeof RESULT_LATENCIES)[number]>, never> = {};
-
-/**
- * The run's histograms, in a saved Result's order: one per latency of the Result
- * (RESULT_LATENCIES), and after the transaction's the one without coordinated-omission
- * correction.
- */
-export type HistogramName = Latency | "transactionUncorrected";
-
-export const HISTOGRAM_NAMES: readonly HistogramName[] = Object.freeze(
-  RESULT_LATENCIES.flatMap((latency): HistogramName[] =>
-    latency === "transaction" ? [latency, "transactionUncorrected"] : [latency],
-  ),
-);
 
 /** `mailvolley compare --json`: the two runs of one load, each a Result. */
 export const COMPARE_SCHEMA = "mailvolley/compare@1";

@@ -2,7 +2,7 @@
  * `--threshold` metrics of a run through a gateway (--receive), judged on the Result's delivery
  * section; a run without one has no data for them, which fails the threshold.
  */
-import type { Result } from "../result/result.js";
+import type { Result } from "./result.js";
 
 export const DELIVERY_METRICS = [
   "delivered_ratio",
