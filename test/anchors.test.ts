@@ -28,7 +28,7 @@ describe("values as users type them", () => {
     );
     refused(() => parseDuration("-d", "s"), /is not a duration/);
     refused(() => parseDuration("-d", "-5s"), /is not a duration/);
-    // One grammar (usage/units.ts): the sink reads durations as run does.
+    // One grammar (config/units.ts): the sink's options read durations as run's do.
     assert.equal(parseSinkDuration("idle-timeout", "1m30s"), 90_000);
     assert.equal(parseSinkDuration("idle-timeout", "90"), 90_000);
   });

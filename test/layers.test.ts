@@ -8,38 +8,49 @@ import { describe, test } from "node:test";
 import { type ImportEdge, importsOf, readSources } from "./helpers/source-tree.js";
 
 /**
- * The target shape: what each layer (a folder of src/) may import besides itself, as a folder
- * ("smtp"), one file of it ("smtp/phases"), or a folder for types only ("stats:types", erased at
- * run time). Nothing may import cli/. sink/ is not in the issue's list; STYLE.md puts it beside
- * client/, over smtp/, and its counters build on stats/' histograms.
+ * The shape of the house: what each layer (a folder of src/) may import besides itself, as a
+ * folder ("smtp"), one file of it ("smtp/phases"), or a folder for types only ("stats:types",
+ * erased at run time). What a listed layer may import is allowed too (skipping a layer is still
+ * downward). Nothing may import cli/. In a line: cli → run → client → config → messages →
+ * result → stats → smtp, with the rooms below placed on it.
  *
- * One change to the issue's shape: config/ sits below run/ (and client/ may read its types),
- * over stats/. A run executes a RunConfig and a probe a ProbeConfig, so run/ needs their types,
- * and config/ checks thresholds, error classes and Result fields against stats/' vocabulary.
- * The issue's shape had config/ beside run/ importing only smtp/phases, which left those
- * shared types no layer both could see; stats/ and smtp/ import nothing of config/, so the
- * order stays a line: cli → run → client → config → stats → smtp.
+ * config/ sits below run/ (and client/ may read its types), over result/ and stats/. A run
+ * executes a RunConfig and a probe a ProbeConfig, so run/ needs their types; config/ checks
+ * thresholds, error classes and Result fields against result/'s and stats/' vocabulary. It holds
+ * the input grammar: durations and rates (config/units.ts), `--fault` rules
+ * (config/fault-rules.ts). stats/ and smtp/ import nothing of config/.
+ *
+ * sink/ sits beside client/, over smtp/; its counters build on stats/' histograms. It takes its
+ * options parsed: config/ makes them (config/sink-config.ts), reading sink/'s types and its list
+ * of fault commands (sink/faults), and sink/ imports nothing of config/.
  *
  * usage/ is a leaf of its own: the one bad-input error (UsageError) that config/, sink/ and
- * messages/ throw and cli/ prints as one line with exit 2; stats/ and smtp/ are about counting
- * and the wire, not about what the user typed.
+ * messages/ throw and cli/ prints as one line with exit 2, and the one reader of a file the
+ * user names (usage/input-file.ts). stats/ and smtp/ are about counting and the wire, not about
+ * what the user typed.
  *
- * config/ makes the sink's options, checked and filled: it reads sink/'s types and the fault
- * grammar (sink/faults), and sink/ imports nothing of config/.
+ * stats/ is the leaf of counting: histograms, counters, series, clocks, the generator's own
+ * load. It defines the plain shapes it produces (a latency summary, a thread's load, an error
+ * row, the names of its histograms, the accept records a snapshot carries) and knows nothing of
+ * the Result; result/ checks its TypeBox types against those shapes at compile time
+ * (result/leaf-shape.ts). The counters hold the accept ledger as stats/' AcceptRecorder: run/
+ * makes delivery/'s ledger and hands it to them.
  *
- * diff/ is the capability of comparing sets of runs (`--repeat`'s spread, `mailvolley diff`):
- * statistics, the comparison and the --fail-if gate, over result/'s Result and config/'s notion
- * of a load; report/ renders what it computes, cli/ reads the files and sets the exit code.
+ * result/ is the Result: its TypeBox definition (result/schema/), the types read from it, the
+ * assembly from a run's counters, the merge of threads and shards, the verdicts and threshold
+ * judging on it (the delivery metrics too: they read only the Result's delivery section). It sits
+ * over stats/, whose counters and histograms it summarises; config/ reads it (threshold
+ * metrics, the Result's fields) and so do report/ and diff/.
  *
  * delivery/ is the run through a gateway: the accept ledger, the receiver (which implements
  * sink/'s ArrivalListener, so that sink/ knows nothing above it), the streaming join, its tally,
  * timeline and verdict, the arrivals file and the drain. It runs a sink and reads the Result's
- * types and config/'s; run/ drives it, report/ and cli/ read its verdict and arrivals.
+ * types and config/'s; run/ drives it (the drain reads a progress report through a shape of its
+ * own, GatewayProgress), report/ and cli/ read its verdict and arrivals.
  *
- * result/ is the Result: its TypeBox definition (result/schema/), the types read from it, the
- * assembly from a run's counters, the merge of threads and shards, and the verdicts and threshold
- * judging on it. It sits over stats/, whose counters and histograms it summarises; config/ reads
- * it (threshold metrics, the Result's fields) and so do report/ and diff/.
+ * diff/ is the capability of comparing sets of runs (`--repeat`'s spread, `mailvolley diff`):
+ * statistics, the comparison and the --fail-if gate, over result/'s Result and config/'s notion
+ * of a load; report/ renders what it computes, cli/ reads the files and sets the exit code.
  *
  * client/ reads one module of stats/ beyond its types: stats/clock, the thread's clock, which
  * imports nothing of mailvolley; the session and the stats it feeds read the same clock.

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseFaultRule } from "../src/sink/faults.js";
+import { parseFaultRule } from "../src/config/fault-rules.js";
 import { codes, greeted, portOf, RawClient, withSink } from "./sink-helpers.js";
 
 const TXN = "MAIL FROM:<a@x>\r\nRCPT TO:<b@x>\r\nDATA\r\n";

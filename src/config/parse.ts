@@ -4,8 +4,8 @@
  */
 
 import { isIP } from "node:net";
-import { durationMs, windowRate } from "../usage/units.js";
 import { UsageError } from "../usage/usage-error.js";
+import { durationMs, windowRate } from "./units.js";
 
 export type Target =
   | { readonly kind: "tcp"; readonly host: string; readonly port: number }

@@ -5,10 +5,10 @@
  * fully parsed (addresses, rates, faults, the subject regex); sink/ takes only that.
  */
 
-import { type FaultRule, parseFaultRule } from "../sink/faults.js";
+import type { FaultRule } from "../sink/faults.js";
 import type { BareLfPolicy, FilledSinkOptions, ListenSpec, Rate } from "../sink/options.js";
-import { durationMs, windowRate } from "../usage/units.js";
 import { UsageError } from "../usage/usage-error.js";
+import { parseFaultRule } from "./fault-rules.js";
 import { camel } from "./options.js";
 import { parseDuration } from "./parse.js";
 import {
@@ -18,6 +18,7 @@ import {
   type SinkOptionTable,
 } from "./sink-option-table.js";
 import type { SinkOptions } from "./sink-options.js";
+import { durationMs, windowRate } from "./units.js";
 
 export type { SinkOptions } from "./sink-options.js";
 

@@ -50,7 +50,7 @@ export interface SinkOptions {
   bareLf?: BareLfPolicy;
   /** Seconds without input before 421 4.4.2 and close, default 300 (Postfix smtpd_timeout). */
   idleTimeout?: number;
-  /** Fault rules, as `--fault` writes them (sink/faults.ts) or already parsed. */
+  /** Fault rules, as `--fault` writes them (config/fault-rules.ts) or already parsed. */
   faults?: readonly (FaultRule | string)[];
   /** Seed for the fault PRNG: the same seed gives the same faults for the same traffic. */
   seed?: number;

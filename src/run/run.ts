@@ -181,11 +181,7 @@ function sinkCount(sink: Sink): NonNullable<Result["sink"]> {
  * (unconfirmed): the sink's count waits for its sessions to end, at most the longest delay
  * (10 s at most), unless this client cut the run (a second signal: the user wants out now).
  */
-async function sinkSettled(
-  sink: Sink,
-  stats: StatsSnapshot,
-  faults: readonly (FaultRule | string)[],
-) {
+async function sinkSettled(sink: Sink, stats: StatsSnapshot, faults: readonly FaultRule[]) {
   if (outcomesOf(stats.counters).unconfirmed === 0) return;
   if (stats.errors.some((e) => e.reply === "stopped")) return;
   const until = Date.now() + Math.min(longestDelayMs(faults), 10_000) + 100;

@@ -1,10 +1,10 @@
 /**
  * Fault injection: per command, answer 4xx/5xx, 421-and-close, close without a reply, delay the
- * reply, or abort during DATA; always, every Nth time or with a probability. Rules are parsed
- * and their replies built once; the hot path asks `pick` only for commands that have rules.
+ * reply, or abort during DATA; always, every Nth time or with a probability. Rules come parsed
+ * (config/fault-rules.ts reads `--fault`'s grammar) and their replies are built once; the hot
+ * path asks `pick` only for commands that have rules.
  */
 import { formatReply } from "../smtp/reply-format.js";
-import { durationMs } from "../usage/units.js";
 
 const DIGIT_2 = 50;
 
@@ -65,82 +65,10 @@ export interface CompiledFault {
   seen: number;
 }
 
-/**
- * Parses `COMMAND:ACTION[:key=value…]`, e.g. `rcpt:450`, `rcpt:550:every=3`, `dot:451:p=0.1`,
- * `mail:ok:delay=200ms`, `dot:451:delay=3s`, `data:abort:after=1000`, `ehlo:421`, `connect:close`,
- * `dot:554:text=5.7.1 Spam detected` (text= takes the rest of the spec, colons included).
- */
-export function parseFaultRule(spec: string): FaultRule {
-  const textAt = spec.indexOf(":text=");
-  const head = textAt === -1 ? spec : spec.slice(0, textAt);
-  const parts = head.split(":");
-  const command = parts[0].toLowerCase() as FaultCommand;
-  if (!FAULT_COMMANDS.includes(command)) {
-    throw new Error(`unknown command ${JSON.stringify(parts[0])}: use ${FAULT_COMMANDS.join(",")}`);
-  }
-  const rule: FaultRule = { command, action: "ok" };
-  const action = (parts[1] ?? "").toLowerCase();
-  if (/^[245]\d\d$/.test(action)) {
-    rule.action = "reply";
-    rule.code = Number(action);
-  } else if (action === "close" || action === "ok" || action === "abort") {
-    rule.action = action;
-  } else {
-    throw new Error(
-      `unknown action ${JSON.stringify(parts[1] ?? "")}: use a code, close, ok, abort`,
-    );
-  }
-  if (rule.action === "abort" && command !== "data") throw new Error("abort applies to data only");
-  for (const kv of parts.slice(2)) applyParameter(rule, kv);
-  if (textAt !== -1) rule.text = spec.slice(textAt + 6);
-  return rule;
-}
-
-function applyParameter(rule: FaultRule, kv: string): void {
-  const eq = kv.indexOf("=");
-  const key = kv.slice(0, eq).toLowerCase();
-  const value = kv.slice(eq + 1);
-  const num = (text: string) => {
-    const n = Number(text.replace(/ms$/, ""));
-    if (!Number.isFinite(n) || n < 0) throw new Error(`${key}=${value}: not a number`);
-    return n;
-  };
-  if (eq === -1) throw new Error(`${kv}: expected key=value`);
-  if (key === "every") {
-    // every=0 would never fire, or (as it was once read) always: neither is what it says.
-    const every = num(value);
-    if (!Number.isInteger(every) || every < 1) {
-      throw new Error(`every=${value}: N must be a whole number from 1 (every=1: every time)`);
-    }
-    rule.every = every;
-  } else if (key === "p") {
-    rule.probability = num(value);
-    if (rule.probability > 1) throw new Error(`p=${value}: a probability is 0..1`);
-  } else if (key === "delay") {
-    const [low, high] = value.split("-");
-    rule.delayMs = delay(low, value);
-    if (high !== undefined) rule.delayMaxMs = delay(high, value);
-  } else if (key === "after") rule.afterBytes = Math.floor(num(value));
-  else throw new Error(`unknown parameter ${key}: use every, p, delay, after, text`);
-}
-
-/**
- * A fault delay: `250ms`, `3s`, `1m`, or a bare number, which stays milliseconds as fault delays
- * have always been written (unlike the options' bare seconds).
- */
-function delay(text: string, value: string): number {
-  const ms = /^\d+(?:\.\d+)?$/.test(text) ? Number(text) : durationMs(text);
-  if (ms === null || !Number.isFinite(ms)) {
-    throw new Error(`delay=${value}: write a delay like 250ms or 3s (a range: 100ms-2s)`);
-  }
-  return ms;
-}
-
 /** The longest a rule among `rules` holds a reply (its delay's upper end), ms; 0 without delays. */
-export function longestDelayMs(rules: readonly (FaultRule | string)[]): number {
+export function longestDelayMs(rules: readonly FaultRule[]): number {
   let longest = 0;
-  for (const rule of rules) {
-    const { delayMs = 0, delayMaxMs = 0 } = typeof rule === "string" ? parseFaultRule(rule) : rule;
+  for (const { delayMs = 0, delayMaxMs = 0 } of rules) {
     longest = Math.max(longest, delayMs, delayMaxMs);
   }
   return longest;

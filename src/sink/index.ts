@@ -10,7 +10,7 @@ import { loadTlsMaterial } from "./tls.js";
 
 export type { SinkClassStats, SinkStats } from "./counters.js";
 export type { FaultRule } from "./faults.js";
-export { longestDelayMs, parseFaultRule } from "./faults.js";
+export { longestDelayMs } from "./faults.js";
 export { DEFAULT_BACKLOG, somaxconn } from "./kernel.js";
 export type { BareLfPolicy, FilledSinkOptions, ListenSpec, Rate } from "./options.js";
 export type { SinkAddress, SinkStopReason } from "./server.js";

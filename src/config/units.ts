@@ -1,6 +1,7 @@
 /**
- * Time and rates as users write them, the one grammar of `run`'s and the sink's options (config/
- * and sink/ each wrap it with their own error naming the option):
+ * Time and rates as users write them, the one grammar of `run`'s and the sink's options
+ * (config/parse.ts and config/sink-config.ts each wrap it with the error naming the option; the
+ * sink's fault delays read it too, config/fault-rules.ts):
  *
  * - a duration: `250ms`, `1.5s`, `2m`, `1h`, several as k6 and Go write them (`1m30s`), or a
  *   bare number of seconds (as Postfix smtp-source's -w);
