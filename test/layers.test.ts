@@ -20,9 +20,10 @@ import { type ImportEdge, importsOf, readSources } from "./helpers/source-tree.j
  * the input grammar: durations and rates (config/units.ts), `--fault` rules
  * (config/fault-rules.ts). stats/ and smtp/ import nothing of config/.
  *
- * sink/ sits beside client/, over smtp/; its counters build on stats/' histograms. It takes its
- * options parsed: config/ makes them (config/sink-config.ts), reading sink/'s types and its list
- * of fault commands (sink/faults), and sink/ imports nothing of config/.
+ * sink/ sits beside client/, over smtp/; its counters build on stats/' histograms and know
+ * nothing of the Result (run/ puts the sink's count in it). It takes its options parsed:
+ * config/ makes them (config/sink-config.ts), reading sink/'s types and its list of fault
+ * commands (sink/faults), and sink/ imports nothing of config/.
  *
  * usage/ is a leaf of its own: the one bad-input error (UsageError) that config/, sink/ and
  * messages/ throw and cli/ prints as one line with exit 2, and the one reader of a file the
@@ -83,7 +84,7 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   run: ["client", "messages", "sink", "stats", "config", "delivery"],
   messages: ["smtp", "usage"],
   client: ["smtp", "stats:types", "stats/clock", "config:types", "result:types"],
-  sink: ["smtp", "stats", "usage", "result:types"],
+  sink: ["smtp", "stats", "usage"],
   report: ["diff", "stats", "delivery", "result"],
   diff: ["config", "stats", "usage", "result"],
   result: ["stats"],

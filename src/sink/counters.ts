@@ -3,9 +3,8 @@
  * summary, its JSON file and the library's `stats()` all read them from here.
  */
 
-import type { LatencySummary } from "../result/result.js";
 import { summarise } from "../stats/collector.js";
-import { LatencyRecorder, toMicros } from "../stats/histogram.js";
+import { LatencyRecorder, type LatencySummary, toMicros } from "../stats/histogram.js";
 
 export interface SinkClassStats {
   /** Messages of this class answered 2xx after their data. */
