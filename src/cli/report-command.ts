@@ -119,7 +119,7 @@ async function parseSavedFile(path: string, signal?: AbortSignal): Promise<unkno
  */
 function isCapacitySearch(parsed: unknown): boolean {
   const schema = (parsed as { schema?: unknown } | null)?.schema;
-  return typeof schema === "string" && schema.startsWith(CAPACITY_SCHEMA.split("@")[0]);
+  return typeof schema === "string" && schema.startsWith(`${CAPACITY_SCHEMA.split("@")[0]}@`);
 }
 
 /** A run, or a compare's runs, each checked enough to render. */
@@ -155,8 +155,8 @@ const NOT_RUNS = {
 } as const;
 
 /**
- * A saved result or compare result (as readSavedDocument), for `command`, which reads runs:
- * a capacity search is refused with one line saying how to see it.
+ * A saved result or compare result, checked as readSavedDocument checks it, for `command`,
+ * which reads runs: a capacity search is refused with one line saying how to see it.
  */
 export async function readResultFile(
   path: string,
@@ -233,7 +233,7 @@ export const reportCommand = {
         ["--json", argv.json, renderJson],
       ]),
     };
-    checkWritable(runOutput.exports);
+    checkWritable(runOutput.exports); // capacityOutput's are the same paths
     const signals = readerSignals("report");
     try {
       const read = await readingUntilSignal(signals, (signal) =>
@@ -274,16 +274,13 @@ async function readToReport(
   const path = String(argv.result);
   const doc = await readSavedDocument(path, signal);
   if (doc.kind === "capacity") {
-    const given: (keyof typeof CAPACITY_REFUSES)[] = [];
-    if (argv.granularity !== undefined) given.push("--granularity");
-    if (arrivals.length > 0) given.push("--arrivals");
-    for (const option of given) {
-      throw new UsageError(
-        option,
-        `${path} is a capacity search, ${CAPACITY_REFUSES[option]}; give ${option} with a run's result`,
-      );
-    }
-    return doc;
+    const option =
+      argv.granularity !== undefined ? "--granularity" : arrivals.length > 0 ? "--arrivals" : null;
+    if (option === null) return doc;
+    throw new UsageError(
+      option,
+      `${path} is a capacity search, ${CAPACITY_REFUSES[option]}; give ${option} with a run's result`,
+    );
   }
   let runs = doc.runs;
   if (argv.granularity !== undefined) {
