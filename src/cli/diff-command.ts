@@ -42,7 +42,7 @@ export function sidesOf(
 async function readSide(files: readonly string[]): Promise<{ results: Result[]; side: DiffSide }> {
   const results: Result[] = [];
   for (const file of files) {
-    const runs = await readResultFile(file);
+    const runs = await readResultFile(file, "diff");
     if (runs.length > 1) {
       throw new UsageError(
         file,

@@ -83,7 +83,8 @@ export const mergeCommand = {
     try {
       const done = await readingUntilSignal(signals, async (signal) => {
         const read: ResultFile[] = [];
-        for (const file of files) read.push({ file, runs: await readResultFile(file, signal) });
+        for (const file of files)
+          read.push({ file, runs: await readResultFile(file, "merge", signal) });
         const merged = mergeFiles(read);
         const results = merged.map((m) => m.result);
         const joined = await joinArrivalFiles(results, arrivals, signal);

@@ -1,10 +1,12 @@
 /**
  * What `report` and `merge` accept as a saved result: the schema this version writes, and the
- * counts they add up as numbers. A hand-edited or foreign file (`"accepted": "200lots"`,
- * `schema: result@9`) is refused with one line, never rendered as garbage.
+ * counts they add up as numbers; and what `report` accepts as a saved capacity search. A
+ * hand-edited or foreign file (`"accepted": "200lots"`, `schema: result@9`) is refused with one
+ * line, never rendered as garbage.
  */
 import { createRequire } from "node:module";
 import type { ErrorObject, ValidateFunction } from "ajv";
+import { RESULT_SCHEMA } from "../result/schema/names.js";
 import { shippedResultSchema } from "../result/shipped-schema.js";
 import { encodingProblem } from "../stats/hdr-codec.js";
 import { UsageError } from "../usage/usage-error.js";
@@ -25,20 +27,24 @@ function isCount(value: unknown): boolean {
 
 /** Throws a UsageError (option `result`) naming the file and the first field that is wrong. */
 export function checkResultShape(value: unknown, path: string, schema: string): true {
-  const bad = (why: string): never => {
-    throw new UsageError("result", `"${path}" is not a mailvolley result: ${why}`);
-  };
-  if (!isRecord(value)) return bad("not a JSON object");
-  if (typeof value.schema !== "string") return bad("no schema");
-  if (value.schema !== schema) {
-    return bad(`schema "${value.schema}"; this version reads "${schema}"`);
+  const problem = resultProblem(value, schema);
+  if (problem !== null) {
+    throw new UsageError("result", `"${path}" is not a mailvolley result: ${problem}`);
   }
+  return true;
+}
+
+/** The first thing wrong with a saved Result (its field first, where one is to blame), or null. */
+function resultProblem(value: unknown, schema: string): string | null {
+  if (!isRecord(value)) return "not a JSON object";
+  if (typeof value.schema !== "string") return "no schema";
+  if (value.schema !== schema) return `schema "${value.schema}"; this version reads "${schema}"`;
   for (const [group, keys] of Object.entries(COUNTS)) {
     const counts = value[group];
-    if (!isRecord(counts)) return bad(`no ${group} counts`);
+    if (!isRecord(counts)) return `no ${group} counts`;
     for (const key of keys) {
       if (!isCount(counts[key])) {
-        return bad(`${group}.${key} is ${JSON.stringify(counts[key])}, not a whole number`);
+        return `${group}.${key} is ${JSON.stringify(counts[key])}, not a whole number`;
       }
     }
   }
@@ -46,22 +52,69 @@ export function checkResultShape(value: unknown, path: string, schema: string): 
   // Older results have no unconfirmed messages: the term is 0 there.
   const unconfirmed = m.unconfirmed ?? 0;
   if (!isCount(unconfirmed)) {
-    return bad(`messages.unconfirmed is ${JSON.stringify(unconfirmed)}, not a whole number`);
+    return `messages.unconfirmed is ${JSON.stringify(unconfirmed)}, not a whole number`;
   }
   const [attempted, accepted, rejected, failed] = COUNTS.messages.map((k) => m[k] as number);
   if (attempted !== accepted + rejected + failed + (unconfirmed as number)) {
-    return bad("messages.attempted is not accepted + rejected + failed + unconfirmed");
+    return "messages.attempted is not accepted + rejected + failed + unconfirmed";
   }
   if (typeof value.elapsedSeconds !== "number" || !(value.elapsedSeconds >= 0)) {
-    return bad("elapsedSeconds is not a number");
+    return "elapsedSeconds is not a number";
   }
-  if (!Array.isArray(value.errors)) return bad("errors is not a list");
-  const validate = resultValidator();
-  if (!validate(value)) return bad(describeSchemaError(validate.errors ?? []));
+  if (!Array.isArray(value.errors)) return "errors is not a list";
+  const validate = validatorOf("result");
+  if (!validate(value)) return describeSchemaError(validate.errors ?? []);
   const saved = value as unknown as SavedResult;
-  const problem = histogramProblem(saved) ?? seriesProblem(saved);
-  if (problem !== null) return bad(problem);
+  return histogramProblem(saved) ?? seriesProblem(saved);
+}
+
+/** A capacity search's searches: reuse's (or the one mode's), and per-message's with both. */
+const CAPACITY_SECTIONS = ["capacity", "perMessage"] as const;
+
+/**
+ * Throws a UsageError (option `result`) naming the file and the first field that is wrong in a
+ * saved capacity search: the shipped schema, every step's Result checked as `report` checks a
+ * run's, and the indexes the renderers follow (a level's step, a level step's checks, one per
+ * service level judged) pointing where they must.
+ */
+export function checkCapacityShape(value: unknown, path: string, schema: string): true {
+  const problem = capacityProblem(value, schema);
+  if (problem !== null) {
+    throw new UsageError("result", `"${path}" is not a mailvolley capacity search: ${problem}`);
+  }
   return true;
+}
+
+function capacityProblem(value: unknown, schema: string): string | null {
+  if (!isRecord(value)) return "not a JSON object";
+  if (value.schema !== schema) return `schema "${value.schema}"; this version reads "${schema}"`;
+  const validate = validatorOf("capacity");
+  if (!validate(value)) return describeSchemaError(validate.errors ?? []);
+  for (const name of CAPACITY_SECTIONS) {
+    const section = value[name] as SavedCapacity | undefined;
+    if (section === undefined) continue;
+    for (const [i, step] of section.steps.entries()) {
+      const problem = resultProblem(step.result, RESULT_SCHEMA);
+      if (problem !== null) return `${name}.steps.${i}.result.${problem}`;
+    }
+    for (const [i, level] of section.levels.entries()) {
+      const step = section.steps[level.step];
+      if (step === undefined) {
+        return `${name}.levels.${i}.step ${level.step} is not a step (${section.steps.length} steps)`;
+      }
+      if (step.checks.length !== section.levelsJudged.length) {
+        return `${name}.steps.${level.step}.checks holds ${step.checks.length} checks for ${section.levelsJudged.length} levels judged`;
+      }
+    }
+  }
+  return null;
+}
+
+/** The parts of a schema-checked capacity search whose indexes the renderers follow. */
+interface SavedCapacity {
+  levelsJudged: string[];
+  steps: { checks: unknown[]; result: unknown }[];
+  levels: { step: number }[];
 }
 
 /** The parts of a schema-checked result that hold encoded histograms. */
@@ -114,24 +167,26 @@ function seriesProblem(result: { series: SavedResult["series"] }): string | null
   return null;
 }
 
-let validator: ValidateFunction | null = null;
+let ajv: import("ajv/dist/2020.js").Ajv2020 | null = null;
 
 /**
- * The shipped JSON Schema (schema/result.schema.json), compiled once: every field a report
- * reads (latency, histograms, series, errors) is checked before any of it is rendered, so a
- * hand-edited file gets one line naming its field instead of a stack trace. ajv is loaded at
- * run time (a dependency), only by the commands that read results.
+ * One definition of the shipped JSON Schema (schema/result.schema.json), compiled once: every
+ * field a report reads (latency, histograms, series, errors) is checked before any of it is
+ * rendered, so a hand-edited file gets one line naming its field instead of a stack trace. ajv
+ * is loaded at run time (a dependency), only by the commands that read results.
  */
-function resultValidator(): ValidateFunction {
-  if (validator !== null) return validator;
-  const require = createRequire(import.meta.url);
-  const { Ajv2020 } = require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
-  const ajv = new Ajv2020({ strict: false });
-  ajv.addSchema(shippedResultSchema(), "result");
-  const compiled = ajv.getSchema("result#/$defs/result");
-  if (compiled === undefined) throw new Error("schema/result.schema.json has no $defs/result");
-  validator = compiled;
-  return validator;
+function validatorOf(definition: "result" | "capacity"): ValidateFunction {
+  if (ajv === null) {
+    const require = createRequire(import.meta.url);
+    const { Ajv2020 } = require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
+    ajv = new Ajv2020({ strict: false });
+    ajv.addSchema(shippedResultSchema(), "result");
+  }
+  const compiled = ajv.getSchema(`result#/$defs/${definition}`);
+  if (compiled === undefined) {
+    throw new Error(`schema/result.schema.json has no $defs/${definition}`);
+  }
+  return compiled;
 }
 
 /** One line: the field as a dotted path and what is wrong with it. */
