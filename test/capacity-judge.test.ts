@@ -9,6 +9,10 @@ import { describe, test } from "node:test";
 import { judgeStep, type StepPlan } from "../src/capacity/judge.js";
 import { parseServiceLevels } from "../src/config/service-levels.js";
 import { DeliveryJoin } from "../src/delivery/join.js";
+import { complianceRows, complianceTable } from "../src/report/capacity.js";
+import { renderCapacityHtml } from "../src/report/html-capacity.js";
+import { painter } from "../src/report/terminal.js";
+import type { Capacity, CapacityCheck, CapacityStep } from "../src/result/capacity-result.js";
 import type { Result } from "../src/result/result.js";
 import { buildResult } from "../src/result/summarise.js";
 import { RunStats } from "../src/stats/collector.js";
@@ -232,5 +236,215 @@ describe("seconds due, parked and woken", () => {
     // The later one, 99.5 s after it was due (HDR keeps 3 significant digits).
     assert.deepEqual([due[0].accepted, first.count, Math.round(first.max / 1000)], [2, 2, 100]);
     assert.ok(due.slice(1).every((s) => s.accepted === 1 && s.endToEndHistogram !== null));
+  });
+});
+
+/** A level step with the checks given, in levelsJudged's order. */
+function levelStep(percent: number, rate: number, checks: CapacityCheck[]): CapacityStep {
+  const pass = checks.every((c) => c.pass);
+  return {
+    purpose: "level",
+    percent,
+    ratePerSecond: rate,
+    warmupMs: 5000,
+    measuredMs: 30_000,
+    pass,
+    failed: checks.filter((c) => !c.pass).map((c) => c.criterion),
+    limitedBy: "target",
+    arrivalsPerSecond: rate,
+    acceptedPerSecond: rate,
+    deliveredPerSecond: rate,
+    connectP95Ms: null,
+    transactionP95Ms: 12,
+    deliveryP95Ms: 40,
+    errorPercent: 0,
+    backlog: { perSecond: 0.2, trend: "flat", tolerancePerSecond: 3.2 },
+    checks,
+    result: {} as Result,
+  };
+}
+
+const row = (
+  criterion: string,
+  expression: string,
+  actual: number | null,
+  unit: string,
+  compliancePercent: number | null,
+  pass: boolean,
+): CapacityCheck => ({ criterion, expression, actual, unit, compliancePercent, pass });
+
+const JUDGED = [
+  "connect p95<=5s",
+  "transaction p95<=5s",
+  "errors<1%",
+  "waiting flat",
+  "delivery p95<=60s",
+  "lost==0",
+  "backlog flat",
+  "apdex>=0.9",
+];
+
+/** 80 % meets every level; 100 % too, its connects all made in the warm-up; 120 % fails most. */
+function levelsCapacity(): Capacity {
+  const steps = [
+    levelStep(80, 160, [
+      row("connect", JUDGED[0], 3.1, "ms", 100, true),
+      row("transaction", JUDGED[1], 12, "ms", 99.98, true),
+      row("errors", JUDGED[2], 0.05, "%", 99.95, true),
+      row("waiting", JUDGED[3], 0.4, "/s", null, true),
+      row("delivery", JUDGED[4], 40, "ms", 100, true),
+      row("lost", JUDGED[5], 0, "", 100, true),
+      row("backlog", JUDGED[6], 0.2, "/s", null, true),
+      row("threshold", JUDGED[7], 0.97, "", null, true),
+    ]),
+    levelStep(100, 200, [
+      row("connect", JUDGED[0], null, "ms", null, true),
+      row("transaction", JUDGED[1], 30, "ms", 99.5, true),
+      row("errors", JUDGED[2], 0, "%", 100, true),
+      row("waiting", JUDGED[3], 4.5, "/s", null, true),
+      row("delivery", JUDGED[4], 900, "ms", 99.2, true),
+      row("lost", JUDGED[5], 0, "", 100, true),
+      row("backlog", JUDGED[6], -0.5, "/s", null, true),
+      row("threshold", JUDGED[7], 0.93, "", null, true),
+    ]),
+    levelStep(120, 240, [
+      row("connect", JUDGED[0], 6100, "ms", 93.4, false),
+      row("transaction", JUDGED[1], 5200, "ms", 94.1, false),
+      row("errors", JUDGED[2], 2.5, "%", 97.5, false),
+      row("waiting", JUDGED[3], 12.3, "/s", null, false),
+      row("delivery", JUDGED[4], 73_000, "ms", 81.25, false),
+      row("lost", JUDGED[5], 3, "", 99.94, false),
+      row("backlog", JUDGED[6], 41, "/s", null, false),
+      row("threshold", JUDGED[7], 0.82, "", null, false),
+    ]),
+  ];
+  return {
+    mode: "reuse",
+    target: "127.0.0.1:2525",
+    throughGateway: true,
+    arrivals: "poisson",
+    sustainedPerSecond: 200,
+    atLeast: false,
+    limitedBy: "target",
+    reason: "200/s passed and 210/s failed: within --resolution 5 %",
+    headline: "",
+    levelsJudged: JUDGED,
+    resolutionPercent: 5,
+    elapsedMs: 1000,
+    steps,
+    levels: steps.map((s, i) => ({
+      percent: s.percent ?? 0,
+      ratePerSecond: s.ratePerSecond,
+      pass: s.pass,
+      step: i,
+    })),
+  };
+}
+
+/** The table's words: per level, what its cells show, then each level step's cell. */
+const EXPECTED = [
+  ["connect p95<=5s", "% connects within 5s", "100.00 % pass", "no connect pass", "93.40 % fail"],
+  [
+    "transaction p95<=5s",
+    "% transactions within 5s",
+    "99.98 % pass",
+    "99.50 % pass",
+    "94.10 % fail",
+  ],
+  ["errors<1%", "% arrivals error-free", "99.95 % pass", "100.00 % pass", "97.50 % fail"],
+  [
+    "waiting flat",
+    "trend of arrivals waiting",
+    "flat +0.4/s pass",
+    "flat +4.5/s pass",
+    "growing +12.3/s fail",
+  ],
+  ["delivery p95<=60s", "% delivered within 60s", "100.00 % pass", "99.20 % pass", "81.25 % fail"],
+  ["lost==0", "messages lost", "0 pass", "0 pass", "3 fail"],
+  [
+    "backlog flat",
+    "trend of the backlog",
+    "flat +0.2/s pass",
+    "flat -0.5/s pass",
+    "growing +41.0/s fail",
+  ],
+  ["apdex>=0.9", "measured over the whole step", "0.970 pass", "0.930 pass", "0.820 fail"],
+  ["all levels", "", "pass", "pass", "fail"],
+];
+
+describe("the 80/100/120 table", () => {
+  test("the terminal: per level the % compliant or the value measured, and pass or fail", () => {
+    assert.equal(
+      complianceTable(levelsCapacity(), painter(false)),
+      [
+        "service level        shown                             80 % (160/s)     100 % (200/s)         120 % (240/s)",
+        "connect p95<=5s      % connects within 5s             100.00 % pass   no connect pass          93.40 % fail",
+        "transaction p95<=5s  % transactions within 5s          99.98 % pass      99.50 % pass          94.10 % fail",
+        "errors<1%            % arrivals error-free             99.95 % pass     100.00 % pass          97.50 % fail",
+        "waiting flat         trend of arrivals waiting     flat +0.4/s pass  flat +4.5/s pass  growing +12.3/s fail",
+        "delivery p95<=60s    % delivered within 60s           100.00 % pass      99.20 % pass          81.25 % fail",
+        "lost==0              messages lost                           0 pass            0 pass                3 fail",
+        "backlog flat         trend of the backlog          flat +0.2/s pass  flat -0.5/s pass  growing +41.0/s fail",
+        "apdex>=0.9           measured over the whole step        0.970 pass        0.930 pass            0.820 fail",
+        "all levels                                                     pass              pass                  fail",
+      ].join("\n"),
+    );
+    const cells = (line: string) => line.split(/ {2,}/);
+    const table = complianceTable(levelsCapacity(), painter(false)) ?? "";
+    // The same words, cell by cell, as the HTML gives them.
+    assert.deepEqual(
+      table
+        .split("\n")
+        .slice(1)
+        .map((line, i) =>
+          i === EXPECTED.length - 1 ? ["all levels", "", ...cells(line).slice(1)] : cells(line),
+        ),
+      EXPECTED,
+    );
+  });
+
+  test("the HTML: the same words, each cell marked pass or fail", () => {
+    const html = renderCapacityHtml({
+      schema: "mailvolley/capacity@1",
+      capacity: levelsCapacity(),
+    });
+    const td = (text: string, j: number) =>
+      j < 2
+        ? `<td>${text}</td>`
+        : `<td class="${text.endsWith("fail") ? "fail" : "pass"}">${text}</td>`;
+    const rows = EXPECTED.map(
+      (r) =>
+        `<tr>${r.map((text, j) => td(text.replace("<", "&lt;").replace(">", "&gt;"), j)).join("")}</tr>`,
+    );
+    const header =
+      "<tr><th>service level</th><th>shown</th><th>80 % (160/s)</th><th>100 % (200/s)</th><th>120 % (240/s)</th></tr>";
+    assert.ok(
+      html.includes(
+        `<h3>At 80, 100 and 120 % of the rate found: each level's % compliant (or what was measured), pass or fail</h3><table>${header}${rows.join("")}</table>`,
+      ),
+      html,
+    );
+  });
+
+  test("a window without samples, and a document written before delivery had its share", () => {
+    const c = levelsCapacity();
+    const at120 = c.steps[2].checks;
+    at120[1] = row("transaction", JUDGED[1], null, "ms", null, false);
+    at120[4] = row("delivery", JUDGED[4], 5700, "ms", null, true);
+    at120[5] = row("lost", JUDGED[5], null, "", null, false);
+    at120[7] = row("threshold", JUDGED[7], null, "", null, false);
+    assert.deepEqual(
+      complianceRows(c).map((r) => r.cells[2].text),
+      [
+        "93.40 % fail",
+        "no transaction fail",
+        "97.50 % fail",
+        "growing +12.3/s fail",
+        "delivery p95 5.7 s pass",
+        "– fail",
+        "growing +41.0/s fail",
+        "– fail",
+      ],
+    );
   });
 });

@@ -197,7 +197,7 @@ export function complianceShown(check: CapacityCheck): string {
     case "backlog":
       return "trend of the backlog";
     default:
-      return "measured over the step";
+      return "measured over the whole step";
   }
 }
 
@@ -211,12 +211,13 @@ const NO_SAMPLE: Record<string, string> = {
 
 /** What one level step measured for a level, as its cell shows it (before pass or fail). */
 function complianceValue(s: CapacityStep, check: CapacityCheck): string {
+  const actual = check.actual;
+  // The level is on the count: a count, however small a share of the accepted it is.
+  if (check.criterion === "lost") return actual === null ? "–" : fmt(actual);
   if (check.compliancePercent !== null) return `${fmt(check.compliancePercent, 2)} %`;
   if (check.criterion === "backlog" || check.criterion === "waiting") {
     return trendCell(s, check.criterion);
   }
-  const actual = check.actual;
-  if (check.criterion === "lost") return actual === null ? "–" : fmt(actual);
   if (check.criterion in NO_SAMPLE) {
     // A document saved before a level had its share gives what it measured instead.
     if (actual === null) return NO_SAMPLE[check.criterion];
