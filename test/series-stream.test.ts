@@ -91,7 +91,7 @@ describe("--out", () => {
         assert.equal(mode, "reuse");
         return p;
       }),
-      result.series.points.map(({ histogram: _h, generator: _g, ...p }) => p),
+      result.series.points.map(({ histogram: _h, connectHistogram: _c, generator: _g, ...p }) => p),
     );
     const rows = readFileSync(csv, "utf8").trimEnd().split("\n");
     assert.match(rows[0], /^time,t,mode,sent,dropped,accepted,rejected,failed,/);

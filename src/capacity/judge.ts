@@ -1,9 +1,10 @@
 /**
  * One capacity step judged: its figures over the measured window (the warm-up left out) and
  * each service level against them. The time series gives the window's arrivals, outcomes and
- * transaction histogram, the delivery section's per-second counts its relaying and backlog;
- * connect and delivery latency have no per-interval histogram, so they are judged over the
- * whole step, warm-up included (the stricter reading).
+ * its transaction and connect histograms (each interval's); the delivery section's seconds due
+ * give the messages the window offered (accepted, lost, and the end-to-end latency of those
+ * that arrived, whenever they came out); its per-second counts give the relaying and the
+ * backlog. A further --qos threshold is judged as --threshold judges it, over the whole step.
  */
 import type { Arrivals } from "../config/load-model.js";
 import type { ServiceLevel } from "../config/service-levels.js";
@@ -33,6 +34,11 @@ interface Window {
   seconds: number;
   /** The window's transaction histogram (encoded), or null without samples. */
   transaction: string | null;
+  /** The window's connect histogram (encoded), or null when it made no connection. */
+  connect: string | null;
+  /** The window's span, epoch ms: the seconds due in it are its delivery's. */
+  fromMs: number;
+  toMs: number;
 }
 
 /** The series' intervals from the end of the warm-up to the end of the measured window. */
@@ -53,13 +59,40 @@ function measuredWindow(result: Result, plan: StepPlan): Window {
     turnedAway += p.rejected + p.failed + p.dropped;
   }
   const histograms = chosen.filter((p) => p.p50Ms !== null).map((p) => p.histogram);
+  const connects = chosen.flatMap((p) => (p.connectHistogram ? [p.connectHistogram] : []));
   return {
     arrivals,
     accepted,
     turnedAway,
     seconds: Math.max(1, chosen.length) * (intervalMs / 1000),
     transaction: histograms.length > 0 ? addEncoded(histograms) : null,
+    connect: connects.length > 0 ? addEncoded(connects) : null,
+    fromMs: chosen.length > 0 ? chosen[0].t : from,
+    toMs: chosen.length > 0 ? chosen[chosen.length - 1].t + intervalMs : to,
   };
+}
+
+/** The messages due in the window that the gateway accepted, and what became of them. */
+interface DeliveryWindow {
+  accepted: number;
+  lost: number;
+  /** End-to-end latency of those that arrived in time (encoded), or null when none did. */
+  endToEnd: string | null;
+}
+
+function dueInWindow(result: Result, w: Window): DeliveryWindow | null {
+  const seconds = result.delivery?.dueSeconds;
+  if (!seconds) return null;
+  let accepted = 0;
+  let lost = 0;
+  const histograms: string[] = [];
+  for (const s of seconds) {
+    if (s.t < w.fromMs || s.t >= w.toMs) continue;
+    accepted += s.accepted;
+    lost += s.lost;
+    if (s.endToEndHistogram !== null) histograms.push(s.endToEndHistogram);
+  }
+  return { accepted, lost, endToEnd: histograms.length > 0 ? addEncoded(histograms) : null };
 }
 
 /**
@@ -116,17 +149,21 @@ export function judgeStep(
 ): Omit<CapacityStep, "result"> {
   const w = measuredWindow(result, plan);
   const delivery = result.delivery;
+  const due = dueInWindow(result, w);
   const acceptedPerSecond = round(w.accepted / w.seconds);
   const errorPercent = w.arrivals > 0 ? round((w.turnedAway / w.arrivals) * 100) : 0;
-  const transaction = w.transaction === null ? undefined : summariseHistogram(w.transaction);
+  const transaction = summaryOf(w.transaction);
+  const connect = summaryOf(w.connect);
+  // A result without seconds due (saved before them) has only the whole step's.
+  const endToEnd = due ? summaryOf(due.endToEnd) : delivery?.endToEndMs;
   const backlog = delivery
     ? backlogTrend(deliveryWindow(delivery.perSecond.inside, plan), acceptedPerSecond)
     : null;
   const delivered = delivery ? deliveryWindow(delivery.perSecond.delivered, plan) : [];
   const figures = {
-    connect: latencyOf(result.latency.connectMs, "p95"),
+    connect: latencyOf(connect, "p95"),
     transaction: latencyOf(transaction, "p95"),
-    delivery: delivery ? latencyOf(delivery.endToEndMs, "p95") : null,
+    delivery: delivery ? latencyOf(endToEnd, "p95") : null,
   };
   const waiting = waitingTrend(result, plan, acceptedPerSecond);
   const checks = levels.map((level) =>
@@ -134,6 +171,9 @@ export function judgeStep(
       result,
       w,
       transaction,
+      connect,
+      due,
+      endToEnd,
       errorPercent,
       backlog,
       waiting,
@@ -167,6 +207,9 @@ interface Measured {
   result: Result;
   w: Window;
   transaction: LatencySummary | undefined;
+  connect: LatencySummary | undefined;
+  due: DeliveryWindow | null;
+  endToEnd: LatencySummary | undefined;
   errorPercent: number;
   backlog: CapacityStep["backlog"];
   waiting: BacklogTrend | null;
@@ -190,6 +233,21 @@ function growing(trend: BacklogTrend, noisePerSecond: number): boolean {
   return trend.trend === "growing" && trend.perSecond > noisePerSecond;
 }
 
+/**
+ * SPECmail's "% of messages delivered within" the limit: of the messages due in the window that
+ * the gateway accepted, those that arrived in time within it. One lost, late, bounced without a
+ * copy or not waited for did not.
+ */
+function deliveredWithin(due: DeliveryWindow | null, level: ServiceLevel): number | null {
+  if (due === null || due.accepted === 0) return null;
+  if (due.endToEnd === null) return 0;
+  const arrived = summariseHistogram(due.endToEnd).count;
+  return (fractionAtOrBelow(due.endToEnd, level.limit) * arrived) / due.accepted;
+}
+
+const summaryOf = (encoded: string | null) =>
+  encoded === null ? undefined : summariseHistogram(encoded);
+
 /** One level against the step: what it measured, whether it held, and SPECmail's % compliant. */
 function check(level: ServiceLevel, m: Measured): CapacityCheck {
   const row = (actual: number | null, unit: string, compliance: number | null, pass?: boolean) => ({
@@ -203,11 +261,10 @@ function check(level: ServiceLevel, m: Measured): CapacityCheck {
   const { result, w } = m;
   switch (level.criterion) {
     case "connect": {
-      const connects = result.histograms.connect;
-      const actual = latencyOf(result.latency.connectMs, level.percentile);
-      // Reuse mode connects once per session: none in a step means no connect was slow.
-      if (actual === null) return row(null, "ms", null, true);
-      return row(actual, "ms", connects ? fractionAtOrBelow(connects, level.limit) : null);
+      const actual = latencyOf(m.connect, level.percentile);
+      // Reuse mode connects once per session: none in a window means no connect was slow.
+      if (actual === null || w.connect === null) return row(null, "ms", null, true);
+      return row(actual, "ms", fractionAtOrBelow(w.connect, level.limit));
     }
     case "transaction": {
       const actual = latencyOf(m.transaction, level.percentile);
@@ -217,11 +274,15 @@ function check(level: ServiceLevel, m: Measured): CapacityCheck {
     case "errors":
       return row(m.errorPercent, "%", w.arrivals > 0 ? 1 - w.turnedAway / w.arrivals : null);
     case "delivery":
-      return row(latencyOf(result.delivery?.endToEndMs, level.percentile), "ms", null);
+      return row(latencyOf(m.endToEnd, level.percentile), "ms", deliveredWithin(m.due, level));
     case "lost": {
-      const d = result.delivery;
-      const accepted = d ? result.messages.accepted : 0;
-      return row(d ? d.lost : null, "", d && accepted > 0 ? 1 - d.lost / accepted : null);
+      const d = m.due;
+      if (d === null) {
+        // A result without seconds due: the whole step's count.
+        const lost = result.delivery?.lost ?? null;
+        return row(lost, "", null);
+      }
+      return row(d.lost, "", d.accepted > 0 ? 1 - d.lost / d.accepted : null);
     }
     case "backlog": {
       const b = m.backlog;

@@ -18,10 +18,13 @@ import { checkOutputPath, openForWriting, writeFully } from "./output.js";
 import { PrometheusFile } from "./prometheus.js";
 
 /**
- * One streamed line's fields: the series point with its time and mode, without its histogram and
+ * One streamed line's fields: the series point with its time and mode, without its histograms and
  * without `generator` (the generator's load per interval is summed up only at the run's end).
  */
-export type StreamedPoint = Omit<SeriesPointResult, "histogram" | "generator"> & {
+export type StreamedPoint = Omit<
+  SeriesPointResult,
+  "histogram" | "connectHistogram" | "generator"
+> & {
   time: string;
   /** The run's mode; with compare --starttls "per-message full" or "per-message resumed". */
   mode: string;
@@ -109,7 +112,8 @@ export class SeriesStreams {
   }
 
   private emit(mode: string, points: readonly SeriesPointResult[]): void {
-    for (const { histogram: _histogram, generator: _generator, ...point } of points) {
+    for (const whole of points) {
+      const { histogram: _h, connectHistogram: _c, generator: _g, ...point } = whole;
       if (point.t <= this.lastT) continue;
       this.lastT = point.t;
       const streamed = { time: new Date(point.t).toISOString(), mode, ...point };

@@ -378,6 +378,7 @@ export class DeliveryJoin implements ArrivalStore {
       // On one clock an arrival before the 250 is the gateway relaying before its reply reached
       // the client, not an offset.
       clockBehindMs: at.otherClock ? tally.clockBehindMs : 0,
+      dueSeconds: tally.due.result(),
       bounceStatuses: tally.run.bounceStatuses,
       classes: tally.classesSummary(),
       firstLost: tally.firstLost,

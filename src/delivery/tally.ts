@@ -5,6 +5,7 @@
  */
 
 import { newHistogram, summarise, toMicros } from "../stats/histogram.js";
+import { DueSeconds } from "./due-seconds.js";
 import {
   type ArrivalRecord,
   DELIVERY_STATES,
@@ -128,6 +129,8 @@ export class Tally {
   private readonly duplicated = new FirstListed();
   /** The drain was cut short: what had not fully arrived was not waited for. */
   cut = false;
+  /** Every accepted message by the second it was due. */
+  readonly due = new DueSeconds();
 
   constructor(private readonly classNames: readonly string[]) {
     this.classes = classNames.map(() => new Population());
@@ -164,6 +167,9 @@ export class Tally {
     this.run.count(state, a, recipients);
     this.classes[cls].count(state, a, recipients);
     this.list(state, runId, seq, cls, m.queueId);
+    const inTime = a !== undefined && a.copies > 0 && !a.late;
+    const e2eUs = inTime ? toMicros(Math.max(0, a.firstMs - m.intendedMs)) : 0;
+    this.due.add(m.intendedMs, state === "lost", inTime ? e2eUs : null);
     if (a === undefined || a.copies === 0) return state;
     this.keys[a.key]++;
     // Per recipient, as the gateway's log shows them: each refusal, and the attempt that got through.
@@ -171,7 +177,6 @@ export class Tally {
     if (a.late) return state;
     const inside = a.firstMs - m.acceptedMs;
     this.clockBehindMs = Math.max(this.clockBehindMs, -inside);
-    const e2eUs = toMicros(Math.max(0, a.firstMs - m.intendedMs));
     const insideUs = toMicros(Math.max(0, inside));
     for (const l of [this.run.latencies, this.classes[cls].latencies, this.stateLatencies(state)]) {
       l.e2e.recordValue(e2eUs);

@@ -94,15 +94,17 @@ function complianceHtml(c: Capacity): string {
   if (c.levels.length === 0) return "";
   const rows = complianceRows(c).map((r) => [
     `<td>${esc(r.expression)}</td>`,
+    `<td>${esc(r.shown)}</td>`,
     ...r.cells.map((cell) => `<td class="${cell.pass ? "pass" : "fail"}">${esc(cell.text)}</td>`),
   ]);
   rows.push([
     "<td>all levels</td>",
+    "<td></td>",
     ...c.levels.map(
       (l) => `<td class="${l.pass ? "pass" : "fail"}">${l.pass ? "pass" : "fail"}</td>`,
     ),
   ]);
-  return `<h3>At 80, 100 and 120 % of the rate found: % compliant</h3>${htmlTable(complianceHeader(c), rows)}`;
+  return `<h3>At 80, 100 and 120 % of the rate found: each level's % compliant (or what was measured), pass or fail</h3>${htmlTable(complianceHeader(c), rows)}`;
 }
 
 function sectionHtml(c: Capacity): string {

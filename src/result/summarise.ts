@@ -198,6 +198,7 @@ export function seriesResult(series: SeriesSnapshot): Result["series"] {
         p50Ms: latency.count > 0 ? latency.p50 : null,
         p99Ms: latency.count > 0 ? latency.p99 : null,
         histogram: p.histogram,
+        ...(p.connectHistogram === undefined ? {} : { connectHistogram: p.connectHistogram }),
       };
     }),
   };
@@ -218,6 +219,7 @@ export function seriesSnapshot(series: Result["series"]): SeriesSnapshot {
         ...(p.openSessionsMean === undefined ? {} : { openSessionsMean: p.openSessionsMean }),
         errors: ERROR_CLASSES.map((name: ErrorClass) => p.errors[name] ?? 0),
         histogram: p.histogram,
+        ...(p.connectHistogram === undefined ? {} : { connectHistogram: p.connectHistogram }),
       }),
     ),
   };

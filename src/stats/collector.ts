@@ -135,7 +135,9 @@ export class RunStats {
    * recordPhase: they belong to its class too.
    */
   record(name: Exclude<HistogramName, "transaction" | ClassPhase>, ms: number): void {
-    this.histograms[name].record(toMicros(ms));
+    const us = toMicros(ms);
+    this.histograms[name].record(us);
+    if (name === "connect") this.series.connect.record(us);
   }
 
   /**

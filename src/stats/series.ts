@@ -6,7 +6,7 @@
  */
 import { addOutcomes, type OutcomeCounts, outcomesSince, zeroOutcomes } from "./counts.js";
 import { ERROR_CLASSES } from "./errors.js";
-import { addEncoded, type LatencyRecorder } from "./histogram.js";
+import { addEncoded, LatencyRecorder } from "./histogram.js";
 
 export const DEFAULT_INTERVAL_MS = 1000;
 
@@ -30,6 +30,8 @@ export interface SeriesPoint extends OutcomeCounts {
   errors: number[];
   /** Transaction latency of the messages accepted in the interval: encoded HDR, µs. */
   histogram: string;
+  /** Connect latency of the connects made in the interval: encoded HDR, µs; absent without. */
+  connectHistogram?: string;
 }
 
 export interface SeriesSnapshot {
@@ -60,6 +62,12 @@ export class SeriesRecorder {
   private sessionsSum = 0;
   private sessionsSamples = 0;
   private lastSessions = 0;
+
+  /**
+   * Connects of the interval in progress; RunStats records into it. A capacity step judges its
+   * connects over its measured window, without the warm-up's.
+   */
+  readonly connect = new LatencyRecorder();
 
   constructor(
     readonly intervalMs: number,
@@ -98,6 +106,8 @@ export class SeriesRecorder {
     if (!force && start === this.openStart) return;
     const b = this.base;
     const mean = this.sessionsSum / this.sessionsSamples;
+    // Encoded only for an interval that had connects: with reuse, most have none.
+    const connects = this.connect.read().totalCount > 0 ? this.connect.encoded() : null;
     this.sessionsSum = 0;
     this.sessionsSamples = 0;
     this.points.push({
@@ -112,8 +122,10 @@ export class SeriesRecorder {
       // Summarised now, from the histogram at hand: the result summarises every point, and
       // decoding them all at the run's end was a third of building it.
       histogram: this.histogram.encodedAndSummarised(),
+      ...(connects === null ? {} : { connectHistogram: connects }),
     });
     this.histogram.reset();
+    if (connects !== null) this.connect.reset();
     this.openStart = start;
     this.rebase(totals, errors);
   }
@@ -162,6 +174,8 @@ function combine(points: SeriesPoint[], across: "workers" | "time"): SeriesPoint
     out.openSessionsMean = Math.round((out.openSessionsMean / points.length) * 10) / 10;
   }
   out.histogram = addEncoded(points.map((p) => p.histogram));
+  const connects = points.flatMap((p) => (p.connectHistogram ? [p.connectHistogram] : []));
+  if (connects.length > 0) out.connectHistogram = addEncoded(connects);
   return out;
 }
 

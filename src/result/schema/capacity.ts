@@ -20,13 +20,13 @@ const Check = Type.Object(
     }),
     actual: nullable(
       Type.Number(),
-      "What the step measured, in `unit`; null when the step had no sample of it.",
+      "What the measured window showed, in `unit` (a further --qos threshold: the whole step); null when it had no sample of it.",
     ),
     unit: Type.String({ description: 'The unit of actual: "ms", "%", "/s" or "".' }),
     pass: Type.Boolean({ description: "Whether the step met this level." }),
     compliancePercent: nullable(
       Type.Number({ minimum: 0, maximum: 100 }),
-      "SPECmail's figure: the share of the step's samples within the level's limit, % (connects, transactions within the limit; arrivals not in error; accepted messages not lost). null where no per-sample figure exists (delivery latency, the backlog's trend).",
+      "SPECmail's figure over the measured window: the share within the level's limit, % (connects and transactions within the limit; arrivals not in error; of the accepted messages due in the window, those that arrived within the delivery limit, and those not lost). null where no share exists (the waiting and backlog trends, a further --qos threshold) or the window had no sample of it.",
     ),
   },
   { additionalProperties: false },
@@ -66,7 +66,9 @@ const Step = Type.Object(
     ),
     warmupMs: ref(Count, "The step's warm-up, ms: run, and left out of the judgment."),
     measuredMs: ref(Count, "The measured window after the warm-up, ms (--step)."),
-    pass: Type.Boolean({ description: "Whether every service level held over the step." }),
+    pass: Type.Boolean({
+      description: "Whether every service level held over the step's measured window.",
+    }),
     failed: Type.Array(Type.String(), {
       description: "The criteria that did not hold, in the order of `checks`.",
     }),
@@ -85,7 +87,7 @@ const Step = Type.Object(
     ),
     connectP95Ms: nullable(
       ref(NonNegative),
-      "Connect p95 over the step, ms; null without connects.",
+      "Connect p95 of the connections made in the measured window, ms; null without one (reuse connects as its sessions open, in the warm-up).",
     ),
     transactionP95Ms: nullable(
       ref(NonNegative),
@@ -93,7 +95,7 @@ const Step = Type.Object(
     ),
     deliveryP95Ms: nullable(
       ref(NonNegative),
-      "Delivery p95 (intended send to arrival) over the step, ms (--receive); null without.",
+      "Delivery p95 (intended send to arrival) of the messages due in the measured window that arrived in time, ms (--receive); null without, or when none arrived.",
     ),
     errorPercent: Type.Number({
       minimum: 0,

@@ -3,8 +3,8 @@
  * arrived at the run's receiving sink. delivery/delivery-verdict.ts computes every figure defined here.
  */
 import { Type } from "@sinclair/typebox";
-import { enumOf, mapOf, ref } from "./define.js";
-import { Count, LatencySummary } from "./kinds.js";
+import { enumOf, mapOf, nullable, ref } from "./define.js";
+import { Count, EpochMs, Histogram, LatencySummary } from "./kinds.js";
 
 const outcome = {
   accepted: "Messages the gateway accepted (its 2xx to the data): the join's population.",
@@ -106,6 +106,23 @@ export const MessageRef = Type.Object(
 
 const perSecond = (what: string) =>
   Type.Array(ref(Count), { description: `Per second from the first connect: ${what}.` });
+
+/** The accepted messages that were due in one second, whatever became of them. */
+const DueSecond = Type.Object(
+  {
+    t: ref(
+      EpochMs,
+      "Start of the second, epoch ms (a multiple of 1000, as the time series' intervals are): the messages' intended send time fell in it.",
+    ),
+    accepted: ref(Count, "Messages due in this second that the gateway accepted."),
+    lost: ref(Count, "Of them, lost (see lost)."),
+    endToEndHistogram: nullable(
+      ref(Histogram),
+      "Intended send time → first arrival of those that arrived in time, HDR compressed base64, µs (as endToEndMs); null when none did. accepted less its count did not arrive in time: lost, late, bounced without a copy, or not waited for.",
+    ),
+  },
+  { additionalProperties: false },
+);
 
 export const DeliverySection = Type.Object(
   {
@@ -268,6 +285,12 @@ export const DeliverySection = Type.Object(
           "Per second from the first connect to the last arrival: messages accepted and delivered (first arrivals, notices included) in that second, and those inside the gateway at its end.",
         additionalProperties: false,
       },
+    ),
+    dueSeconds: Type.Optional(
+      Type.Array(DueSecond, {
+        description:
+          "Per second the messages were due (intended send time), in time order: a part of the run (capacity's measured window, without its warm-up) is judged on the messages it offered, whenever they came out. Absent in results saved before it existed.",
+      }),
     ),
     bounceStatuses: bounceStatuses("the bounced messages"),
     classes: mapOf(DeliveryClass, "Per message class."),

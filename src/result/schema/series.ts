@@ -66,6 +66,12 @@ export const SeriesPoint = def(
         Histogram,
         "The interval's transaction histogram, HDR compressed base64, µs (for re-grouping).",
       ),
+      connectHistogram: Type.Optional(
+        ref(
+          Histogram,
+          "The connect latency of the connections made in the interval (TCP connect), HDR compressed base64, µs; absent when the interval made none (and in results saved before it existed). capacity judges a step's connects over its measured window from these.",
+        ),
+      ),
       generator: Type.Optional(IntervalGenerator),
     },
     { description: "One interval of the time series.", additionalProperties: false },
