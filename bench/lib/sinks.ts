@@ -87,13 +87,20 @@ function bannerProbe(port: number): Promise<boolean> {
 
 /**
  * Postfix smtp-sink with a listen backlog of 1024, without `-c`: its counter costs a write per
- * message, which would tax the very process the benchmarks want saturated.
+ * message, which would tax the very process the benchmarks want saturated. It serves at most
+ * `maxConnections` sessions at once (`-m`, 256 unless raised); the sessions beyond it stay in
+ * the kernel's queues, unserved, and time out at the client's connect phase. A bench holding
+ * more sessions must raise it, or it measures those timeouts and their reconnects.
  */
-export async function startSmtpSink(wrap: SpawnWrap = {}): Promise<SinkProcess> {
+export async function startSmtpSink(
+  wrap: SpawnWrap = {},
+  maxConnections?: number,
+): Promise<SinkProcess> {
   const port = await freePort();
   // smtp-sink refuses to run as root without -u.
   const user = process.getuid?.() === 0 ? ["-u", "nobody"] : [];
-  const [cmd, args] = wrapCommand(SMTP_SINK, [...user, `${HOST}:${port}`, "1024"], wrap);
+  const most = maxConnections ? ["-m", String(maxConnections)] : [];
+  const [cmd, args] = wrapCommand(SMTP_SINK, [...user, ...most, `${HOST}:${port}`, "1024"], wrap);
   const child = spawn(cmd, args, { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr!.setEncoding("latin1").on("data", (s: string) => {
