@@ -448,3 +448,52 @@ describe("the 80/100/120 table", () => {
     );
   });
 });
+
+describe("arrivals waiting over a window of one interval", () => {
+  const levels = parseServiceLevels(undefined, false);
+  /** One second offered at `rate` with no warm-up; `accepted` of its arrivals settled. */
+  const oneSecond = (rate: number, accepted: number) => {
+    let now = T0;
+    const stats = new RunStats(["default"], 1000, { clock: () => now });
+    stats.sample(T0, 0);
+    stats.touch(T0);
+    for (let i = 0; i < accepted; i++) {
+      now = T0 + i * 10;
+      stats.messageStarted(1);
+      stats.recipientAccepted();
+      stats.messageSettled(0, "accepted", 4);
+    }
+    stats.sample(T0 + 1000, 1);
+    stats.touch(T0 + 1000);
+    stats.sample(T0 + 1010, 0, true);
+    const result = buildResult(stats.snapshot(), {
+      mode: "reuse",
+      target: "127.0.0.1:2525",
+      runId: RUN,
+      sessions: 1,
+    });
+    const plan: StepPlan = {
+      purpose: "search",
+      percent: null,
+      ratePerSecond: rate,
+      warmupMs: 0,
+      measuredMs: 1000,
+      arrivals: { kind: "constant", seed: 1 },
+    };
+    return judgeStep(result, plan, levels);
+  };
+
+  test("a target that took 9 of 128 arrivals in the one second did not sustain 128/s", () => {
+    const step = oneSecond(128, 9);
+    const waiting = check(step, "waiting");
+    assert.equal(waiting.pass, false);
+    assert.ok((waiting.actual ?? 0) > 100, `waiting grew ${waiting.actual}/s`);
+    assert.equal(step.pass, false);
+    assert.ok(step.failed.includes("waiting"));
+  });
+
+  test("one that took them all passes it", () => {
+    const step = oneSecond(128, 128);
+    assert.equal(check(step, "waiting").pass, true);
+  });
+});

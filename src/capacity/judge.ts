@@ -112,18 +112,31 @@ function waitingTrend(
   const startMs = Date.parse(result.startedAt);
   const endMs = plan.warmupMs + plan.measuredMs;
   const schedule = arrivalSchedule([{ atMs: 0, value: plan.ratePerSecond }], plan.arrivals);
-  const waiting: number[] = [];
-  let settled = 0;
   let due = 0;
+  const dueBy = (at: number) => {
+    while (schedule.arrivalTime(due) < at) due++;
+    return due;
+  };
+  // The count at the window's start (the last interval end inside the warm-up, or the step's
+  // start), so that a window of one interval still has a trend: one that waits for nothing at
+  // the start and for most of its arrivals at the end did not keep up.
+  const atSeconds = [0];
+  const waiting = [0];
+  let settled = 0;
   for (const p of points) {
     settled += p.accepted + p.rejected + p.failed + p.dropped;
     const at = p.t + intervalMs - startMs;
+    if (at <= plan.warmupMs) {
+      atSeconds[0] = at / 1000;
+      waiting[0] = dueBy(at) - settled;
+      continue;
+    }
     // After the schedule's end the queue only drains: those intervals say nothing of the rate.
-    if (at <= plan.warmupMs || at > endMs) continue;
-    while (schedule.arrivalTime(due) < at) due++;
-    waiting.push(due - settled);
+    if (at > endMs) continue;
+    atSeconds.push(at / 1000);
+    waiting.push(dueBy(at) - settled);
   }
-  return waiting.length >= 2 ? backlogTrend(waiting, acceptedPerSecond) : null;
+  return waiting.length >= 2 ? backlogTrend(waiting, acceptedPerSecond, atSeconds) : null;
 }
 
 /** The per-second counts of the delivery section inside the measured window. */

@@ -22,13 +22,18 @@ const FLAT_FLOOR_PER_SECOND = 1;
 
 /**
  * `inside[i]` is the count inside the gateway at second i (one sample per second, equally
- * spaced); `acceptedPerSecond` the gateway's accept rate that sets the tolerance. `perSecond` is
- * the slope in messages per second: how fast the backlog grew (negative: shrank).
+ * spaced), or at `atSeconds[i]` where given; `acceptedPerSecond` the gateway's accept rate that
+ * sets the tolerance. `perSecond` is the slope in messages per second: how fast the backlog grew
+ * (negative: shrank).
  */
-export function backlogTrend(inside: readonly number[], acceptedPerSecond: number): BacklogTrend {
+export function backlogTrend(
+  inside: readonly number[],
+  acceptedPerSecond: number,
+  atSeconds?: readonly number[],
+): BacklogTrend {
   const rate = Number.isFinite(acceptedPerSecond) ? Math.abs(acceptedPerSecond) : 0;
   const tolerancePerSecond = round(Math.max(FLAT_FLOOR_PER_SECOND, rate * FLAT_SHARE), 3);
-  const perSecond = round(slope(inside), 3);
+  const perSecond = round(slope(inside, atSeconds), 3);
   const trend =
     perSecond > tolerancePerSecond
       ? "growing"
@@ -38,15 +43,16 @@ export function backlogTrend(inside: readonly number[], acceptedPerSecond: numbe
   return { perSecond, trend, tolerancePerSecond };
 }
 
-/** Least-squares slope of y against its index; 0 for fewer than two finite points. */
-function slope(y: readonly number[]): number {
+/** Least-squares slope of y against xs (its index if none); 0 for fewer than two finite points. */
+function slope(y: readonly number[], xs?: readonly number[]): number {
   let n = 0;
   let sx = 0;
   let sy = 0;
   let sxx = 0;
   let sxy = 0;
-  for (let x = 0; x < y.length; x++) {
-    const v = y[x];
+  for (let i = 0; i < y.length; i++) {
+    const v = y[i];
+    const x = xs ? xs[i] : i;
     if (!Number.isFinite(v)) continue;
     n++;
     sx += x;
