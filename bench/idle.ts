@@ -11,14 +11,19 @@
  * connects grew (two full collections at about 8 s, whose marking grows with the live heap).
  * Target:
  * 3,000 sessions cost at most 1.1× what 10 cost (median of rounds; the runs of a round
- * alternate their order). With BENCH_BASELINE=<an older tree, built> the same runs of that
- * build beside this one's, for the before and after.
+ * alternate their order). Beside it, the same runs of the Node.js floor (bench/idle-floor.ts:
+ * sockets, EHLO, the idle queue and the transactions, nothing else), so that the page shows how
+ * much of what 3,000 sessions add is Node's and the kernel's, and a second verdict on what is
+ * mailvolley's own: its ratio over the floor's, at most 1.1. With BENCH_BASELINE=<an older tree,
+ * built> the same runs of that build beside this one's, for the before and after.
  *
  *   BENCH_ROUNDS=3 node dist/bench/run-all.js idle
  */
+
+import { fileURLToPath } from "node:url";
 import type { RawRunOptions } from "../src/config/run-config.js";
 import { driveOf, runMailvolley, type Sample } from "./lib/contenders.js";
-import { loadAverage, median } from "./lib/proc.js";
+import { loadAverage, median, runTimed } from "./lib/proc.js";
 import { fmt, type Verdict, verdict } from "./lib/report.js";
 import { type SinkProcess, startSmtpSink } from "./lib/sinks.js";
 import type { BenchOutput } from "./throughput.js";
@@ -47,11 +52,18 @@ interface Run {
 interface Build {
   name: string;
   drive?: string;
+  /** The Node.js floor (bench/idle-floor.ts), not mailvolley. */
+  floor?: boolean;
   runs: Run[];
 }
 
+const FLOOR = fileURLToPath(new URL("./idle-floor.js", import.meta.url));
+
 export async function idleBench(rounds: number): Promise<BenchOutput> {
-  const builds: Build[] = [{ name: "this tree", runs: [] }];
+  const builds: Build[] = [
+    { name: "this tree", runs: [] },
+    { name: "Node.js floor", floor: true, runs: [] },
+  ];
   const tree = process.env.BENCH_BASELINE;
   if (tree) builds.push({ name: `before (${tree})`, drive: driveOf(tree), runs: [] });
   // smtp-sink serves 256 sessions unless told more: the rest would time out and reconnect.
@@ -61,7 +73,10 @@ export async function idleBench(rounds: number): Promise<BenchOutput> {
       // Alternate which goes first, so that neither always follows the other.
       const order = i % 2 === 0 ? [FEW, MANY] : [MANY, FEW];
       for (const build of builds) {
-        for (const sessions of order) build.runs.push(await idleRun(sink, sessions, build.drive));
+        for (const sessions of order) {
+          const run = build.floor ? floorRun : idleRun;
+          build.runs.push(await run(sink, sessions, build.drive));
+        }
       }
     }
   } finally {
@@ -69,14 +84,16 @@ export async function idleBench(rounds: number): Promise<BenchOutput> {
   }
   const verdicts: Verdict[] = [];
   const notes: string[] = [];
+  const ratios = new Map<Build, number>();
   for (const build of builds) {
     const few = median(pick(build, FEW));
     const many = median(pick(build, MANY));
     const ratio = many / few;
+    ratios.set(build, ratio);
     const loads = build.runs.map((r) => r.loadAverage);
     const detail = `${ratio.toFixed(2)}× (${many.toFixed(3)} vs ${few.toFixed(3)} CPU s a second, medians of ${rounds}; load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)})`;
     const label = `${build.name}: main-thread CPU, ${fmt(MANY)} sessions / ${FEW} at ${RATE}/s`;
-    if (build.drive) notes.push(`${label}: ${detail}`);
+    if (build.drive || build.floor) notes.push(`${label}: ${detail}`);
     else verdicts.push(verdict(label, ratio, "<=", TARGET, detail));
     const settleFew = median(pick(build, FEW, "settlingCpuPerSecond"));
     const settleMany = median(pick(build, MANY, "settlingCpuPerSecond"));
@@ -84,6 +101,16 @@ export async function idleBench(rounds: number): Promise<BenchOutput> {
       `${label}, settling (seconds ${SETTLING[0]}–${SETTLING[1]}, not judged): ${(settleMany / settleFew).toFixed(2)}× (${settleMany.toFixed(3)} vs ${settleFew.toFixed(3)})`,
     );
   }
+  const own = (ratios.get(builds[0]) ?? 0) / (ratios.get(builds[1]) ?? 1);
+  verdicts.push(
+    verdict(
+      `this tree's ${fmt(MANY)}/${FEW} ratio over the Node.js floor's (what is mailvolley's own)`,
+      own,
+      "<=",
+      TARGET,
+      `${own.toFixed(2)}× (${(ratios.get(builds[0]) ?? 0).toFixed(2)}× against ${(ratios.get(builds[1]) ?? 0).toFixed(2)}×)`,
+    ),
+  );
   return { verdicts, notes, raw: { builds } };
 }
 
@@ -94,6 +121,33 @@ function pick(
 ): number[] {
   return build.runs.filter((r) => r.sessions === sessions).map((r) => r[figure]);
 }
+
+/** One run of the floor: its main thread's CPU in the same windows as mailvolley's. */
+async function floorRun(sink: SinkProcess, sessions: number): Promise<Run> {
+  const load = loadAverage();
+  const args = [FLOOR, "127.0.0.1", String(sink.port), String(sessions), String(RATE)];
+  const exited = await runTimed(process.execPath, [...args, String(SECONDS)], 120_000);
+  const line = exited.stdout.trim().split("\n").pop() ?? "";
+  if (exited.code !== 0 || !line.startsWith("{")) {
+    throw new Error(`idle-floor ${args.slice(1).join(" ")} failed: ${exited.stderr.trim()}`);
+  }
+  const f = JSON.parse(line) as {
+    cpuSecondsPerInterval: number[];
+    accepted: number;
+    opened: number;
+  };
+  if (f.opened !== sessions) throw new Error(`idle-floor opened ${f.opened} of ${sessions}`);
+  return {
+    sessions,
+    cpuPerSecond: perSecond(f.cpuSecondsPerInterval.slice(SETTLE_INTERVALS, SECONDS - 1), 1000),
+    settlingCpuPerSecond: perSecond(f.cpuSecondsPerInterval.slice(...SETTLING), 1000),
+    accepted: f.accepted,
+    loadAverage: load,
+  };
+}
+
+const perSecond = (intervals: readonly number[], intervalMs: number) =>
+  intervals.reduce((a, b) => a + b, 0) / ((intervals.length * intervalMs) / 1000);
 
 async function idleRun(sink: SinkProcess, sessions: number, drive?: string): Promise<Run> {
   const options: RawRunOptions = {
@@ -118,12 +172,10 @@ async function idleRun(sink: SinkProcess, sessions: number, drive?: string): Pro
   // Interval 0 is partial (intervals are aligned to the clock); the one holding -d's end too.
   const steady = main.cpuSecondsPerInterval.slice(SETTLE_INTERVALS, SECONDS - 1);
   if (steady.length < 3) throw new Error(`too few steady intervals: ${steady.length}`);
-  const perSecond = (intervals: number[]) =>
-    intervals.reduce((a, b) => a + b, 0) / ((intervals.length * main.intervalMs) / 1000);
   return {
     sessions,
-    cpuPerSecond: perSecond(steady),
-    settlingCpuPerSecond: perSecond(main.cpuSecondsPerInterval.slice(...SETTLING)),
+    cpuPerSecond: perSecond(steady, main.intervalMs),
+    settlingCpuPerSecond: perSecond(main.cpuSecondsPerInterval.slice(...SETTLING), main.intervalMs),
     accepted: sample.accepted,
     loadAverage: load,
   };
