@@ -9,7 +9,7 @@ import type { Socket } from "node:net";
 import { buildRunConfig } from "../src/config/run-config.js";
 import { fillSinkOptions } from "../src/config/sink-config.js";
 import { MessageFactory } from "../src/messages/factory.js";
-import { After, Before, MessageWire } from "../src/messages/wire.js";
+import { After, Before, MessageWire } from "../src/messages/message-wire.js";
 import { SinkServer } from "../src/sink/server.js";
 import { parseCapabilities } from "../src/smtp/capabilities.js";
 import { type MicroResult, measure } from "./lib/measure.js";

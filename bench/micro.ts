@@ -8,7 +8,7 @@
 import type { RunConfig } from "../src/config/run-config.js";
 import { buildRunConfig } from "../src/config/run-config.js";
 import { MessageFactory } from "../src/messages/factory.js";
-import { After, Before, MessageWire } from "../src/messages/wire.js";
+import { After, Before, MessageWire } from "../src/messages/message-wire.js";
 import type { Capabilities } from "../src/smtp/capabilities.js";
 import { NO_CAPABILITIES, parseCapabilities } from "../src/smtp/capabilities.js";
 import { dotStuff, generateBody, HeaderTemplate } from "../src/smtp/message.js";

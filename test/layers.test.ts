@@ -283,3 +283,41 @@ describe("import layers", () => {
     ]);
   });
 });
+
+/**
+ * A file name used in two rooms names the same thing as each room sees it: result/schema/X.ts
+ * defines the section X, report/X.ts renders it, X/X.ts (or stats/X.ts) computes it, cli/X.ts
+ * prints it; index.ts is a room's public face. Any other repeat is two things under one name
+ * (as a client session and a sink session once were): give one of them its own name.
+ */
+const SAME_THING: Readonly<Record<string, string>> = {
+  "accounting.ts": "the accounting of messages: result/ computes it, report/ renders it",
+  "capacity.ts":
+    "the capacity search: capacity/ runs it, result/schema/ defines it, report/ renders it",
+  "counts.ts": "the run's counts: stats/ tallies them, result/schema/ defines them",
+  "delivery.ts": "the delivery section: result/schema/ defines it, report/ renders it",
+  "diff.ts": "the diff of runs: diff/ computes it, result/schema/ defines it, report/ renders it",
+  "errors.ts": "the error rows: stats/ classes them, result/schema/ defines them",
+  "index.ts": "a room's public face (sink/, messages/)",
+  "probe.ts": "the probe: run/ runs it, report/ renders it",
+  "progress.ts": "the run's progress: run/ makes the snapshots, cli/ prints them",
+  "repeat.ts":
+    "--repeat's spread: diff/ computes it, result/schema/ defines it, report/ renders it",
+  "result.ts": "the Result: result/schema/ defines it, result/result.ts names its types",
+  "series.ts": "the time series: stats/ records it, result/schema/ defines it",
+  "shard.ts": "a shard: config/ parses --shard, result/schema/ defines the shard section",
+  "warnings.ts": "reply warnings: stats/ records them, result/schema/ defines them",
+};
+
+describe("file names", () => {
+  test("a name repeats across rooms only for the same thing", () => {
+    const rooms = new Map<string, string[]>();
+    for (const { path } of readSources("src")) {
+      const name = path.split("/").pop() ?? path;
+      rooms.set(name, [...(rooms.get(name) ?? []), path]);
+    }
+    const repeated = [...rooms].filter(([, paths]) => paths.length > 1).map(([name]) => name);
+    assert.ok(rooms.size > 100, `${rooms.size} names read`);
+    assert.deepEqual(repeated.sort(), Object.keys(SAME_THING).sort());
+  });
+});

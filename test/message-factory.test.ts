@@ -8,8 +8,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { MessageFactory } from "../src/messages/factory.js";
+import { After, Before, MessageWire } from "../src/messages/message-wire.js";
 import type { MessageClassSpec, MessageOptions } from "../src/messages/spec.js";
-import { After, Before, MessageWire } from "../src/messages/wire.js";
 import { NO_CAPABILITIES, parseCapabilities } from "../src/smtp/capabilities.js";
 import { tempDir } from "./helpers/tmp.js";
 

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { buildRunConfig } from "../src/config/run-config.js";
 import { MessageFactory } from "../src/messages/factory.js";
-import { After, MessageWire } from "../src/messages/wire.js";
+import { After, MessageWire } from "../src/messages/message-wire.js";
 import { parseCapabilities } from "../src/smtp/capabilities.js";
 import {
   dotStuff,

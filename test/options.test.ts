@@ -17,13 +17,13 @@ import {
   PLAN_KEYS,
   withPlan,
 } from "../src/config/command-config.js";
+import { camel, helpText, type OptionSpec, valueTag } from "../src/config/option-rows.js";
 import {
   COMPARE_OPTIONS,
   DEFAULTS,
   LOAD_OPTIONS,
   TIMEOUT_OPTIONS,
 } from "../src/config/option-table.js";
-import { camel, helpText, type OptionSpec, valueTag } from "../src/config/options.js";
 import { parseDuration, parseWindowRate } from "../src/config/parse.js";
 import { parseSinkRate } from "../src/config/sink-config.js";
 import { DEFAULT_APDEX_MS } from "../src/result/summarise.js";

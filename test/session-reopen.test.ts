@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { NO_WORK, Session, type SessionHost, State } from "../src/client/session.js";
 import { buildRunConfig } from "../src/config/run-config.js";
-import { MessageWire } from "../src/messages/wire.js";
+import { MessageWire } from "../src/messages/message-wire.js";
 import { RunStats } from "../src/stats/collector.js";
 import { withServer } from "./helpers/scripted-server.js";
 import { hostParts } from "./helpers/session-driver.js";

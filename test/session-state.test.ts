@@ -1,6 +1,6 @@
 /**
  * The client session's states (issue 11 item 7): one named state, entered in the order
- * src/client/state.ts draws, for each way a session goes, against scripted servers and the
+ * src/client/lifecycle.ts draws, for each way a session goes, against scripted servers and the
  * built-in sink (for TLS and AUTH).
  */
 

@@ -1,11 +1,11 @@
 /**
- * The sink session's protocol state (src/sink/state.ts): its transitions on their own, and the
+ * The sink session's protocol state (src/sink/session-state.ts): its transitions on their own, and the
  * STARTTLS rule that a handshake forgets everything a transaction owns (RFC 3207 §4.2).
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ChunkClock } from "../src/sink/clock.js";
+import { ChunkClock } from "../src/sink/chunk-clock.js";
 import {
   AUTH_LOGIN_PASS,
   AUTH_LOGIN_USER,
@@ -17,7 +17,7 @@ import {
   M_DATA,
   M_UPGRADE,
   SessionState,
-} from "../src/sink/state.js";
+} from "../src/sink/session-state.js";
 import { codes, greeted, withSink } from "./sink-helpers.js";
 
 const REFUSAL = Buffer.from("554 5.5.1 Error: no valid recipients\r\n");

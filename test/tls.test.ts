@@ -9,7 +9,7 @@ import { describe, test } from "node:test";
 import tls from "node:tls";
 import { fillSinkOptions, type SinkOptions } from "../src/config/sink-config.js";
 import { startSink } from "../src/sink/index.js";
-import { selfSignedMaterial } from "../src/sink/tls.js";
+import { selfSignedMaterial } from "../src/sink/tls-material.js";
 import { errorCount, runClient } from "./helpers/run-client.js";
 import { startSmtpServer } from "./helpers/smtp-server.js";
 

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { TransactionRing, Verdict } from "../src/client/transactions.js";
-import type { MessageClass } from "../src/messages/wire.js";
+import type { MessageClass } from "../src/messages/message-wire.js";
 import { RunStats } from "../src/stats/collector.js";
 
 const bulk: MessageClass = { index: 0, recipients: 3 };

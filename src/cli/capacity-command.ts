@@ -11,8 +11,8 @@ import {
   CAPACITY_OPTIONS,
   type CapacityCommandConfig,
 } from "../config/capacity-options.js";
+import { pickOptions } from "../config/option-rows.js";
 import { LOAD_OPTIONS, RUN_OPTIONS } from "../config/option-table.js";
-import { pickOptions } from "../config/options.js";
 import type { RunConfig } from "../config/run-config.js";
 import { rateText, renderCapacity } from "../report/capacity.js";
 import { renderCapacityHtml } from "../report/html-capacity.js";
@@ -30,7 +30,7 @@ import { checkWritable, exportsOf, writeOutput } from "./output.js";
 import { pauseCountdown, progressPrinter } from "./progress.js";
 import { announceStop, drainPrinter } from "./run-command.js";
 import { StopSignals } from "./signals.js";
-import { warnPlaintextAuth } from "./warnings.js";
+import { warnPlaintextAuth } from "./start-warnings.js";
 
 /** Options of `run` whose job the search does (config/capacity-options.ts refuses them). */
 const HIDDEN = [

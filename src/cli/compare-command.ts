@@ -5,13 +5,13 @@
  * (--sink-max-connection-rate and friends) to show what reuse dodges.
  */
 import type { Argv } from "yargs";
-import { checkAddresses } from "../config/addresses.js";
+import { checkAddresses } from "../config/address-checks.js";
 import { buildCompareCommandConfig } from "../config/command-config.js";
 import { COMPARE_OPTIONS, REPEAT_OPTIONS, RUN_OPTIONS } from "../config/option-table.js";
 import { buildRepeatOptions } from "../config/repeat-options.js";
 import { newRunId, type RunConfig, withConfigHash } from "../config/run-config.js";
 import { runRecord } from "../config/run-record.js";
-import { headlineFigures } from "../diff/figures.js";
+import { headlineFigures } from "../diff/headline-figures.js";
 import { ratioSpreads, repeatSection } from "../diff/repeat.js";
 import { type CompareRepeat, renderCompare, runLabel } from "../report/compare.js";
 import { renderHtml } from "../report/html.js";
@@ -31,7 +31,7 @@ import { applyThresholds, compareDoc, generatorGate, printBreaches } from "./rep
 import { announceStop } from "./run-command.js";
 import { checkSeriesOut, SeriesStreams } from "./series-stream.js";
 import { StopSignals } from "./signals.js";
-import { noteOptions, warnPlaintextAuth } from "./warnings.js";
+import { noteOptions, warnPlaintextAuth } from "./start-warnings.js";
 
 export const compareCommand = {
   command: "compare [target]",

@@ -3,13 +3,13 @@
  * (config/option-table.ts), and the values a command line gives for them.
  */
 import type { ArgumentsCamelCase, Argv } from "yargs";
+import { helpText, type OptionTable, pickOptions } from "../config/option-rows.js";
 import {
   COMPARE_OPTIONS,
   LOAD_OPTIONS,
   REPEAT_OPTIONS,
   SECURITY_OPTIONS,
 } from "../config/option-table.js";
-import { helpText, type OptionTable, pickOptions } from "../config/options.js";
 
 export type CommandArgv = ArgumentsCamelCase<Record<string, unknown>>;
 

@@ -4,9 +4,8 @@
  */
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
-
+import { givenTwice, type OptionSpec, type OptionTable } from "../config/option-rows.js";
 import { LOAD_OPTIONS } from "../config/option-table.js";
-import { givenTwice, type OptionSpec, type OptionTable } from "../config/options.js";
 import { toolVersion } from "../config/run-record.js";
 import { printable } from "../stats/printable.js";
 import { mark } from "../stats/timeline.js";

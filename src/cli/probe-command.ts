@@ -4,7 +4,7 @@
  * gateway's rate windows, which would skew the next.
  */
 import type { ArgumentsCamelCase, Argv } from "yargs";
-import { checkAddresses } from "../config/addresses.js";
+import { checkAddresses } from "../config/address-checks.js";
 import { buildProbeConfig, PROBE_KINDS, type RawProbeOptions } from "../config/probe-config.js";
 import { renderProbe } from "../report/probe.js";
 import type { ProbeResult } from "../result/probe-result.js";
@@ -14,7 +14,7 @@ import { securityOptions } from "./load-options.js";
 import { readNamedInputs } from "./named-inputs.js";
 import { checkWritable, exportsOf, writeOutput } from "./output.js";
 import { StopSignals } from "./signals.js";
-import { warnPlaintextAuth } from "./warnings.js";
+import { warnPlaintextAuth } from "./start-warnings.js";
 
 type ProbeArgv = ArgumentsCamelCase<Record<string, unknown>>;
 

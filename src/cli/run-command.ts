@@ -3,7 +3,7 @@
  * its live progress and signals, the reports, the exit code.
  */
 import type { Argv } from "yargs";
-import { checkAddresses } from "../config/addresses.js";
+import { checkAddresses } from "../config/address-checks.js";
 import { buildRunCommandConfig } from "../config/command-config.js";
 import { REPEAT_OPTIONS, RUN_OPTIONS } from "../config/option-table.js";
 import { buildRepeatOptions, type RepeatOptions } from "../config/repeat-options.js";
@@ -28,7 +28,7 @@ import { pauseCountdown, progressPrinter } from "./progress.js";
 import { applyThresholds, generatorGate, printBreaches } from "./report-command.js";
 import { checkSeriesOut, SeriesStreams } from "./series-stream.js";
 import { StopSignals } from "./signals.js";
-import { noteDefaultMessages, noteOptions, warnPlaintextAuth } from "./warnings.js";
+import { noteDefaultMessages, noteOptions, warnPlaintextAuth } from "./start-warnings.js";
 
 export const runCommand = {
   command: "run [target]",

@@ -6,7 +6,7 @@
  */
 import type net from "node:net";
 import type tls from "node:tls";
-import type { SessionOptions } from "./options.js";
+import type { SessionOptions } from "./run-interfaces.js";
 import { openTransport, TlsResumption, upgradeToTls } from "./secure.js";
 import { traceWrite } from "./trace.js";
 import { type BytesHandler, closeAnswered, reconnect } from "./transport.js";

@@ -11,10 +11,10 @@ import { type Capabilities, capabilitiesOf, NO_CAPABILITIES } from "../smtp/capa
 import type { Phase } from "../smtp/phases.js";
 import { performance } from "../stats/clock.js";
 import type { RunStats } from "../stats/collector.js";
-import type { SessionOptions } from "./options.js";
+import { Dialogue, type Lifecycle, State } from "./lifecycle.js";
 import { Expect, PHASE_OF } from "./pending.js";
+import type { SessionOptions } from "./run-interfaces.js";
 import { authLoginAnswer, authPlainLine, chooseMechanism } from "./secure.js";
-import { Dialogue, type Lifecycle, State } from "./state.js";
 import { recordReply } from "./transactions.js";
 import type { Wire } from "./wire.js";
 

@@ -4,7 +4,7 @@
  * (expectation, transaction slot) pairs with head and tail cursors: no closures, no shift().
  */
 import type { Phase } from "../smtp/phases.js";
-import type { SessionOptions } from "./options.js";
+import type { SessionOptions } from "./run-interfaces.js";
 
 export enum Expect {
   Banner = 0,

@@ -17,10 +17,10 @@ import { END_OF_DATA } from "../smtp/message.js";
 import { After, Before, DATA_COMMAND, RSET_COMMAND } from "../smtp/pipelining.js";
 import { performance, TIME_ORIGIN } from "../stats/clock.js";
 import type { RunStats } from "../stats/collector.js";
-import type { SessionMessages, SessionOptions } from "./options.js";
+import { Dialogue, type Lifecycle, State } from "./lifecycle.js";
 import { Expect } from "./pending.js";
 import { MessageQuota, NO_WORK, NOT_YET } from "./quota.js";
-import { Dialogue, type Lifecycle, State } from "./state.js";
+import type { SessionMessages, SessionOptions } from "./run-interfaces.js";
 import { recordReply, type Transaction, type TransactionRing, Verdict } from "./transactions.js";
 import type { Wire } from "./wire.js";
 

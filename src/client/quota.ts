@@ -5,7 +5,7 @@
  */
 import { namesSessionLimit } from "../smtp/reply-parser.js";
 import type { RunStats } from "../stats/collector.js";
-import type { SessionOptions } from "./options.js";
+import type { SessionOptions } from "./run-interfaces.js";
 
 /** takeMessage: the run has no more messages. */
 export const NO_WORK = -1;

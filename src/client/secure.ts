@@ -6,10 +6,10 @@
 import type net from "node:net";
 import tls from "node:tls";
 import type { Capabilities } from "../smtp/capabilities.js";
-import type { Endpoint, SecurityOptions, TlsSettings } from "./options.js";
+import type { Endpoint, SecurityOptions, TlsSettings } from "./run-interfaces.js";
 import { type BytesHandler, openConnection } from "./transport.js";
 
-export type { TlsSettings } from "./options.js";
+export type { TlsSettings } from "./run-interfaces.js";
 
 /**
  * The connection a session starts with. Plain sessions read through the shared buffer; sessions

@@ -23,17 +23,17 @@ import type { RunStats } from "../stats/collector.js";
 import type { Failure } from "../stats/errors.js";
 import type { ConnectionHost } from "./connection.js";
 import { Handshake, type HandshakeHost } from "./handshake.js";
-import type { SessionMessages, SessionOptions } from "./options.js";
+import { type Dialogue, State } from "./lifecycle.js";
 import { Expect, keepsTextOf, PHASE_OF, replyMismatch } from "./pending.js";
 import { Pipeline, type PipelineHost } from "./pipeline.js";
-import { type Dialogue, State } from "./state.js";
+import type { SessionMessages, SessionOptions } from "./run-interfaces.js";
 import { traceReply } from "./trace.js";
 import { recordReply, recordRsetStatus, TransactionRing, TX_SLOTS } from "./transactions.js";
 import { socketErrorText, transportFailure } from "./transport.js";
 import { Wire } from "./wire.js";
 
+export { State } from "./lifecycle.js";
 export { NO_WORK, NOT_YET } from "./quota.js";
-export { State } from "./state.js";
 
 /** What a session needs from the run that owns it. */
 export interface SessionHost {

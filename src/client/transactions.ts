@@ -12,7 +12,7 @@ import { enhancedCode, type ReplyParser } from "../smtp/reply-parser.js";
 import { TIME_ORIGIN } from "../stats/clock.js";
 import type { RunStats } from "../stats/collector.js";
 import type { MessageOutcome as Outcome } from "../stats/counts.js";
-import type { MessageKind as MessageClass } from "./options.js";
+import type { MessageKind as MessageClass } from "./run-interfaces.js";
 
 /** Settlement states of a transaction. */
 export enum Verdict {

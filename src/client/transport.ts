@@ -5,7 +5,7 @@
 import net from "node:net";
 import tls from "node:tls";
 import type { Failure } from "../stats/errors.js";
-import type { Endpoint } from "./options.js";
+import type { Endpoint } from "./run-interfaces.js";
 
 /**
  * One read buffer for every connection on this thread. Node reads into it and hands the bytes

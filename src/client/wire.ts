@@ -5,8 +5,8 @@
  * write only through it; the session reads the ring's head to hand each reply to its part.
  */
 import { Connection, type ConnectionHost } from "./connection.js";
-import type { SessionOptions } from "./options.js";
 import { type Expect, PendingReplies, pendingCapacity } from "./pending.js";
+import type { SessionOptions } from "./run-interfaces.js";
 import type { BytesHandler } from "./transport.js";
 
 export class Wire {

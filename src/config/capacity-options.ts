@@ -10,7 +10,7 @@ import {
   type OptionValues,
   type RunCommandConfig,
 } from "./command-config.js";
-import { defaultsOf, type OptionTable, pickOptions } from "./options.js";
+import { defaultsOf, type OptionTable, pickOptions } from "./option-rows.js";
 import { parseDuration, parseRate } from "./parse.js";
 import { newRunId, type RunConfig, withConfigHash } from "./run-config.js";
 import { parseServiceLevels, type ServiceLevel } from "./service-levels.js";

@@ -8,6 +8,7 @@ import type { Mode } from "../result/result.js";
 import { PHASE_NAMES, type TimedPhase } from "../smtp/phases.js";
 import { UsageError } from "../usage/usage-error.js";
 import { checkOpenFiles } from "./open-files.js";
+import { camel, pickOptions, planKeys } from "./option-rows.js";
 import {
   COMPARE_OPTIONS,
   DEFAULTS,
@@ -18,7 +19,6 @@ import {
   SECURITY_OPTIONS,
   SINK_EMULATION_OPTIONS,
 } from "./option-table.js";
-import { camel, pickOptions, planKeys } from "./options.js";
 import { parseDuration } from "./parse.js";
 import { type ClassSpec, loadPlan, planFromSets } from "./plan.js";
 import { buildReceiveConfig, RECEIVE_OPTIONS, type ReceiveConfig } from "./receive-options.js";

@@ -4,8 +4,8 @@
  */
 
 import { UsageError } from "../usage/usage-error.js";
+import type { RawOf } from "./option-rows.js";
 import { DEFAULTS, type RUN_OPTIONS } from "./option-table.js";
-import type { RawOf } from "./options.js";
 import { parseCount, parseDuration, parseRate } from "./parse.js";
 import { parseStages, type StagePoint } from "./stages.js";
 

@@ -2,7 +2,7 @@
  * The message rows of the option table (config/option-table.ts): sources, address lists, DSN and
  * XVERP, and the plan file itself. A file of their own to keep the table's file readable.
  */
-import type { OptionTable } from "./options.js";
+import type { OptionTable } from "./option-rows.js";
 
 /** Message sources, address lists, DSN and XVERP, and the plan file itself. */
 export const MESSAGE_OPTIONS = {

@@ -1,11 +1,11 @@
 /**
  * Every option of `run` and `compare` (and the TLS and AUTH options `probe` shares), one row
  * each: flag, alias, help group and text, default, whether a plan may set it, and its kind. The
- * help, plan keys and raw types follow from the rows (config/options.ts); rows are in help order.
+ * help, plan keys and raw types follow from the rows (config/option-rows.ts); rows are in help order.
  */
 import { DEFAULT_APDEX_MS } from "../result/summarise.js";
 import { MESSAGE_OPTIONS } from "./message-options.js";
-import { defaultsOf, durationText, type OptionTable } from "./options.js";
+import { defaultsOf, durationText, type OptionTable } from "./option-rows.js";
 import { RECEIVE_OPTIONS } from "./receive-options.js";
 import { SECURITY_OPTIONS } from "./security-options.js";
 import { embeddedSinkOptions, SINK_OPTIONS } from "./sink-option-table.js";

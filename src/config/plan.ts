@@ -8,7 +8,7 @@
 import { createRequire } from "node:module";
 import type * as Yaml from "yaml";
 import type { Node, YAMLMap } from "yaml";
-import { camel } from "./options.js";
+import { camel } from "./option-rows.js";
 import { parseAddress, parseCount, parseLine } from "./parse.js";
 import { parseSizes } from "./sizes.js";
 

@@ -4,7 +4,7 @@
  */
 
 import { UsageError } from "../usage/usage-error.js";
-import type { OptionTable, RawOf } from "./options.js";
+import type { OptionTable, RawOf } from "./option-rows.js";
 import { parseDuration, parseTarget } from "./parse.js";
 
 export const RECEIVE_OPTIONS = {

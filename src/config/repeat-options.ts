@@ -2,8 +2,9 @@
  * `--repeat N` and its `--pause`, checked: how many times `run` or `compare` runs its load, and
  * how long it waits between runs.
  */
+
+import { pickOptions } from "./option-rows.js";
 import { DEFAULTS, REPEAT_OPTIONS } from "./option-table.js";
-import { pickOptions } from "./options.js";
 import { parseCount, parseDuration } from "./parse.js";
 
 export interface RepeatOptions {

@@ -5,8 +5,8 @@
 
 import type { Threshold } from "../result/threshold-verdicts.js";
 import { UsageError } from "../usage/usage-error.js";
+import type { RawOf } from "./option-rows.js";
 import { DEFAULTS, type REPORT_OPTIONS } from "./option-table.js";
-import type { RawOf } from "./options.js";
 import { parseDuration } from "./parse.js";
 import { parseThresholds } from "./thresholds.js";
 

@@ -11,8 +11,8 @@ import { DEFAULT_TIMEOUTS, isPhase, type TimedPhase, type Timeouts } from "../sm
 import { UsageError } from "../usage/usage-error.js";
 import { configHash } from "./config-hash.js";
 import { type LoadModel, parseLoadModel } from "./load-model.js";
+import type { RawOf } from "./option-rows.js";
 import { DEFAULTS, type MESSAGE_OPTIONS, type RUN_OPTIONS } from "./option-table.js";
-import type { RawOf } from "./options.js";
 import {
   parseAddress,
   parseChoice,

@@ -2,7 +2,7 @@
  * The TLS and AUTH rows of the option table (config/option-table.ts), which `run`, `compare`
  * and `probe` share.
  */
-import type { OptionTable } from "./options.js";
+import type { OptionTable } from "./option-rows.js";
 
 /** TLS and AUTH, as `run` and `probe` take them (config/run-config.ts parseSecurity). */
 export const SECURITY_OPTIONS = {

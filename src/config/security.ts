@@ -1,8 +1,8 @@
 /** TLS and AUTH options, as `run` and `probe` take them, checked. */
 import { readInputFileSync } from "../usage/input-file.js";
 import { UsageError } from "../usage/usage-error.js";
+import type { RawOf } from "./option-rows.js";
 import type { SECURITY_OPTIONS } from "./option-table.js";
-import type { RawOf } from "./options.js";
 import { parseChoice, parseLine, type Target } from "./parse.js";
 
 /** --starttls, --tls-on-connect, --tls-verify, --tls-servername, --auth, --auth-mechanism. */

@@ -6,10 +6,10 @@
  */
 
 import type { FaultRule } from "../sink/faults.js";
-import type { BareLfPolicy, FilledSinkOptions, ListenSpec, Rate } from "../sink/options.js";
+import type { BareLfPolicy, FilledSinkOptions, ListenSpec, Rate } from "../sink/filled-options.js";
 import { UsageError } from "../usage/usage-error.js";
 import { parseFaultRule } from "./fault-rules.js";
-import { camel } from "./options.js";
+import { camel } from "./option-rows.js";
 import { parseDuration } from "./parse.js";
 import {
   embeddedSinkOptions,

@@ -3,9 +3,9 @@
  * (cli/sink-command.ts); a self-test (`run`/`compare` without a target) takes the rows not
  * marked `embedded: false` as `--sink-NAME` (option-table.ts). config/sink-config.ts turns the
  * given values into the sink's options, so adding a sink option is adding a row here (and the
- * field it fills in sink/options.ts).
+ * field it fills in sink/filled-options.ts).
  */
-import type { OptionSpec } from "./options.js";
+import type { OptionSpec } from "./option-rows.js";
 
 const EMBEDDED_GROUP = "Built-in sink (no target):" as const;
 
@@ -28,7 +28,7 @@ export type SinkValue =
 
 export interface SinkOptionSpec extends OptionSpec {
   readonly value: SinkValue;
-  /** The sink option (sink/options.ts SinkOptions) it fills, when not the camelCase flag. */
+  /** The sink option (sink/filled-options.ts SinkOptions) it fills, when not the camelCase flag. */
   readonly key?: string;
   /**
    * false: `run`/`compare` do not offer it as --sink-NAME: the self-test chooses the address

@@ -1,6 +1,6 @@
 /** The built-in sink's options as the library and the command line write them. */
 import type { FaultRule } from "../sink/faults.js";
-import type { BareLfPolicy, Rate } from "../sink/options.js";
+import type { BareLfPolicy, Rate } from "../sink/filled-options.js";
 
 /**
  * The sink's options in the words the library and the command line use (text for addresses,

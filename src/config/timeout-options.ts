@@ -4,7 +4,7 @@
  * option with its default.
  */
 import { PHASE_NAMES, PHASES, type Phase } from "../smtp/phases.js";
-import { durationText, type OptionSpec } from "./options.js";
+import { durationText, type OptionSpec } from "./option-rows.js";
 
 /** `--timeout-PHASE`, one per phase of smtp/phases.ts, with its default timeout. */
 export const TIMEOUT_OPTIONS = Object.freeze({

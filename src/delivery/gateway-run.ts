@@ -9,7 +9,7 @@
 import type { ReceiveConfig } from "../config/receive-options.js";
 import type { RunConfig } from "../config/run-config.js";
 import { parseListen, type SinkSettings, withSinkDefaults } from "../config/sink-config.js";
-import type { MessageWire } from "../messages/wire.js";
+import type { MessageWire } from "../messages/message-wire.js";
 import { startSink } from "../sink/index.js";
 import type { AcceptRecords } from "../stats/accept-records.js";
 import { epochMs } from "../stats/clock.js";

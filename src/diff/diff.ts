@@ -6,13 +6,13 @@
 import type { Static } from "@sinclair/typebox";
 import type { DiffSchema } from "../result/schema/diff.js";
 import { DIFF_SCHEMA } from "../result/schema/names.js";
+import { beyond, type FailIf } from "./gate.js";
 import {
   betterOf,
   HEADLINE_FIGURES,
   type HeadlineFigure,
   type HeadlineFigures,
-} from "./figures.js";
-import { beyond, type FailIf } from "./gate.js";
+} from "./headline-figures.js";
 import { valuesOf } from "./repeat.js";
 import { ALPHA, MIN_RUNS, spreadOf, welch } from "./statistics.js";
 

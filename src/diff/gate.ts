@@ -8,7 +8,7 @@
  * 5 % below A's. A bound is breached only by a significant change (noise never fails a build).
  */
 import { UsageError } from "../usage/usage-error.js";
-import { HEADLINE_FIGURES, type HeadlineFigure } from "./figures.js";
+import { HEADLINE_FIGURES, type HeadlineFigure } from "./headline-figures.js";
 
 const OPTION = "--fail-if";
 const SYNTAX = /^([A-Za-z0-9]+)\s*(<=|>=|<|>)\s*([+-]?\d+(?:\.\d+)?)\s*%$/;

@@ -10,7 +10,7 @@ import {
   type HeadlineFigure,
   type HeadlineFigures,
   headlineFigures,
-} from "./figures.js";
+} from "./headline-figures.js";
 import { type Spread, spreadOf } from "./statistics.js";
 
 export type RepeatSection = Static<typeof RepeatSchema>;

@@ -15,7 +15,7 @@ import {
   type MessageClass,
   type MessageWire,
   QUIT_COMMAND,
-} from "./wire.js";
+} from "./message-wire.js";
 
 /**
  * A session's last message Buffer, kept for its next message once the socket has let go of it:

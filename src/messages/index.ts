@@ -5,7 +5,7 @@
  * CRLF), and per message the client gets a shared Buffer (.eml, directory, mbox) or one Buffer
  * joined from precompiled pieces (template). Files over the Buffer limit (2 GiB) cannot load.
  */
-export { loadAddressList } from "./addresses.js";
+export { loadAddressList } from "./address-list.js";
 export { loadEml, loadEmlDir } from "./eml.js";
 export { loadMbox, type MboxFormat, MboxSource } from "./mbox.js";
 export {

@@ -3,7 +3,7 @@
  * reuse, side by side, with the ratio reuse / per-message of every figure. Pure: Results in,
  * text out.
  */
-import type { HeadlineFigure } from "../diff/figures.js";
+import type { HeadlineFigure } from "../diff/headline-figures.js";
 import type { Spread } from "../diff/statistics.js";
 import { COMPARE_SCHEMA, type Mode, type Result } from "../result/result.js";
 import { ERROR_CLASS_LABELS, ERROR_CLASSES, type ErrorClass } from "../stats/errors.js";

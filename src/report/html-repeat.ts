@@ -2,7 +2,7 @@
  * The HTML report's section for a --repeat result: each headline figure as mean ± CI with its
  * spread, and the warning when the runs varied more than 10 %. Pure.
  */
-import { HEADLINE_FIGURES } from "../diff/figures.js";
+import { HEADLINE_FIGURES } from "../diff/headline-figures.js";
 import { ratioSpreads } from "../diff/repeat.js";
 import type { Result } from "../result/result.js";
 import { esc } from "./html-escape.js";

@@ -3,7 +3,7 @@
  * warning when the runs varied too much to compare. How a headline figure's number is written
  * is here too, for the repeat block, its HTML and `mailvolley diff`. Pure.
  */
-import { HEADLINE_FIGURES, type HeadlineFigure } from "../diff/figures.js";
+import { HEADLINE_FIGURES, type HeadlineFigure } from "../diff/headline-figures.js";
 import { halfInterval, type Spread, UNSTABLE_CV } from "../diff/statistics.js";
 import type { Result } from "../result/result.js";
 import type { CompareRepeat } from "./compare.js";

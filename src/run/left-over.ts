@@ -3,7 +3,7 @@
  * and at the end what the run was asked for that was never handed out. Each is counted once.
  */
 import type { RunConfig } from "../config/run-config.js";
-import type { MessageWire } from "../messages/wire.js";
+import type { MessageWire } from "../messages/message-wire.js";
 import type { RunStats } from "../stats/collector.js";
 import type { Slot } from "./slot.js";
 import { unsentReason, type WorkSource } from "./work.js";

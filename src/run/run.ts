@@ -9,7 +9,7 @@ import type { ReceiveConfig } from "../config/receive-options.js";
 import type { RunConfig } from "../config/run-config.js";
 import { parseListen, type SinkSettings, withSinkDefaults } from "../config/sink-config.js";
 import { type LoadRecords, ledgerOf, startReceiving } from "../delivery/gateway-run.js";
-import { MessageWire } from "../messages/wire.js";
+import { MessageWire } from "../messages/message-wire.js";
 import { assembleResult, type ResultParts } from "../result/assemble.js";
 import { deliveryFailed, exitCodeOf } from "../result/exit-code.js";
 import type { Result, RunRecord } from "../result/result.js";

@@ -8,7 +8,7 @@ import { NOT_YET, Session, type SessionHost } from "../client/session.js";
 import type { RunConfig } from "../config/run-config.js";
 import { type AcceptChunk, AcceptLedger } from "../delivery/accept-ledger.js";
 import { MessageFactory } from "../messages/factory.js";
-import { MessageWire } from "../messages/wire.js";
+import { MessageWire } from "../messages/message-wire.js";
 import { epochMs, performance } from "../stats/clock.js";
 import { RunStats } from "../stats/collector.js";
 import { outcomesOf } from "../stats/counts.js";

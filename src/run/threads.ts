@@ -7,7 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { MessageChannel, type MessagePort } from "node:worker_threads";
 import type { RunConfig } from "../config/run-config.js";
 import type { AcceptChunk } from "../delivery/accept-ledger.js";
-import type { MessageWire } from "../messages/wire.js";
+import type { MessageWire } from "../messages/message-wire.js";
 import { mergeSnapshots } from "../result/merge-snapshots.js";
 import { summariseMerged } from "../stats/collector.js";
 import { RunOrdinals } from "../stats/first-errors.js";

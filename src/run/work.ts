@@ -5,7 +5,7 @@
  * omission: latency counts from the intended time, not from when a session got free).
  */
 import { NO_WORK, NOT_YET } from "../client/session.js";
-import { durationText } from "../config/options.js";
+import { durationText } from "../config/option-rows.js";
 import type { RunConfig } from "../config/run-config.js";
 import type { StartLateness } from "../stats/start-lateness.js";
 import {

@@ -5,7 +5,7 @@
  */
 import { matchesIgnoreCase, wordEnd } from "../smtp/command-parser.js";
 import { applyFault, F_AUTH } from "./faults.js";
-import { AUTH_LOGIN_USER, AUTH_PLAIN, type Session } from "./state.js";
+import { AUTH_LOGIN_USER, AUTH_PLAIN, type Session } from "./session-state.js";
 
 /** `AUTH mechanism [initial-response]`. */
 export function authCommand(s: Session, buf: Buffer, start: number, end: number): void {

@@ -25,7 +25,7 @@ import {
   F_STARTTLS,
   isPositive,
 } from "./faults.js";
-import { AUTH_NONE, type Session } from "./state.js";
+import { AUTH_NONE, type Session } from "./session-state.js";
 
 const SPACE = 32;
 

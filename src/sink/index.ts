@@ -4,17 +4,17 @@
  */
 
 import type { ArrivalListener } from "./arrival-listener.js";
-import type { FilledSinkOptions } from "./options.js";
+import type { FilledSinkOptions } from "./filled-options.js";
 import type { SinkAddress, SinkStopReason } from "./server.js";
-import { loadTlsMaterial } from "./tls.js";
+import { loadTlsMaterial } from "./tls-material.js";
 
 export type { SinkClassStats, SinkStats } from "./counters.js";
 export type { FaultRule } from "./faults.js";
 export { longestDelayMs } from "./faults.js";
+export type { BareLfPolicy, FilledSinkOptions, ListenSpec, Rate } from "./filled-options.js";
 export { DEFAULT_BACKLOG, somaxconn } from "./kernel.js";
-export type { BareLfPolicy, FilledSinkOptions, ListenSpec, Rate } from "./options.js";
 export type { SinkAddress, SinkStopReason } from "./server.js";
-export { TLS_INPUTS } from "./tls.js";
+export { TLS_INPUTS } from "./tls-material.js";
 
 export interface Sink {
   /** The bound addresses, port 0 resolved; unix listeners carry `path`. */

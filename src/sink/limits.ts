@@ -4,7 +4,7 @@
  * events in a time unit that starts with the client's first event, as anvil does with
  * `anvil_rate_time_unit`; when the unit has passed the count starts again.
  */
-import type { FilledSinkOptions, Rate } from "./options.js";
+import type { FilledSinkOptions, Rate } from "./filled-options.js";
 import { tooManyConnections, tooMuchMail } from "./replies.js";
 
 interface RateWindow {

@@ -4,7 +4,7 @@
  * included only when ENHANCEDSTATUSCODES is advertised (RFC 2034 §3).
  */
 import { formatReply } from "../smtp/reply-format.js";
-import type { FilledSinkOptions } from "./options.js";
+import type { FilledSinkOptions } from "./filled-options.js";
 
 export interface Replies {
   readonly banner: Buffer;

@@ -7,19 +7,24 @@ import { type AddressInfo, createServer, type Server, type Socket } from "node:n
 import { createServer as createTlsServer, type SecureContext } from "node:tls";
 import { UsageError } from "../usage/usage-error.js";
 import type { ArrivalListener } from "./arrival-listener.js";
-import { ChunkClock } from "./clock.js";
-import type { SinkContext } from "./context.js";
+import { ChunkClock } from "./chunk-clock.js";
 import { ClassCounter, type SinkCounters, type SinkStats, zeroSinkCounters } from "./counters.js";
 import { MessageDumper } from "./dump.js";
 import { EnvelopeLog } from "./envelope-log.js";
 import { FaultInjector } from "./faults.js";
+import type { FilledSinkOptions, ListenSpec } from "./filled-options.js";
 import { HEADER_WINDOW } from "./headers.js";
 import { listenOverflows } from "./kernel.js";
 import { GatewayLimits } from "./limits.js";
-import type { FilledSinkOptions, ListenSpec } from "./options.js";
 import { buildReplies } from "./replies.js";
-import { SinkSession } from "./session.js";
-import { SessionIdCache, secureContextOf, type TlsMaterial, tlsServerOptions } from "./tls.js";
+import type { SinkContext } from "./server-context.js";
+import { SinkSession } from "./server-session.js";
+import {
+  SessionIdCache,
+  secureContextOf,
+  type TlsMaterial,
+  tlsServerOptions,
+} from "./tls-material.js";
 
 /** Why `finished` resolved. */
 export type SinkStopReason = "messages" | "sessions" | "idle";

@@ -4,7 +4,7 @@
  */
 import { applyFault, F_BDAT, F_DOT, isPositive } from "./faults.js";
 import { DEFAULT_CLASS, type MessageHeaders, readHeaders } from "./headers.js";
-import type { Session } from "./state.js";
+import type { Session } from "./session-state.js";
 
 /**
  * The content of a transaction has arrived: `bytes` octets (dot-stuffed as received when

@@ -6,7 +6,7 @@
 import { NO_WORK, NOT_YET, Session, type SessionHost, State } from "../../src/client/session.js";
 import { buildRunConfig, type RawRunOptions, type RunConfig } from "../../src/config/run-config.js";
 import { MessageFactory } from "../../src/messages/factory.js";
-import { MessageWire } from "../../src/messages/wire.js";
+import { MessageWire } from "../../src/messages/message-wire.js";
 import { RunStats } from "../../src/stats/collector.js";
 
 export { NO_WORK, NOT_YET, State };

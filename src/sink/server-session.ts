@@ -9,7 +9,6 @@
 import type { Server, Socket } from "node:net";
 import { TLSSocket } from "node:tls";
 import { command } from "./commands.js";
-import type { SinkContext } from "./context.js";
 import {
   type EndFinder,
   EndOfDataScanner,
@@ -18,8 +17,16 @@ import {
 } from "./data-scanner.js";
 import { applyFault, F_BDAT, F_CONNECT, isPositive } from "./faults.js";
 import { ReplyBatch } from "./reply-batch.js";
-import { M_BDAT, M_COMMAND, M_DATA, M_UPGRADE, type Session, SessionState } from "./state.js";
-import { countHandshake } from "./tls.js";
+import type { SinkContext } from "./server-context.js";
+import {
+  M_BDAT,
+  M_COMMAND,
+  M_DATA,
+  M_UPGRADE,
+  type Session,
+  SessionState,
+} from "./session-state.js";
+import { countHandshake } from "./tls-material.js";
 import { finishMessage } from "./transaction.js";
 
 const LF = 10;

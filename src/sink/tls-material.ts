@@ -9,7 +9,7 @@ import { EventEmitter } from "node:events";
 import { createSecureContext, type SecureContext, type TLSSocket } from "node:tls";
 import { type InputFile, readInputFile } from "../usage/input-file.js";
 import { UsageError } from "../usage/usage-error.js";
-import type { FilledSinkOptions } from "./options.js";
+import type { FilledSinkOptions } from "./filled-options.js";
 
 export interface TlsMaterial {
   cert: string;

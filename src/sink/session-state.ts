@@ -4,10 +4,11 @@
  * BDAT, RFC 3030). No I/O here: the session (session.ts) owns the socket and the reply batch,
  * and the handlers (commands.ts, auth.ts, transaction.ts, faults.ts) see it as a `Session`.
  */
-import type { SinkContext } from "./context.js";
+
 import type { LineChecker } from "./data-scanner.js";
 import type { Envelope } from "./envelope-log.js";
 import type { FaultTarget } from "./faults.js";
+import type { SinkContext } from "./server-context.js";
 
 /** Read modes: what the next input octets are. Plain numbers: the read loop tests one per line. */
 export const M_COMMAND = 0;

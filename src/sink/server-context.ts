@@ -1,14 +1,14 @@
 /** What every session of one sink shares: checked options, prebuilt replies, counters, limits. */
 import type { SecureContext } from "node:tls";
 import type { ArrivalListener } from "./arrival-listener.js";
-import type { ChunkClock } from "./clock.js";
+import type { ChunkClock } from "./chunk-clock.js";
 import type { ClassCounter, SinkCounters } from "./counters.js";
 import type { EnvelopeLog } from "./envelope-log.js";
 import type { FaultInjector } from "./faults.js";
+import type { FilledSinkOptions } from "./filled-options.js";
 import type { GatewayLimits } from "./limits.js";
-import type { FilledSinkOptions } from "./options.js";
 import type { Replies } from "./replies.js";
-import type { SessionIdCache } from "./tls.js";
+import type { SessionIdCache } from "./tls-material.js";
 
 export interface SinkContext {
   readonly options: FilledSinkOptions;
