@@ -86,7 +86,7 @@ describe("a saved capacity search", () => {
     }
     assert.match(out.stdout, /^step +offered +accepted +delivered +connect p95 /m);
     // The 80/100/120 table wherever a search found its levels.
-    const tables = out.stdout.match(/^service level +80 % \(/gm) ?? [];
+    const tables = out.stdout.match(/^service level +shown +80 % \(/gm) ?? [];
     const withLevels = [doc.perMessage, doc.capacity].filter((c) => c.levels.length > 0);
     assert.equal(tables.length, withLevels.length, out.stdout);
     assert.match(out.stdout, /\nSide by side: per-message sustains .*, reuse .*\.\n$/);
