@@ -14,7 +14,6 @@
  * Prints one JSON line: messages, seconds (first connect to last reply) and CPU µs (user,
  * system) of the whole process over the same span.
  */
-import net from "node:net";
 import {
   BODY,
   CRLF,
@@ -22,6 +21,7 @@ import {
   ENVELOPE,
   FIRST_ENVELOPE,
   floorArgs,
+  floorConnect,
   ReplyEnds,
 } from "./lib/floor-wire.js";
 
@@ -30,7 +30,6 @@ const perMessage = mode === "per-message";
 
 const MESSAGE_THEN_ENVELOPE = Buffer.from(`${BODY}.${CRLF}${ENVELOPE}`, "latin1");
 const MESSAGE_THEN_QUIT = Buffer.from(`${BODY}.${CRLF}QUIT${CRLF}`, "latin1");
-const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
 let next = 0;
 let accepted = 0;
@@ -51,18 +50,7 @@ function session(): void {
     replies.reset();
   }
   begin();
-  const socket = net.connect({
-    host,
-    port,
-    noDelay: true,
-    onread: {
-      buffer: READ_BUFFER,
-      callback(nread: number, buf: Buffer): boolean {
-        replies.read(buf, nread);
-        return true;
-      },
-    },
-  });
+  const socket = floorConnect(host, port, replies);
   open++;
   // The first digit of each reply is all this reads: 3 means the 354, go on with the data.
   function onReplyEnd(digit: number): void {

@@ -13,8 +13,8 @@
  * (as mailvolley's time series counts them), messages accepted and connections opened.
  */
 import { readFileSync } from "node:fs";
-import net from "node:net";
-import { BODY, CRLF, EHLO, FIRST_ENVELOPE, ReplyEnds } from "./lib/floor-wire.js";
+import type { Socket } from "node:net";
+import { BODY, CRLF, EHLO, FIRST_ENVELOPE, floorConnect, ReplyEnds } from "./lib/floor-wire.js";
 
 const [host, portText, sessionsText, rateText, secondsText] = process.argv.slice(2);
 const sessions = Number(sessionsText);
@@ -23,13 +23,12 @@ const seconds = Number(secondsText);
 
 const MESSAGE = Buffer.from(`${BODY}.${CRLF}`, "latin1");
 const QUIT = Buffer.from(`QUIT${CRLF}`, "latin1");
-const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
 /** This thread's on-CPU nanoseconds (the first field of schedstat), as mailvolley reads it. */
 const cpuNs = () => Number(readFileSync("/proc/thread-self/schedstat", "latin1").split(" ")[0]);
 
 interface FloorSession {
-  socket: net.Socket;
+  socket: Socket;
   send(): void;
 }
 
@@ -72,18 +71,7 @@ function open(): void {
       becameIdle(self);
     }
   });
-  const socket = net.connect({
-    host,
-    port: Number(portText),
-    noDelay: true,
-    onread: {
-      buffer: READ_BUFFER,
-      callback(nread: number, buf: Buffer): boolean {
-        replies.read(buf, nread);
-        return true;
-      },
-    },
-  });
+  const socket = floorConnect(host, Number(portText), replies);
   opened++;
   socket.on("error", (err) => {
     if (ended) return;

@@ -1,3 +1,5 @@
+import net from "node:net";
+
 /**
  * What the two Node floors (bench/floor.ts, plain; bench/tls-floor.ts, over STARTTLS) share: the
  * command line they take and the bytes they send, so that both send the same message and
@@ -65,4 +67,26 @@ export class ReplyEnds {
       if (this.finalLine) this.onReplyEnd(this.firstDigit);
     }
   }
+}
+
+/** One read buffer for every floor socket: a floor reads a chunk whole before the next. */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
+
+/**
+ * A plain connection whose reads go through `onread` into the shared buffer and on to
+ * `replies`, as mailvolley's transport reads: no Buffer allocated per read.
+ */
+export function floorConnect(host: string, port: number, replies: ReplyEnds): net.Socket {
+  return net.connect({
+    host,
+    port,
+    noDelay: true,
+    onread: {
+      buffer: READ_BUFFER,
+      callback(nread: number, buf: Buffer): boolean {
+        replies.read(buf, nread);
+        return true;
+      },
+    },
+  });
 }
