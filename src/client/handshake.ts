@@ -9,7 +9,7 @@ import type { TLSSocket } from "node:tls";
 import type { ErrorRow } from "../result/result.js";
 import { type Capabilities, capabilitiesOf, NO_CAPABILITIES } from "../smtp/capabilities.js";
 import type { Phase } from "../smtp/phases.js";
-import { performance } from "../stats/clock.js";
+import { NO_TIME, performance } from "../stats/clock.js";
 import type { RunStats } from "../stats/collector.js";
 import { Dialogue, type Lifecycle, State } from "./lifecycle.js";
 import { Expect, PHASE_OF } from "./pending.js";
@@ -42,12 +42,12 @@ export interface HandshakeHost extends Lifecycle {
 }
 
 export class Handshake {
-  private connectedAt = 0;
-  private tlsStartedAt = 0;
-  private ehloSentAt = 0;
-  private authSentAt = 0;
+  private connectedAt = NO_TIME;
+  private tlsStartedAt = NO_TIME;
+  private ehloSentAt = NO_TIME;
+  private authSentAt = NO_TIME;
   /** When the 220 banner came (performance.now()); 0 before it. */
-  private bannerAt = 0;
+  private bannerAt = NO_TIME;
   /** What EHLO offered, kept across the AUTH exchange. */
   private caps: Capabilities = NO_CAPABILITIES;
   /** EHLO (LHLO) and the name, built on the first connection: every one sends the same. */
@@ -67,11 +67,11 @@ export class Handshake {
 
   /** Back to the start, for the session's next connection. */
   clear(): void {
-    this.connectedAt = 0;
-    this.tlsStartedAt = 0;
-    this.ehloSentAt = 0;
-    this.authSentAt = 0;
-    this.bannerAt = 0;
+    this.connectedAt = NO_TIME;
+    this.tlsStartedAt = NO_TIME;
+    this.ehloSentAt = NO_TIME;
+    this.authSentAt = NO_TIME;
+    this.bannerAt = NO_TIME;
     this.caps = NO_CAPABILITIES;
   }
 

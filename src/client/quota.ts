@@ -4,6 +4,7 @@
  * the server asks the client to reconnect. The transaction pipeline asks it before each message.
  */
 import { namesSessionLimit } from "../smtp/reply-parser.js";
+import { NO_TIME } from "../stats/clock.js";
 import type { RunStats } from "../stats/collector.js";
 import type { SessionOptions } from "./run-interfaces.js";
 
@@ -18,7 +19,7 @@ export class MessageQuota {
   /** Per-message mode: the one message this connection carries, taken already; else -1. */
   private preclaimed = -1;
   /** When the preclaimed message was due. */
-  private preclaimedIntendedMs = 0;
+  private preclaimedIntendedMs = NO_TIME;
   /** Reuse mode: QUIT after this many messages; 0: no cap. */
   private cap = 0;
   /** 4xx replies to MAIL in a row. */

@@ -18,7 +18,7 @@ import type { Capabilities } from "../smtp/capabilities.js";
 import type { Phase } from "../smtp/phases.js";
 import { QUIT_COMMAND } from "../smtp/pipelining.js";
 import { ReplyParser } from "../smtp/reply-parser.js";
-import { performance, TIME_ORIGIN } from "../stats/clock.js";
+import { NO_TIME, performance, TIME_ORIGIN } from "../stats/clock.js";
 import type { RunStats } from "../stats/collector.js";
 import type { Failure } from "../stats/errors.js";
 import type { ConnectionHost } from "./connection.js";
@@ -64,7 +64,7 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
   /** Where the session is in its life. */
   state = State.Connecting;
   /** When the head expectation (or the connect) began: the phase timer's start. */
-  phaseSince = 0;
+  phaseSince = NO_TIME;
   /** This connection's ordinal in the run (from 1), for where an error first came. */
   connection = 0;
 
@@ -73,10 +73,10 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
   private readonly wire: Wire;
   private readonly handshake: Handshake;
   private readonly pipeline: Pipeline;
-  private quitSentAt = 0;
-  private openedAt = 0;
+  private quitSentAt = NO_TIME;
+  private openedAt = NO_TIME;
   /** When the last chunk of replies was read: one clock read per chunk, for the replies in it. */
-  private readAt = 0;
+  private readAt = NO_TIME;
   /**
    * 1 for each expectation whose positive reply's text is read, indexed by Expect: EHLO's (the
    * capabilities) and, through a gateway (--receive), a message's final reply (the queue id it

@@ -9,7 +9,7 @@
 import type { ErrorRow, Phase } from "../result/result.js";
 import { queueIdOf } from "../smtp/queue-id.js";
 import { enhancedCode, type ReplyParser } from "../smtp/reply-parser.js";
-import { TIME_ORIGIN } from "../stats/clock.js";
+import { NO_TIME, TIME_ORIGIN } from "../stats/clock.js";
 import type { RunStats } from "../stats/collector.js";
 import type { MessageOutcome as Outcome } from "../stats/counts.js";
 import type { MessageKind as MessageClass } from "./run-interfaces.js";
@@ -84,11 +84,11 @@ export class TransactionRing {
         slot,
         seq: -1,
         ordinal: 0,
-        startMs: 0,
-        intendedMs: 0,
-        dataSentAt: 0,
+        startMs: NO_TIME,
+        intendedMs: NO_TIME,
+        dataSentAt: NO_TIME,
         dataWrite: 0,
-        finalAt: 0,
+        finalAt: NO_TIME,
         cls: 0,
         recipients: 0,
         rcptReplies: 0,
