@@ -186,21 +186,38 @@ export function seriesResult(series: SeriesSnapshot): Result["series"] {
         errors[name] = p.errors[i] ?? 0;
       });
       return {
-        t: p.t,
-        sent: p.sent,
-        dropped: p.dropped ?? 0,
-        ...outcomesOf(p),
-        connectionsOpened: p.connectionsOpened,
-        openSessions: p.openSessions,
-        ...(p.openSessionsMean === undefined ? {} : { openSessionsMean: p.openSessionsMean }),
+        ...pointCounts(p),
         errors,
         // No accepted message, no latency: a gap in the charts, not 0 ms.
         p50Ms: latency.count > 0 ? latency.p50 : null,
         p99Ms: latency.count > 0 ? latency.p99 : null,
-        histogram: p.histogram,
-        ...(p.connectHistogram === undefined ? {} : { connectHistogram: p.connectHistogram }),
+        ...pointHistograms(p),
       };
     }),
+  };
+}
+
+/**
+ * What a point says alike as the thread's snapshot and as the saved Result: its counts, then
+ * (after its errors and latency, written differently in each) its histograms. Two parts, so
+ * that both keep the saved Result's field order.
+ */
+function pointCounts(p: SeriesPoint | SeriesPointResult) {
+  return {
+    t: p.t,
+    sent: p.sent,
+    dropped: p.dropped ?? 0,
+    ...outcomesOf(p),
+    connectionsOpened: p.connectionsOpened,
+    openSessions: p.openSessions,
+    ...(p.openSessionsMean === undefined ? {} : { openSessionsMean: p.openSessionsMean }),
+  };
+}
+
+function pointHistograms(p: SeriesPoint | SeriesPointResult) {
+  return {
+    histogram: p.histogram,
+    ...(p.connectHistogram === undefined ? {} : { connectHistogram: p.connectHistogram }),
   };
 }
 
@@ -210,16 +227,9 @@ export function seriesSnapshot(series: Result["series"]): SeriesSnapshot {
     intervalMs: series.intervalMs,
     points: series.points.map(
       (p: SeriesPointResult): SeriesPoint => ({
-        t: p.t,
-        sent: p.sent,
-        dropped: p.dropped ?? 0,
-        ...outcomesOf(p),
-        connectionsOpened: p.connectionsOpened,
-        openSessions: p.openSessions,
-        ...(p.openSessionsMean === undefined ? {} : { openSessionsMean: p.openSessionsMean }),
+        ...pointCounts(p),
         errors: ERROR_CLASSES.map((name: ErrorClass) => p.errors[name] ?? 0),
-        histogram: p.histogram,
-        ...(p.connectHistogram === undefined ? {} : { connectHistogram: p.connectHistogram }),
+        ...pointHistograms(p),
       }),
     ),
   };
