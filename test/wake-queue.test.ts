@@ -1,30 +1,32 @@
 /**
- * WakeQueue, what the open model keeps asleep: idle sessions and parked slots, woken oldest
- * first; a removal is skipped when the queue reaches it, and an item is queued once.
+ * WakeQueue, what the open model keeps asleep: idle sessions and parked slots by their slot's
+ * index, woken oldest first; a removal is skipped when the queue reaches it, and an index is
+ * queued once.
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { WakeQueue } from "../src/run/wake-queue.js";
 
-function drain<T>(queue: WakeQueue<T>): T[] {
-  const out: T[] = [];
+function drain(queue: WakeQueue): number[] {
+  const out: number[] = [];
   for (let item = queue.shift(); item !== undefined; item = queue.shift()) out.push(item);
   return out;
 }
 
 describe("WakeQueue", () => {
   test("oldest first; an item added twice keeps its first place", () => {
-    const queue = new WakeQueue<string>();
-    for (const s of ["a", "b", "c", "a"]) queue.add(s);
+    const queue = new WakeQueue(8);
+    for (const n of [5, 0, 7, 5]) queue.add(n);
     assert.equal(queue.size, 3);
-    assert.deepEqual([...queue.values()], ["a", "b", "c"]);
-    assert.deepEqual(drain(queue), ["a", "b", "c"]);
+    assert.ok(queue.has(7) && !queue.has(1));
+    assert.deepEqual(queue.values(), [5, 0, 7]);
+    assert.deepEqual(drain(queue), [5, 0, 7]);
     assert.equal(queue.size, 0);
     assert.equal(queue.shift(), undefined);
   });
 
   test("a removed item is skipped; added again, it queues at the tail", () => {
-    const queue = new WakeQueue<number>();
+    const queue = new WakeQueue(5);
     for (const n of [1, 2, 3, 4]) queue.add(n);
     assert.equal(queue.delete(2), true);
     assert.equal(queue.delete(2), false, "removed already");
@@ -34,7 +36,7 @@ describe("WakeQueue", () => {
   });
 
   test("sleepers woken, leaving and coming back in any order: each woken once while queued", () => {
-    const queue = new WakeQueue<number>();
+    const queue = new WakeQueue(500);
     const asleep = new Set<number>(); // the model: what is queued now
     let seed = 38;
     const next = (n: number) => {
@@ -57,5 +59,25 @@ describe("WakeQueue", () => {
       assert.equal(queue.size, asleep.size);
     }
     assert.deepEqual(new Set(drain(queue)), asleep);
+  });
+
+  test("an index outside the queue is refused, not lost", () => {
+    const queue = new WakeQueue(3);
+    assert.throws(() => queue.add(3), /3 is not an index below 3/);
+    assert.throws(() => queue.add(-1), RangeError);
+    assert.equal(queue.delete(9), false);
+    assert.equal(queue.size, 0);
+  });
+
+  test("thousands queued and removed out of order keep their order through the compaction", () => {
+    const queue = new WakeQueue(3000);
+    const all = Array.from({ length: 3000 }, (_, i) => i);
+    const kept = all.filter((i) => i % 3 === 0);
+    const others = all.filter((i) => i % 3 !== 0);
+    for (const i of all) queue.add(i);
+    for (const i of others) queue.delete(i); // 1,000 live among 2,000 dead entries
+    for (const i of others) queue.add(i); // the first of these compacts the queue
+    assert.deepEqual(queue.values(), [...kept, ...others]);
+    assert.deepEqual(drain(queue).slice(0, 1500), [...kept, ...others].slice(0, 1500));
   });
 });

@@ -101,6 +101,12 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
     public id: number,
     preclaimed: number,
     cap: number,
+    /**
+     * Where the host runs this session, its own number for it (the run's slot index): the host
+     * reads it back when the session calls, instead of looking the session up. A reopened
+     * session keeps it.
+     */
+    readonly place = 0,
   ) {
     const { config, stats } = host;
     this.txs = new TransactionRing(stats, config.chunking ? config.window + 2 : TX_SLOTS);

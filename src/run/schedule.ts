@@ -212,3 +212,9 @@ export function sessionQuotas(load: SessionRamp, messages: number, slots: number
   const extra = messages % slots;
   return Array.from({ length: slots }, (_, i) => each + (i < extra ? 1 : 0));
 }
+
+/** A new session's cap on its messages (-M, or drawn uniformly from a range such as 50-100). */
+export function sessionCap(range: { readonly min: number; readonly max: number }): number {
+  const { min, max } = range;
+  return min === max ? min : min + Math.floor(Math.random() * (max - min + 1));
+}

@@ -17,7 +17,7 @@ import { type StartLateness, scheduleLateness } from "../stats/start-lateness.js
 import { mark } from "../stats/timeline.js";
 import { countDropped, countLeft } from "./left-over.js";
 import type { ThreadProgress } from "./progress.js";
-import { activeSessions, arrivalIntervalAt, sessionQuotas } from "./schedule.js";
+import { activeSessions, arrivalIntervalAt, sessionCap, sessionQuotas } from "./schedule.js";
 import { newSlot, type Slot } from "./slot.js";
 import { StartGate } from "./start-at.js";
 import type { RunningLoad, ThreadOutcome, ThreadShare } from "./thread-share.js";
@@ -59,10 +59,11 @@ class ThreadShareRun implements SessionHost {
   readonly trace: ((line: string) => void) | null;
   private work!: WorkSource;
   private readonly slots: Slot[] = [];
-  private readonly slotOf = new Map<Session, Slot>();
-  /** Slots whose session has nothing to do (open model lull), and slots waiting to open: oldest first. */
-  private readonly idle = new WakeQueue<Slot>();
-  private readonly parked = new WakeQueue<Slot>();
+  /** Sessions open now: each is `slots[session.place].session`. */
+  private openSessions = 0;
+  /** Slots whose session has nothing to do (open model lull), and slots waiting to open. */
+  private readonly idle: WakeQueue;
+  private readonly parked: WakeQueue;
   /** Messages handed to sessions so far: a wake stops once as many went as had arrived. */
   private handedOut = 0;
   /** Slots waiting out a reconnect backoff. */
@@ -105,7 +106,9 @@ class ThreadShareRun implements SessionHost {
     this.ownedShares = quotas !== null;
     this.startGate = new StartGate(config.startAt);
     for (let i = 0; i < share.sessions; i++) this.slots.push(newSlot(i, quotas?.[i]));
-    for (const slot of this.slots) this.parked.add(slot);
+    this.idle = new WakeQueue(share.sessions);
+    this.parked = new WakeQueue(share.sessions);
+    for (const slot of this.slots) this.parked.add(slot.index);
     this.activeTarget = this.targetSessions(0);
   }
 
@@ -147,7 +150,7 @@ class ThreadShareRun implements SessionHost {
       this.stats.sample(epochMs(this.startMs), 0); // opens the time series
       this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
       this.fillSlots();
-      this.stats.sample(epochMs(), this.slotOf.size); // the sessions just opened: a first level
+      this.stats.sample(epochMs(), this.openSessions); // the sessions just opened: a first level
       this.finishIfIdle();
     });
   }
@@ -178,7 +181,7 @@ class ThreadShareRun implements SessionHost {
     // A session ramp going down retires sessions above the target after their message; without
     // one (every slot active) the per-message slot lookup is not needed.
     if (this.activeTarget < this.slots.length || this.ownedShares) {
-      const slot = this.slotOf.get(session);
+      const slot = this.slotOf(session);
       if (slot && (slot.index >= this.activeTarget || slot.taken >= slot.quota)) return -1;
       const seq = this.take();
       if (slot && seq >= 0) slot.taken++;
@@ -194,9 +197,9 @@ class ThreadShareRun implements SessionHost {
   }
 
   sessionIdle(session: Session): void {
-    const slot = this.slotOf.get(session)!;
+    const slot = this.slotOf(session)!;
     slot.idle = true;
-    this.idle.add(slot);
+    this.idle.add(slot.index);
   }
 
   messagesFor(slots: number): MessageFactory {
@@ -208,10 +211,10 @@ class ThreadShareRun implements SessionHost {
   }
 
   sessionEnded(session: Session, cleanly: boolean): void {
-    const slot = this.slotOf.get(session)!;
-    this.slotOf.delete(session);
+    const slot = this.slotOf(session)!;
+    this.openSessions--;
     slot.idle = false;
-    this.idle.delete(slot);
+    this.idle.delete(slot.index);
     slot.session = null;
     slot.closed = session;
     if (session.connectTimedOut && this.stats.counters.connectionsEstablished === 0) {
@@ -259,26 +262,27 @@ class ThreadShareRun implements SessionHost {
     } else if (this.work.exhausted) {
       return false;
     }
-    this.parked.delete(slot);
-    const cap = this.drawCap();
+    this.parked.delete(slot.index);
+    const cap = sessionCap(this.config.load.messagesPerSession);
     const id = this.sessionsOpened++;
     let session = slot.closed;
-    if (session === null) session = new Session(this, id, preclaimed, cap);
+    if (session === null) session = new Session(this, id, preclaimed, cap, slot.index);
     else session.reopen(id, preclaimed, cap);
     slot.closed = null;
     slot.session = session;
-    this.slotOf.set(session, slot);
+    this.openSessions++;
     return true;
   }
 
   private park(slot: Slot): false {
-    this.parked.add(slot);
+    this.parked.add(slot.index);
     return false;
   }
 
-  private drawCap(): number {
-    const { min, max } = this.config.load.messagesPerSession;
-    return min === max ? min : min + Math.floor(Math.random() * (max - min + 1));
+  /** The slot a session runs in (its `place`), or undefined for one that ended. */
+  private slotOf(session: Session): Slot | undefined {
+    const slot = this.slots[session.place];
+    return slot?.session === session ? slot : undefined;
   }
 
   /**
@@ -289,8 +293,9 @@ class ThreadShareRun implements SessionHost {
   private wake(waiting: number): void {
     const until = this.handedOut + waiting;
     while (this.handedOut < until) {
-      const slot = this.idle.shift();
-      if (slot === undefined) break;
+      const index = this.idle.shift();
+      if (index === undefined) break;
+      const slot = this.slots[index]!;
       slot.idle = false;
       slot.session!.resume();
     }
@@ -302,7 +307,7 @@ class ThreadShareRun implements SessionHost {
   private fillSlots(limit = Number.POSITIVE_INFINITY): void {
     let opened = 0;
     for (let tries = this.parked.size; tries > 0 && opened < limit; tries--) {
-      const slot = this.parked.shift()!;
+      const slot = this.slots[this.parked.shift()!]!;
       this.lull = false;
       if (this.open(slot)) opened++;
       else if (this.lull) break; // nothing due: the slots behind it would find nothing either
@@ -322,7 +327,7 @@ class ThreadShareRun implements SessionHost {
       dropped: this.work.dropped,
       connectionsOpened: c.connectionsOpened,
       connectionsRefused: c.connectionsRefused,
-      openSessions: this.slotOf.size,
+      openSessions: this.openSessions,
       recentHistogram: this.stats.lastIntervalHistogram(),
       transactionHistogram: this.stats.encoded("transaction"),
       points: this.stats.series.takeNew(),
@@ -331,7 +336,7 @@ class ThreadShareRun implements SessionHost {
 
   private finishIfIdle(): void {
     if (this.finished || !this.work) return; // not started: run() finishes after the start gate
-    if (this.slotOf.size > 0 || this.reconnecting > 0) return;
+    if (this.openSessions > 0 || this.reconnecting > 0) return;
     if (!this.hardStopped && !this.work.exhausted) {
       // Open model lull, or a ramp at zero: wait unless every slot is retired or has its share.
       const waiting = this.slots.some((s) => !s.retired && s.taken < s.quota);
@@ -360,7 +365,7 @@ class ThreadShareRun implements SessionHost {
     // An idle session waits for nothing: its slot says so, and the session is not touched.
     for (const slot of this.slots) if (!slot.idle) slot.session?.checkTimeout(now);
     countDropped(this.stats, this.work);
-    this.stats.sample(epochMs(now), this.slotOf.size);
+    this.stats.sample(epochMs(now), this.openSessions);
     this.sampler.sample(epochMs(now));
     this.ledger?.flush(this.stats.firstEventMs, false);
     if (this.progressHook && now - this.lastProgressMs >= PROGRESS_INTERVAL_MS) {
@@ -370,10 +375,11 @@ class ThreadShareRun implements SessionHost {
     const target = this.targetSessions(now - this.startMs);
     if (target !== this.activeTarget) {
       this.activeTarget = target;
-      for (const slot of [...this.idle.values()]) {
+      for (const index of this.idle.values()) {
+        const slot = this.slots[index]!;
         if (slot.index >= target) {
           slot.idle = false;
-          this.idle.delete(slot);
+          this.idle.delete(index);
           slot.session!.resume(); // it will find no work for its slot and QUIT
         }
       }

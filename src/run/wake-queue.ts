@@ -1,66 +1,91 @@
 /**
- * What waits to be woken, oldest first: the open model's idle sessions and parked slots. A
- * release of N arrivals wakes at most N of them, in the order they went to sleep, so a run
- * holding thousands of sessions at a low rate spends nothing on the ones with nothing to do.
+ * What waits to be woken, oldest first: the open model's idle sessions and parked slots, each
+ * named by its slot's index. A release of N arrivals wakes at most N of them, in the order they
+ * went to sleep, so a run holding thousands of sessions at a low rate spends nothing on the ones
+ * with nothing to do.
  *
+ * Each index's place in the queue is kept in an array indexed by it, not in a Map: a run of
+ * thousands of sessions wakes and queues one per message, and a hash lookup per message over
+ * thousands of keys is what the idle bench (bench/idle.ts) found growing with the sessions.
  * A removal (a session that ended while idle) leaves its entry where it is, to be skipped when
  * the queue reaches it: `delete` is O(1) and `shift` O(1) amortised.
  */
-export class WakeQueue<T> {
-  private entries: (T | undefined)[] = [];
+export class WakeQueue {
+  private entries: number[] = [];
   /** The position, counted from the queue's first entry ever, of entries[0]. */
   private base = 0;
   private head = 0;
-  /** What is queued now, each with the position of its live entry (older ones are skipped). */
-  private readonly members = new Map<T, number>();
+  /** Each index's position while queued (older entries of it are skipped), or -1. */
+  private readonly placeOf: Float64Array;
+  private live = 0;
+
+  /** A queue of the indexes 0 to `capacity` - 1. */
+  constructor(readonly capacity: number) {
+    this.placeOf = new Float64Array(capacity).fill(-1);
+  }
 
   get size(): number {
-    return this.members.size;
+    return this.live;
   }
 
-  /** Queues `item` at the tail; an item already queued keeps its place. */
-  add(item: T): void {
-    if (this.members.has(item)) return;
-    this.members.set(item, this.base + this.entries.length);
-    this.entries.push(item);
-    // Removals that no shift reached yet: rebuild from the members, in their order.
-    if (this.entries.length - this.head > 2 * this.members.size + 64) this.rebuild();
+  has(index: number): boolean {
+    return this.placeOf[index] >= 0;
   }
 
-  delete(item: T): boolean {
-    return this.members.delete(item);
+  /** Queues `index` at the tail; one already queued keeps its place. */
+  add(index: number): void {
+    if (!(index >= 0 && index < this.capacity)) {
+      throw new RangeError(`WakeQueue: ${index} is not an index below ${this.capacity}`);
+    }
+    if (this.placeOf[index] >= 0) return;
+    this.placeOf[index] = this.base + this.entries.length;
+    this.entries.push(index);
+    this.live++;
+    // Removals that no shift reached yet: keep only the live entries, in their order.
+    if (this.entries.length - this.head > 2 * this.live + 64) this.rebuild();
   }
 
-  /** The item queued longest, taken out; undefined when none is queued. */
-  shift(): T | undefined {
-    while (this.head < this.entries.length) {
+  delete(index: number): boolean {
+    if (!(this.placeOf[index] >= 0)) return false;
+    this.placeOf[index] = -1;
+    this.live--;
+    return true;
+  }
+
+  /** The index queued longest, taken out; undefined when none is queued. */
+  shift(): number | undefined {
+    const { entries, placeOf } = this;
+    while (this.head < entries.length) {
       const at = this.base + this.head;
-      const item = this.entries[this.head] as T;
-      this.entries[this.head++] = undefined;
-      if (this.members.get(item) === at) {
-        this.members.delete(item);
-        if (this.head >= 1024 && this.head * 2 >= this.entries.length) this.rebuild();
-        return item;
+      const index = entries[this.head++] as number;
+      if (placeOf[index] === at) {
+        placeOf[index] = -1;
+        this.live--;
+        if (this.head >= 1024 && this.head * 2 >= entries.length) this.rebuild();
+        return index;
       }
     }
-    this.base += this.entries.length;
-    this.entries.length = 0;
+    this.base += entries.length;
+    entries.length = 0;
     this.head = 0;
     return undefined;
   }
 
-  /** The queued items, oldest first, for a sweep over them. */
-  values(): IterableIterator<T> {
-    return this.members.keys();
+  /** The queued indexes, oldest first, for a sweep over them. */
+  values(): number[] {
+    const out: number[] = [];
+    for (let i = this.head; i < this.entries.length; i++) {
+      const index = this.entries[i] as number;
+      if (this.placeOf[index] === this.base + i) out.push(index);
+    }
+    return out;
   }
 
-  /** Only the live entries, in their order (a Map iterates in the order its keys were set). */
   private rebuild(): void {
+    const live = this.values();
     this.base += this.entries.length;
-    this.entries = [...this.members.keys()];
+    this.entries = live;
     this.head = 0;
-    for (let i = 0; i < this.entries.length; i++) {
-      this.members.set(this.entries[i] as T, this.base + i);
-    }
+    for (let i = 0; i < live.length; i++) this.placeOf[live[i] as number] = this.base + i;
   }
 }
