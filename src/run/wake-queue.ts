@@ -5,8 +5,8 @@
  * with nothing to do.
  *
  * Each index's place in the queue is kept in an array indexed by it, not in a Map: a run of
- * thousands of sessions wakes and queues one per message, and a hash lookup per message over
- * thousands of keys is what the idle bench (bench/idle.ts) found growing with the sessions.
+ * thousands of sessions wakes and queues one per message, and `perf` of the idle bench's 3,000
+ * sessions (bench/idle.ts) showed V8's Map lookups at 2% of the main thread, 0.6% with 10.
  * A removal (a session that ended while idle) leaves its entry where it is, to be skipped when
  * the queue reaches it: `delete` is O(1) and `shift` O(1) amortised.
  */
