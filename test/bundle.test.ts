@@ -53,6 +53,22 @@ test("the bundle answers as dist/src does: help, a bad option, yargs' messages i
   assert.match(stderr, /Unbekanntes Argument: bogus/);
 });
 
+test("the bundle names no function the client makes per session or connection", () => {
+  const code = scripts(BUNDLE)
+    .map((file) => readFileSync(file, "utf8"))
+    .join("\n");
+  // esbuild's keepNames helper: `var i=(n,t)=>K(n,"name",{value:t,configurable:!0})`.
+  const helper =
+    /\b([\w$]+)=\(([\w$]+),([\w$]+)\)=>[\w$]+\(\2,"name",\{value:\3,configurable:!0\}\)/;
+  const name = helper.exec(code)?.[1];
+  assert.ok(name, "the bundle keeps names (keepNames): its helper is where this test looks");
+  const named = (fn: string) => code.includes(`,"${fn}")`);
+  assert.ok(named("camel"), "a module-level function keeps its name, as ever");
+  // Each would cost a property dictionary per session (src/client/unnamed.ts).
+  const perSession = ["wrote", "owns", "secured", "waited", "keep", "onBytes", "callback"];
+  assert.deepEqual(perSession.filter(named), []);
+});
+
 test("a run through the bin with --workers 2 finds the bundle's worker entry", async () => {
   const json = join(tempDir("mailvolley-bundle-"), "run.json");
   const { code, stderr } = await mailvolley([

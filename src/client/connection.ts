@@ -10,6 +10,7 @@ import type { SessionOptions } from "./run-interfaces.js";
 import { openTransport, TlsResumption, upgradeToTls } from "./secure.js";
 import { traceWrite } from "./trace.js";
 import { type BytesHandler, closeAnswered, reconnect } from "./transport.js";
+import { unnamed } from "./unnamed.js";
 
 /** What the transport tells its session. */
 export interface ConnectionHost {
@@ -37,9 +38,9 @@ export class Connection {
    * One callback for every write: Node calls it in write order once the write left for the
    * kernel, or with an error when the socket was destroyed first (then the bytes never left).
    */
-  private readonly wrote = (err?: Error | null): void => {
+  private readonly wrote = unnamed((err?: Error | null): void => {
     if (!err) this.flushed++;
-  };
+  });
 
   constructor(
     private readonly host: ConnectionHost,
@@ -52,11 +53,11 @@ export class Connection {
     // (`this` in a listener): with STARTTLS the plain and the TLS socket both report the close,
     // and the second must not reach a connection the first reopened. Closures per socket would
     // be four to eight allocations a connection, and as many listeners for V8 to tell apart.
-    const owns = (socket: net.Socket) => socket === this.socket || socket === this.under;
+    const owns = unnamed((socket: net.Socket) => socket === this.socket || socket === this.under);
     this.connected = function (this: net.Socket) {
       if (owns(this)) host.onConnect();
     };
-    const secured = (socket: tls.TLSSocket) => this.secured(socket);
+    const secured = unnamed((socket: tls.TLSSocket) => this.secured(socket));
     this.secureConnected = function (this: tls.TLSSocket) {
       if (owns(this)) secured(this);
     };

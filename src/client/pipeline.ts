@@ -22,6 +22,7 @@ import { Expect } from "./pending.js";
 import { MessageQuota, NO_WORK, NOT_YET } from "./quota.js";
 import type { SessionMessages, SessionOptions } from "./run-interfaces.js";
 import { recordReply, type Transaction, type TransactionRing, Verdict } from "./transactions.js";
+import { unnamed } from "./unnamed.js";
 import type { Wire } from "./wire.js";
 
 /** What the transaction pipeline asks of its session besides the wire: the lifecycle, and work. */
@@ -226,10 +227,10 @@ export class Pipeline {
     this.nextStep();
   }
 
-  private readonly waited = (): void => {
+  private readonly waited = unnamed((): void => {
     this.waitTimer = null;
     this.nextStep();
-  };
+  });
 
   /** The next message for this session, NO_WORK when its share is done, or NOT_YET. */
   private claim(): number {

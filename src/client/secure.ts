@@ -8,6 +8,7 @@ import tls from "node:tls";
 import type { Capabilities } from "../smtp/capabilities.js";
 import type { Endpoint, SecurityOptions, TlsSettings } from "./run-interfaces.js";
 import { type BytesHandler, openConnection } from "./transport.js";
+import { unnamed } from "./unnamed.js";
 
 export type { TlsSettings } from "./run-interfaces.js";
 
@@ -116,9 +117,9 @@ export class TlsResumption {
   private readonly servername: string | undefined;
   private readonly verify: boolean;
   /** The 'session' listener, one for all of the session's connections. */
-  private readonly keep = (session: Buffer): void => {
+  private readonly keep = unnamed((session: Buffer): void => {
     this.ticket = session;
-  };
+  });
 
   constructor(
     config: TlsSettings,

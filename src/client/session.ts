@@ -30,6 +30,7 @@ import type { SessionMessages, SessionOptions } from "./run-interfaces.js";
 import { traceReply } from "./trace.js";
 import { recordReply, recordRsetStatus, TransactionRing, TX_SLOTS } from "./transactions.js";
 import { socketErrorText, transportFailure } from "./transport.js";
+import { unnamed } from "./unnamed.js";
 import { Wire } from "./wire.js";
 
 export { State } from "./lifecycle.js";
@@ -102,9 +103,8 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
     preclaimed: number,
     cap: number,
     /**
-     * Where the host runs this session, its own number for it (the run's slot index): the host
-     * reads it back when the session calls, instead of looking the session up. A reopened
-     * session keeps it.
+     * The host's number for where this session runs (its slot, kept when reopened): read back
+     * when the session calls, instead of a lookup.
      */
     readonly place = 0,
   ) {
@@ -159,7 +159,7 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
     return this.endingRow?.reply === "timeout" && this.endingRow.phase === "connect";
   }
 
-  private readonly onBytes = (buf: Buffer, length: number): void => {
+  private readonly onBytes = unnamed((buf: Buffer, length: number): void => {
     this.readAt = performance.now();
     // BDAT: each final reply refills the window; corked, a chunk's refills leave in one write.
     if (!this.pipeline.chunked) {
@@ -169,7 +169,7 @@ export class Session implements ConnectionHost, HandshakeHost, PipelineHost {
     this.wire.cork();
     this.parser.push(buf, length);
     this.wire.uncork();
-  };
+  });
 
   /** The phase a reply, failure or timeout now is counted under, from the state. */
   phase(): Phase {

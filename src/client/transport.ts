@@ -6,6 +6,7 @@ import net from "node:net";
 import tls from "node:tls";
 import type { Failure } from "../stats/errors.js";
 import type { Endpoint } from "./run-interfaces.js";
+import { unnamed } from "./unnamed.js";
 
 /**
  * One read buffer for every connection on this thread. Node reads into it and hands the bytes
@@ -34,10 +35,10 @@ export function openConnection(
     ? {
         buffer: READ_BUFFER,
         // true: keep reading (false would pause the socket).
-        callback: (nread: number, buf: Buffer): boolean => {
+        callback: unnamed((nread: number, buf: Buffer): boolean => {
           onBytes(buf, nread);
           return true;
-        },
+        }),
       }
     : undefined;
   if (target.kind === "unix") return net.connect({ path: target.path, onread });
