@@ -76,15 +76,16 @@ const RUNS_ON: SpawnWrap = availableParallelism() > 1 ? { cpus: "0" } : {};
 const SINK_ON: SpawnWrap = availableParallelism() > 1 ? { cpus: "1" } : {};
 
 export async function idleBench(rounds: number): Promise<BenchOutput> {
-  const builds: Build[] = [
-    { name: "this tree", runs: [], ratios: [], settlingRatios: [] },
-    { name: "Node.js floor", floor: true, runs: [], ratios: [], settlingRatios: [] },
-  ];
+  const newBuild = (name: string, how: { floor?: true; drive?: string } = {}): Build => ({
+    name,
+    ...how,
+    runs: [],
+    ratios: [],
+    settlingRatios: [],
+  });
+  const builds = [newBuild("this tree"), newBuild("Node.js floor", { floor: true })];
   const tree = process.env.BENCH_BASELINE;
-  if (tree) {
-    const before = { name: `before (${tree})`, drive: driveOf(tree) };
-    builds.push({ ...before, runs: [], ratios: [], settlingRatios: [] });
-  }
+  if (tree) builds.push(newBuild(`before (${tree})`, { drive: driveOf(tree) }));
   // smtp-sink serves 256 sessions unless told more: the rest would time out and reconnect.
   const sink = await startSmtpSink(SINK_ON, MANY + FEW + 100);
   try {
@@ -136,12 +137,9 @@ export async function idleBench(rounds: number): Promise<BenchOutput> {
   return { verdicts, notes, raw: { builds } };
 }
 
-function pick(
-  build: Build,
-  sessions: number,
-  figure: "cpuPerSecond" | "settlingCpuPerSecond" = "cpuPerSecond",
-): number[] {
-  return build.runs.filter((r) => r.sessions === sessions).map((r) => r[figure]);
+/** The CPU a steady second of each of a build's runs of `sessions` sessions. */
+function pick(build: Build, sessions: number): number[] {
+  return build.runs.filter((r) => r.sessions === sessions).map((r) => r.cpuPerSecond);
 }
 
 /** One run of the floor: its main thread's CPU in the same windows as mailvolley's. */

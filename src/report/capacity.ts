@@ -175,6 +175,9 @@ export function complianceHeader(c: Capacity): string[] {
 /** The limit as the level was written: "5s" of "connect p95<=5s". */
 const limitOf = (expression: string) => expression.replace(/^.*?(<=|>=|==|<|>)\s*/, "");
 
+/** What the level measures: "connect p95" of "connect p95<=5s". */
+const measureOf = (expression: string) => expression.replace(/(<=|>=|==|<|>).*$/, "").trim();
+
 /**
  * What a level's cells show: SPECmail's % compliant where the level has one, else what was
  * measured ("messages lost", a trend). The label names it, so no figure is read as another.
@@ -221,7 +224,7 @@ function complianceValue(s: CapacityStep, check: CapacityCheck): string {
   if (check.criterion in NO_SAMPLE) {
     // A document saved before a level had its share gives what it measured instead.
     if (actual === null) return NO_SAMPLE[check.criterion];
-    return `${check.expression.replace(/(<=|>=|==|<|>).*$/, "").trim()} ${latencyText(actual)}`;
+    return `${measureOf(check.expression)} ${latencyText(actual)}`;
   }
   if (actual === null) return "–";
   if (check.unit === "ms") return latencyText(actual);

@@ -20,16 +20,12 @@ export class WakeQueue {
   private live = 0;
 
   /** A queue of the indexes 0 to `capacity` - 1. */
-  constructor(readonly capacity: number) {
+  constructor(private readonly capacity: number) {
     this.placeOf = new Float64Array(capacity).fill(-1);
   }
 
   get size(): number {
     return this.live;
-  }
-
-  has(index: number): boolean {
-    return this.placeOf[index] >= 0;
   }
 
   /** Queues `index` at the tail; one already queued keeps its place. */
